@@ -1,0 +1,148 @@
+// Package engine observes the cloud, diffs it against a fleet, orders the
+// actions and applies them. It knows addresses and regions, never
+// credentials or endpoints. The Plan is versioned data; the text, JSON and
+// markdown renderers all draw from it, so they can never disagree.
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+// FormatVersion is the version of the plan JSON.
+const FormatVersion = 1
+
+// ActionKind is what an action does.
+type ActionKind string
+
+const (
+	Create  ActionKind = "create"
+	Update  ActionKind = "update"
+	Replace ActionKind = "replace"
+	Delete  ActionKind = "delete"
+	// Forget drops the ledger row and releases the ownership mark; the
+	// resource stays.
+	Forget ActionKind = "forget"
+	// Adopt records a declared resource that exists and is ours, with
+	// nothing to change.
+	Adopt ActionKind = "adopt"
+)
+
+// Destructive reports whether the action destroys a resource.
+func (k ActionKind) Destructive() bool { return k == Delete || k == Replace }
+
+// Change is one field's difference.
+type Change struct {
+	Field string `json:"field"`
+	// Before is what the cloud reports; absent at create.
+	Before any `json:"before,omitempty"`
+	// After is the target; absent when it is known only after apply.
+	After             any  `json:"after,omitempty"`
+	ForcesReplacement bool `json:"forcesReplacement,omitempty"`
+	// Sensitive: a secret; Before and After are never filled.
+	Sensitive bool `json:"sensitive,omitempty"`
+	// KnownAfterApply: After depends on a value only the apply will know.
+	KnownAfterApply bool `json:"knownAfterApply,omitempty"`
+}
+
+// Action is one step of a plan. The reason explains the action; it never
+// decides it.
+type Action struct {
+	Address spec.Address `json:"address"`
+	Action  ActionKind   `json:"action"`
+	Reason  string       `json:"reason,omitempty"`
+	Region  string       `json:"region"`
+	Changes []Change     `json:"changes,omitempty"`
+	// DependsOn lists the actions of this plan that must finish first.
+	DependsOn []spec.Address `json:"dependsOn,omitempty"`
+}
+
+// Account is one provider's header line: the account the credentials
+// belong to, checked against the fleet's, and the regions in play.
+type Account struct {
+	Provider spec.Provider `json:"provider"`
+	Account  string        `json:"account"`
+	Regions  []string      `json:"regions"`
+}
+
+// Summary counts actions by kind.
+type Summary struct {
+	Create  int `json:"create"`
+	Update  int `json:"update"`
+	Replace int `json:"replace"`
+	Delete  int `json:"delete"`
+	Forget  int `json:"forget"`
+	Adopt   int `json:"adopt"`
+}
+
+// Changes is the number of actions that change the cloud.
+func (s Summary) Changes() int { return s.Create + s.Update + s.Replace + s.Delete }
+
+// Plan is an ordered list of actions, the diagnostics found on the way, and
+// the header. Its ID is a hash of its canonical content, which is what "the
+// reviewed plan" means.
+type Plan struct {
+	FormatVersion int               `json:"formatVersion"`
+	Fleet         string            `json:"fleet"`
+	ID            string            `json:"id"`
+	Destroy       bool              `json:"destroy,omitempty"`
+	Accounts      []Account         `json:"accounts"`
+	Actions       []Action          `json:"actions"`
+	Diagnostics   []spec.Diagnostic `json:"diagnostics"`
+	Summary       Summary           `json:"summary"`
+
+	// run carries what Apply needs and the JSON must not show.
+	run *run
+}
+
+// HasChanges reports whether applying the plan would change anything
+// recorded or real.
+func (p *Plan) HasChanges() bool { return len(p.Actions) > 0 }
+
+// HasDestroys reports whether the plan deletes or replaces anything.
+func (p *Plan) HasDestroys() bool { return p.Summary.Delete+p.Summary.Replace > 0 }
+
+// computeID hashes the canonical form of everything that decides what an
+// apply would do: fleet, accounts, the ordered actions and their changes.
+// Diagnostics and timestamps stay out, so the same inputs against the same
+// cloud always give the same id.
+func (p *Plan) computeID() string {
+	canon := struct {
+		FormatVersion int       `json:"formatVersion"`
+		Fleet         string    `json:"fleet"`
+		Destroy       bool      `json:"destroy"`
+		Accounts      []Account `json:"accounts"`
+		Actions       []Action  `json:"actions"`
+	}{p.FormatVersion, p.Fleet, p.Destroy, p.Accounts, p.Actions}
+	// encoding/json sorts map keys, so this is canonical for our values.
+	b, err := json.Marshal(canon)
+	if err != nil {
+		// Plans hold only JSON values; this cannot happen short of a bug.
+		panic("engine: plan is not JSON: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func (p *Plan) summarize() {
+	p.Summary = Summary{}
+	for _, a := range p.Actions {
+		switch a.Action {
+		case Create:
+			p.Summary.Create++
+		case Update:
+			p.Summary.Update++
+		case Replace:
+			p.Summary.Replace++
+		case Delete:
+			p.Summary.Delete++
+		case Forget:
+			p.Summary.Forget++
+		case Adopt:
+			p.Summary.Adopt++
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package engine
+
+// run is filled in by the planner.
+type run struct{}

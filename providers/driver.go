@@ -1,0 +1,95 @@
+// Package providers holds the small interfaces every cloud driver
+// implements, and the error codes the engine understands. Drivers know
+// clouds, never plans: the engine decides, a driver carries out one call.
+package providers
+
+import (
+	"context"
+	"time"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+// Driver manages one kind on one provider. Its methods are synchronous: the
+// engine owns concurrency. Errors are the cloud SDK's own; the backend's
+// ErrorCode classifies them, and the engine wraps each once with the
+// address and the operation.
+type Driver interface {
+	// List returns every resource of the kind in region, reading every page.
+	// Past a page budget it fails; it never returns a prefix of the truth.
+	List(ctx context.Context, region string) ([]Resource, error)
+	// Read returns one resource. A resource that does not exist is an error
+	// whose code is NotFound.
+	Read(ctx context.Context, region, name string) (Resource, error)
+	// Create makes the resource, writing the ownership mark for t.Owner.
+	Create(ctx context.Context, t Target) (Resource, error)
+	// Update changes the named mutable fields in place, keeping the
+	// ownership mark.
+	Update(ctx context.Context, t Target, changed []string) (Resource, error)
+	// Delete removes the resource. t.Fields is nil for an orphan, whose
+	// declaration is gone.
+	Delete(ctx context.Context, t Target) error
+}
+
+// Resource is what a driver reports about one resource.
+type Resource struct {
+	Name   string
+	Region string
+	// Fields holds the configuration the cloud reports, under the spec's
+	// field names, as JSON-like values: string, float64, bool, []any,
+	// map[string]any. A field the driver cannot report is absent, and an
+	// absent field is never drift. A reference field reports the referenced
+	// resource's name. Tags include the ownership tag; the engine strips it
+	// before comparing.
+	Fields map[string]any
+	// Attributes are the values expressions may read: endpoint, arn, url.
+	Attributes map[string]string
+	// Owner is the fleet named by the resource's ownership mark (tag,
+	// description or name prefix); empty when it carries none.
+	Owner string
+	// Created is when the cloud says it was created; zero when unknown.
+	Created time.Time
+	// Complete is set by List when the listing already carries everything
+	// Read would report, so the engine need not read it again.
+	Complete bool
+}
+
+// Target is what the engine asks a driver to make true.
+type Target struct {
+	Name   string
+	Region string
+	// Fields are resolved: expressions evaluated, references replaced by the
+	// referenced resource's name, defaults filled at create. A secret is a
+	// spec.Sensitive.
+	Fields map[string]any
+	// Owner is the fleet whose ownership mark the driver writes.
+	Owner string
+}
+
+// Backend is one provider's set of drivers.
+type Backend interface {
+	Provider() spec.Provider
+	// Driver returns the driver for kind k, or false if the backend does not
+	// manage it.
+	Driver(k spec.Kind) (Driver, bool)
+	// ErrorCode classifies an error returned by one of the drivers.
+	ErrorCode(err error) Code
+	// Account returns the account the credentials belong to (AWS account
+	// id, Scaleway project id). An identity that cannot be established is an
+	// error, never a pass.
+	Account(ctx context.Context) (string, error)
+}
+
+// SecretReader is implemented by a secrets driver that can read a stored
+// value. The engine uses it only to settle a composed secret at apply time
+// when the source value is not in the environment; the value is never
+// stored.
+type SecretReader interface {
+	ReadSecretValue(ctx context.Context, region, name string) (spec.Sensitive, error)
+}
+
+// Releaser is implemented by a driver that can remove this fleet's
+// ownership mark while keeping every other tag (forget).
+type Releaser interface {
+	Release(ctx context.Context, region, name, owner string) error
+}

@@ -1,0 +1,504 @@
+// Package memory is an in-memory cloud: the engine's test double. It
+// implements every kind on every provider with the behaviour the engine
+// relies on — not found is NotFound, a resource still used by another
+// refuses deletion with Conflict, create of an existing name is
+// AlreadyExists — and lets a test inject faults. It is not a product
+// backend.
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// Cloud is the shared state of every backend made from it.
+type Cloud struct {
+	mu        sync.Mutex
+	accounts  map[spec.Provider]string
+	resources map[string]*record // key: provider/kind/region/name
+	faults    []Fault
+	calls     []Call
+	now       func() time.Time
+}
+
+type record struct {
+	Provider spec.Provider      `json:"provider"`
+	Kind     spec.Kind          `json:"kind"`
+	Resource providers.Resource `json:"resource"`
+	// Secret is a secrets resource's value, kept apart from Fields so that
+	// nothing that reports Fields can carry it.
+	Secret string `json:"secret,omitempty"`
+}
+
+// Call records one driver call, for tests that assert what reached the
+// cloud.
+type Call struct {
+	Op      string // list, read, create, update, delete, account, secret, release
+	Address string // provider/kind/name, or provider/kind/* for list
+	Region  string
+}
+
+// Fault makes matching calls fail. Op and Address may be empty to match
+// any; Times 0 means for ever.
+type Fault struct {
+	Op      string
+	Address string
+	Err     error
+	Times   int
+}
+
+// NewCloud returns an empty cloud in which each provider's credentials
+// belong to the given accounts.
+func NewCloud(accounts map[spec.Provider]string) *Cloud {
+	return &Cloud{accounts: accounts, resources: map[string]*record{}, now: time.Now}
+}
+
+// Inject adds a fault.
+func (c *Cloud) Inject(f Fault) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults = append(c.faults, f)
+}
+
+// Calls returns the calls made so far.
+func (c *Cloud) Calls() []Call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Call(nil), c.calls...)
+}
+
+// Addresses returns the address of every resource in the cloud, sorted.
+func (c *Cloud) Addresses() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, r := range c.resources {
+		out = append(out, string(r.Provider)+"/"+string(r.Kind)+"/"+r.Resource.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Dump returns everything the cloud stores, as JSON, for tests that look for
+// a leaked secret.
+func (c *Cloud) Dump() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, _ := json.Marshal(c.resources)
+	return b
+}
+
+// Put stores a resource directly, as if someone else had made it: for tests
+// of foreign and untagged resources.
+func (c *Cloud) Put(p spec.Provider, k spec.Kind, r providers.Resource) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.Fields = clone(r.Fields)
+	c.resources[key(p, k, r.Region, r.Name)] = &record{Provider: p, Kind: k, Resource: r}
+}
+
+// Get returns a stored resource.
+func (c *Cloud) Get(p spec.Provider, k spec.Kind, region, name string) (providers.Resource, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.resources[key(p, k, region, name)]
+	if !ok {
+		return providers.Resource{}, false
+	}
+	out := r.Resource
+	out.Fields = clone(out.Fields)
+	return out, true
+}
+
+// file is the on-disk form used by Load and Save.
+type file struct {
+	Accounts  map[spec.Provider]string `json:"accounts"`
+	Resources map[string]*record       `json:"resources"`
+}
+
+// Load reads a cloud saved by Save; a missing file is an empty cloud.
+func Load(path string, accounts map[spec.Provider]string) (*Cloud, error) {
+	c := NewCloud(accounts)
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f file
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("memory cloud %s: %w", path, err)
+	}
+	if f.Resources != nil {
+		c.resources = f.Resources
+	}
+	return c, nil
+}
+
+// Save writes the cloud to path, so that separate processes (CLI tests) can
+// share one cloud.
+func (c *Cloud) Save(path string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := json.MarshalIndent(file{Accounts: c.accounts, Resources: c.resources}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// Backend returns provider p's backend.
+func (c *Cloud) Backend(p spec.Provider) providers.Backend { return &backend{cloud: c, provider: p} }
+
+type backend struct {
+	cloud    *Cloud
+	provider spec.Provider
+}
+
+var _ providers.Backend = (*backend)(nil)
+
+func (b *backend) Provider() spec.Provider { return b.provider }
+
+func (b *backend) Driver(k spec.Kind) (providers.Driver, bool) {
+	info, ok := spec.Lookup(k)
+	if !ok || !info.OfferedBy(b.provider) {
+		return nil, false
+	}
+	return &driver{cloud: b.cloud, provider: b.provider, kind: k, info: info}, true
+}
+
+func (b *backend) ErrorCode(err error) providers.Code {
+	code, _ := providers.CodeFromError(err)
+	return code
+}
+
+func (b *backend) Account(ctx context.Context) (string, error) {
+	c := b.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.fault("account", string(b.provider)+"/*"); err != nil {
+		return "", err
+	}
+	acct, ok := c.accounts[b.provider]
+	if !ok || acct == "" {
+		return "", providers.Errorf(providers.PermissionDenied, "no %s credentials", b.provider)
+	}
+	return acct, nil
+}
+
+type driver struct {
+	cloud    *Cloud
+	provider spec.Provider
+	kind     spec.Kind
+	info     *spec.KindInfo
+}
+
+var (
+	_ providers.Driver       = (*driver)(nil)
+	_ providers.SecretReader = (*driver)(nil)
+	_ providers.Releaser     = (*driver)(nil)
+)
+
+func key(p spec.Provider, k spec.Kind, region, name string) string {
+	return string(p) + "/" + string(k) + "/" + region + "/" + name
+}
+
+func (d *driver) addr(name string) string {
+	return string(d.provider) + "/" + string(d.kind) + "/" + name
+}
+
+// fault returns the error of the first fault matching op and addr, and
+// consumes one of its times. The caller holds c.mu.
+func (c *Cloud) fault(op, addr string) error {
+	for i := range c.faults {
+		f := &c.faults[i]
+		if (f.Op == "" || f.Op == op) && (f.Address == "" || f.Address == addr) && f.Times >= 0 {
+			err := f.Err
+			switch f.Times {
+			case 0:
+			case 1:
+				f.Times = -1
+			default:
+				f.Times--
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *driver) begin(op, name, region string) error {
+	d.cloud.calls = append(d.cloud.calls, Call{Op: op, Address: d.addr(name), Region: region})
+	return d.cloud.fault(op, d.addr(name))
+}
+
+func (d *driver) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	c := d.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := d.begin("list", "*", region); err != nil {
+		return nil, err
+	}
+	var out []providers.Resource
+	for _, r := range c.resources {
+		if r.Provider == d.provider && r.Kind == d.kind && r.Resource.Region == region {
+			res := r.Resource
+			res.Fields = clone(res.Fields)
+			res.Complete = false
+			out = append(out, res)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (d *driver) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	c := d.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := d.begin("read", name, region); err != nil {
+		return providers.Resource{}, err
+	}
+	r, ok := c.resources[key(d.provider, d.kind, region, name)]
+	if !ok {
+		return providers.Resource{}, providers.Errorf(providers.NotFound, "%s: no such resource in %s", d.addr(name), region)
+	}
+	res := r.Resource
+	res.Fields = clone(res.Fields)
+	return res, nil
+}
+
+func (d *driver) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
+	c := d.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := d.begin("create", t.Name, t.Region); err != nil {
+		return providers.Resource{}, err
+	}
+	k := key(d.provider, d.kind, t.Region, t.Name)
+	if _, exists := c.resources[k]; exists {
+		return providers.Resource{}, providers.Errorf(providers.AlreadyExists, "%s already exists in %s", d.addr(t.Name), t.Region)
+	}
+	rec := &record{Provider: d.provider, Kind: d.kind}
+	rec.Resource = providers.Resource{Name: t.Name, Region: t.Region, Owner: t.Owner, Created: c.now().UTC()}
+	if err := d.apply(rec, t, nil); err != nil {
+		return providers.Resource{}, err
+	}
+	rec.Resource.Attributes = d.attributes(t.Name, t.Region)
+	c.resources[k] = rec
+	res := rec.Resource
+	res.Fields = clone(res.Fields)
+	return res, nil
+}
+
+func (d *driver) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	c := d.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := d.begin("update", t.Name, t.Region); err != nil {
+		return providers.Resource{}, err
+	}
+	rec, ok := c.resources[key(d.provider, d.kind, t.Region, t.Name)]
+	if !ok {
+		return providers.Resource{}, providers.Errorf(providers.NotFound, "%s: no such resource in %s", d.addr(t.Name), t.Region)
+	}
+	for _, name := range changed {
+		if f, ok := d.info.Field(name); !ok || f.Replace {
+			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s: field %q cannot be updated in place", d.addr(t.Name), name)
+		}
+	}
+	if err := d.apply(rec, t, changed); err != nil {
+		return providers.Resource{}, err
+	}
+	res := rec.Resource
+	res.Fields = clone(res.Fields)
+	return res, nil
+}
+
+// apply copies the target's fields into the record: all of them at create,
+// the changed ones at update. Fields never compared are not reported back,
+// as a real cloud would not report a password or a behaviour flag.
+func (d *driver) apply(rec *record, t providers.Target, only []string) error {
+	if rec.Resource.Fields == nil {
+		rec.Resource.Fields = map[string]any{}
+	}
+	want := map[string]bool{}
+	for _, n := range only {
+		want[n] = true
+	}
+	for name, v := range t.Fields {
+		if only != nil && !want[name] {
+			continue
+		}
+		f, ok := d.info.Field(name)
+		if !ok {
+			return providers.Errorf(providers.InvalidArgument, "%s: unknown field %q", d.addr(t.Name), name)
+		}
+		if s, ok := v.(spec.Sensitive); ok {
+			if d.kind == spec.Secrets && name == "value" {
+				rec.Secret = s.Reveal()
+			}
+			continue
+		}
+		if f.Compare == spec.CompareNever {
+			continue
+		}
+		if name == spec.TagsField {
+			tags := map[string]any{}
+			if m, ok := v.(map[string]any); ok {
+				for k, x := range m {
+					tags[k] = x
+				}
+			}
+			if rec.Resource.Owner != "" {
+				tags[spec.OwnershipTagKey] = rec.Resource.Owner
+			}
+			v = tags
+		}
+		rec.Resource.Fields[name] = cloneValue(v)
+	}
+	if _, ok := rec.Resource.Fields[spec.TagsField]; !ok && rec.Resource.Owner != "" {
+		if _, taggable := d.info.Field(spec.TagsField); taggable {
+			rec.Resource.Fields[spec.TagsField] = map[string]any{spec.OwnershipTagKey: rec.Resource.Owner}
+		}
+	}
+	return nil
+}
+
+func (d *driver) attributes(name, region string) map[string]string {
+	out := map[string]string{}
+	for _, a := range d.info.Attributes {
+		switch a {
+		case "endpoint":
+			out[a] = name + "." + region + ".memory.invalid:5432"
+		case "url", "uri":
+			out[a] = "https://" + region + ".memory.invalid/" + string(d.kind) + "/" + name
+		case "region":
+			out[a] = region
+		default:
+			out[a] = "memory:" + string(d.provider) + ":" + string(d.kind) + ":" + region + ":" + name + ":" + a
+		}
+	}
+	return out
+}
+
+func (d *driver) Delete(ctx context.Context, t providers.Target) error {
+	c := d.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := d.begin("delete", t.Name, t.Region); err != nil {
+		return err
+	}
+	k := key(d.provider, d.kind, t.Region, t.Name)
+	if _, ok := c.resources[k]; !ok {
+		return providers.Errorf(providers.NotFound, "%s: no such resource in %s", d.addr(t.Name), t.Region)
+	}
+	if user := d.usedBy(t.Name); user != "" {
+		return providers.Errorf(providers.Conflict, "DependencyViolation: %s is still used by %s", d.addr(t.Name), user)
+	}
+	delete(c.resources, k)
+	return nil
+}
+
+// usedBy returns a resource whose reference field names this one. The
+// caller holds c.mu.
+func (d *driver) usedBy(name string) string {
+	var users []string
+	for _, r := range d.cloud.resources {
+		if r.Provider != d.provider {
+			continue
+		}
+		info, ok := spec.Lookup(r.Kind)
+		if !ok {
+			continue
+		}
+		for _, f := range info.Fields {
+			if f.Type != spec.TypeRef || !refersTo(f, d.kind) {
+				continue
+			}
+			if v, ok := r.Resource.Fields[f.Name].(string); ok && v == name {
+				users = append(users, string(r.Provider)+"/"+string(r.Kind)+"/"+r.Resource.Name)
+			}
+		}
+	}
+	sort.Strings(users)
+	return strings.Join(users, ", ")
+}
+
+func refersTo(f spec.Field, k spec.Kind) bool {
+	for _, x := range f.RefKinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *driver) ReadSecretValue(ctx context.Context, region, name string) (spec.Sensitive, error) {
+	c := d.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := d.begin("secret", name, region); err != nil {
+		return spec.Sensitive{}, err
+	}
+	r, ok := c.resources[key(d.provider, d.kind, region, name)]
+	if !ok || d.kind != spec.Secrets {
+		return spec.Sensitive{}, providers.Errorf(providers.NotFound, "%s: no such secret in %s", d.addr(name), region)
+	}
+	return spec.NewSensitive(r.Secret), nil
+}
+
+func (d *driver) Release(ctx context.Context, region, name, owner string) error {
+	c := d.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := d.begin("release", name, region); err != nil {
+		return err
+	}
+	r, ok := c.resources[key(d.provider, d.kind, region, name)]
+	if !ok {
+		return providers.Errorf(providers.NotFound, "%s: no such resource in %s", d.addr(name), region)
+	}
+	if r.Resource.Owner == owner {
+		r.Resource.Owner = ""
+		if tags, ok := r.Resource.Fields[spec.TagsField].(map[string]any); ok {
+			delete(tags, spec.OwnershipTagKey)
+		}
+	}
+	return nil
+}
+
+func clone(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return clone(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = cloneValue(y)
+		}
+		return out
+	}
+	return v
+}

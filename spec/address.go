@@ -1,0 +1,86 @@
+// Package spec is the pure data of infra: providers, kinds, per-field
+// metadata, the values and expressions a field may hold, the infra/v1 fleet
+// document and its validation. It does no I/O.
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Provider names a cloud.
+type Provider string
+
+const (
+	AWS      Provider = "aws"
+	Scaleway Provider = "scaleway"
+)
+
+// Providers lists every provider this build knows, in a stable order.
+var Providers = []Provider{AWS, Scaleway}
+
+// Known reports whether p is a provider this build knows.
+func (p Provider) Known() bool {
+	for _, q := range Providers {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+// Address names a resource everywhere: plan rows, ledger rows, diagnostics,
+// comments and logs. Its text form is provider/kind/name.
+type Address struct {
+	Provider Provider
+	Kind     Kind
+	Name     string
+}
+
+func (a Address) String() string {
+	return string(a.Provider) + "/" + string(a.Kind) + "/" + a.Name
+}
+
+// IsZero reports whether a is the zero address.
+func (a Address) IsZero() bool { return a == Address{} }
+
+// Less orders addresses by their text form, which is the order every sorted
+// output (ledger, diagnostics, plan ties) uses.
+func (a Address) Less(b Address) bool { return a.String() < b.String() }
+
+// ParseAddress parses provider/kind/name. It checks the shape only; whether
+// the provider and kind are known is Validate's business, so that a document
+// with an unknown kind still gets one clear row instead of a parse error.
+func ParseAddress(s string) (Address, error) {
+	parts := strings.SplitN(s, "/", 3)
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return Address{}, fmt.Errorf("address %q: want provider/kind/name", s)
+	}
+	if strings.Contains(parts[2], "/") {
+		return Address{}, fmt.Errorf("address %q: a name may not contain '/'", s)
+	}
+	return Address{Provider: Provider(parts[0]), Kind: Kind(parts[1]), Name: parts[2]}, nil
+}
+
+// MustParseAddress is ParseAddress for addresses written in code (tests,
+// tables). It panics on a malformed literal, never on user input.
+func MustParseAddress(s string) Address {
+	a, err := ParseAddress(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// MarshalText makes an Address usable as a JSON string and map key.
+func (a Address) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText parses the text form.
+func (a *Address) UnmarshalText(b []byte) error {
+	p, err := ParseAddress(string(b))
+	if err != nil {
+		return err
+	}
+	*a = p
+	return nil
+}

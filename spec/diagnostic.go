@@ -1,0 +1,80 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Severity of a diagnostic.
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Diagnostic is one problem found in user input. Diagnostics are data: they
+// are collected and returned all at once, never thrown.
+type Diagnostic struct {
+	Severity Severity `json:"severity"`
+	// Address is the resource the row is about, or a document path such as
+	// "fleet" or "placement.aws" when it is about no resource.
+	Address string `json:"address"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func (d Diagnostic) String() string {
+	s := fmt.Sprintf("%s: %s: %s", d.Severity, d.Address, d.Message)
+	if d.Hint != "" {
+		s += " (" + d.Hint + ")"
+	}
+	return s
+}
+
+// Errorf builds an error row.
+func Errorf(addr, hint, format string, args ...any) Diagnostic {
+	return Diagnostic{Severity: Error, Address: addr, Message: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// Warnf builds a warning row.
+func Warnf(addr, hint, format string, args ...any) Diagnostic {
+	return Diagnostic{Severity: Warning, Address: addr, Message: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// HasErrors reports whether any row is an error.
+func HasErrors(ds []Diagnostic) bool {
+	for _, d := range ds {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// SortDiagnostics orders rows by address, then errors before warnings, then
+// message, and removes exact duplicates. The order is total, so the same
+// input always prints the same table.
+func SortDiagnostics(ds []Diagnostic) []Diagnostic {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.Address != b.Address {
+			return a.Address < b.Address
+		}
+		if a.Severity != b.Severity {
+			return a.Severity == Error
+		}
+		if a.Message != b.Message {
+			return a.Message < b.Message
+		}
+		return a.Hint < b.Hint
+	})
+	out := ds[:0]
+	for i, d := range ds {
+		if i > 0 && d == ds[i-1] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package spec
+
+// Type is the shape of a field's value.
+type Type int
+
+const (
+	TypeString       Type = iota // a JSON string
+	TypeInt                      // a JSON number with no fraction
+	TypeNumber                   // any JSON number
+	TypeBool                     // true or false
+	TypeStringList               // a list of strings
+	TypeStringMap                // an object of string values (tags, env)
+	TypeRef                      // {"ref": ADDR}
+	TypeSecretSource             // {"fromEnv": VAR} or {"composed": {...}}
+	TypeIngress                  // a list of {"port": int, "cidr": string}
+	TypeRefMap                   // an object of {"ref": ADDR} values (secretEnv)
+)
+
+func (t Type) String() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeInt:
+		return "integer"
+	case TypeNumber:
+		return "number"
+	case TypeBool:
+		return "boolean"
+	case TypeStringList:
+		return "list of strings"
+	case TypeStringMap:
+		return "object of strings"
+	case TypeRef:
+		return `reference ({"ref": ADDRESS})`
+	case TypeSecretSource:
+		return `secret source ({"fromEnv": VAR} or {"composed": …})`
+	case TypeIngress:
+		return `list of {"port": N, "cidr": "a.b.c.d/n"}`
+	case TypeRefMap:
+		return `object of references ({"VAR": {"ref": ADDRESS}})`
+	}
+	return "unknown type"
+}
+
+// Compare says how a present field is compared with what the cloud reports.
+type Compare int
+
+const (
+	// CompareExact: the observed value must equal the target.
+	CompareExact Compare = iota
+	// CompareSet: lists the service may reorder compare as sets; objects
+	// compare as sets of pairs.
+	CompareSet
+	// CompareNever: the field shapes creation only (a secret's value, a
+	// password reference, a behaviour flag such as forceDestroy). It is never
+	// a reason to act.
+	CompareNever
+)
+
+// Field is one field of a kind's spec, with everything the engine and check
+// need to know about it.
+type Field struct {
+	Name     string
+	Type     Type
+	Required bool
+	// Default is what the engine sends at create when the field is unset.
+	// An unset field stays unknown for comparison: the default is never
+	// drift.
+	Default any
+	// Replace: a change forces replacement (delete, then create).
+	Replace bool
+	Compare Compare
+	// Expr: the field (or, for objects, each value) may hold an observed or
+	// composed expression.
+	Expr bool
+	// Secret: the value is never stored, diffed or printed. For a reference
+	// field it means the engine hands the driver the referenced secret's
+	// value at create.
+	Secret bool
+	// RefKinds are the kinds a reference field may point at.
+	RefKinds []Kind
+	// RegionLocal: a reference that must stay within one region.
+	RegionLocal bool
+	// SameProvider: the reference must stay within one provider.
+	SameProvider bool
+	Doc          string
+}
+
+// IsRef reports whether the field holds references.
+func (f Field) IsRef() bool { return f.Type == TypeRef || f.Type == TypeRefMap }

@@ -1,0 +1,309 @@
+package spec
+
+import "sort"
+
+// Kind names a kind of resource, kebab-case.
+type Kind string
+
+const (
+	IAM                       Kind = "iam"
+	ObjectStore               Kind = "object-store"
+	Compute                   Kind = "compute"
+	Queues                    Kind = "queues"
+	Secrets                   Kind = "secrets"
+	ImageRegistry             Kind = "image-registry"
+	Postgres                  Kind = "postgres"
+	S3Bucket                  Kind = "s3-bucket"
+	SecurityGroup             Kind = "security-group"
+	AWSInstance               Kind = "aws-instance"
+	ScalewayFunctionNamespace Kind = "scaleway-function-namespace"
+	ScalewayFunction          Kind = "scaleway-function"
+	ScalewayContainerNS       Kind = "scaleway-container-namespace"
+	ScalewayContainer         Kind = "scaleway-container"
+)
+
+// TagsField is the field every taggable kind uses for user tags. The
+// ownership tag is never part of it for comparison.
+const TagsField = "tags"
+
+// OwnershipTagKey is the key of the ownership tag; its value is the fleet.
+const OwnershipTagKey = "managed-by-infra"
+
+// KindInfo is everything spec knows about a kind.
+type KindInfo struct {
+	Kind Kind
+	// Providers that offer the kind. Portable kinds list every provider.
+	Providers []Provider
+	Portable  bool
+	Fields    []Field
+	// Attributes are the observed values an expression may read
+	// ({"observed": ADDR, "attribute": A}), known after apply.
+	Attributes []string
+	// Physical groups kinds that are one physical thing: an S3 bucket is
+	// both object-store and s3-bucket, so one declared under either kind is
+	// never an orphan of the other.
+	Physical string
+	Doc      string
+}
+
+// Field returns the named field.
+func (k *KindInfo) Field(name string) (Field, bool) {
+	for _, f := range k.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// OfferedBy reports whether provider p offers the kind.
+func (k *KindInfo) OfferedBy(p Provider) bool {
+	for _, q := range k.Providers {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// HasAttribute reports whether the kind publishes attribute a.
+func (k *KindInfo) HasAttribute(a string) bool {
+	for _, b := range k.Attributes {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
+
+// PhysicalClass is the physical thing a kind is on provider p, for orphan
+// matching: an S3 bucket is both object-store and s3-bucket, and a Scaleway
+// container is both compute and scaleway-container.
+func PhysicalClass(p Provider, k Kind) string {
+	if p == Scaleway && k == Compute {
+		return string(ScalewayContainer)
+	}
+	if info, ok := Lookup(k); ok && info.Physical != "" {
+		return info.Physical
+	}
+	return string(k)
+}
+
+// Lookup returns the kind's metadata.
+func Lookup(k Kind) (*KindInfo, bool) {
+	info, ok := kindIndex[k]
+	return info, ok
+}
+
+// Kinds returns every kind, sorted by name.
+func Kinds() []*KindInfo {
+	out := make([]*KindInfo, 0, len(kindTable))
+	for i := range kindTable {
+		out = append(out, &kindTable[i])
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out
+}
+
+// KindsOf returns the kinds provider p offers, sorted by name.
+func KindsOf(p Provider) []*KindInfo {
+	var out []*KindInfo
+	for _, k := range Kinds() {
+		if k.OfferedBy(p) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+var kindIndex = func() map[Kind]*KindInfo {
+	m := make(map[Kind]*KindInfo, len(kindTable))
+	for i := range kindTable {
+		m[kindTable[i].Kind] = &kindTable[i]
+	}
+	return m
+}()
+
+var both = []Provider{AWS, Scaleway}
+
+func tags() Field {
+	return Field{Name: TagsField, Type: TypeStringMap, Compare: CompareSet,
+		Doc: "user tags; the ownership tag is added by infra and never compared"}
+}
+
+var kindTable = []KindInfo{
+	{
+		Kind: IAM, Providers: both, Portable: true,
+		Doc: "an identity: an IAM user on AWS, an IAM application on Scaleway",
+		Fields: []Field{
+			{Name: "policies", Type: TypeStringList, Compare: CompareSet, Default: []any{},
+				Doc: "managed policies attached (AWS policy ARNs; Scaleway permission-set names)"},
+			tags(),
+		},
+		Attributes: []string{"arn", "id"},
+	},
+	{
+		Kind: ObjectStore, Providers: both, Portable: true, Physical: "bucket",
+		Doc: "an object store bucket: S3 on AWS, Object Storage on Scaleway",
+		Fields: []Field{
+			{Name: "versioning", Type: TypeBool, Default: true, Doc: "keep every version of every object"},
+			{Name: "forceDestroy", Type: TypeBool, Compare: CompareNever, Default: false,
+				Doc: "delete empties the bucket first; without it a non-empty bucket refuses deletion"},
+			tags(),
+		},
+		Attributes: []string{"arn", "url", "region"},
+	},
+	{
+		Kind: Compute, Providers: both, Portable: true,
+		Doc: "serverless compute from a container image: Lambda on AWS, Serverless Containers on Scaleway",
+		Fields: []Field{
+			{Name: "image", Type: TypeString, Required: true, Expr: true, Doc: "container image URI"},
+			{Name: "executionRole", Type: TypeString, Expr: true,
+				Doc: "AWS: the IAM role ARN the function runs as (required on AWS)"},
+			{Name: "namespace", Type: TypeRef, Replace: true, SameProvider: true,
+				RefKinds: []Kind{ScalewayContainerNS},
+				Doc:      "Scaleway: the containers namespace (required on Scaleway)"},
+			{Name: "memoryMb", Type: TypeInt, Default: 256.0},
+			{Name: "timeoutSec", Type: TypeInt, Default: 30.0},
+			{Name: "env", Type: TypeStringMap, Compare: CompareSet, Expr: true},
+			tags(),
+		},
+		Attributes: []string{"arn", "url"},
+	},
+	{
+		Kind: Queues, Providers: both, Portable: true,
+		Doc: "a message queue: SQS on AWS, Messaging and Queuing SQS on Scaleway",
+		Fields: []Field{
+			{Name: "visibilityTimeoutSec", Type: TypeInt, Default: 30.0},
+			tags(),
+		},
+		Attributes: []string{"arn", "url"},
+	},
+	{
+		Kind: Secrets, Providers: both, Portable: true,
+		Doc: "a secret: Secrets Manager on AWS, Secret Manager on Scaleway",
+		Fields: []Field{
+			{Name: "value", Type: TypeSecretSource, Required: true, Compare: CompareNever, Secret: true,
+				Doc: "where the value comes from at apply time; never stored, diffed or printed"},
+			{Name: "description", Type: TypeString},
+			tags(),
+		},
+		Attributes: []string{"arn", "id", "version"},
+	},
+	{
+		Kind: ImageRegistry, Providers: both, Portable: true,
+		Doc: "a container image registry: ECR on AWS, Container Registry namespace on Scaleway",
+		Fields: []Field{
+			{Name: "immutableTags", Type: TypeBool, Default: false},
+			tags(),
+		},
+		Attributes: []string{"uri", "arn"},
+	},
+	{
+		Kind: Postgres, Providers: both, Portable: true,
+		Doc: "a serverless PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on Scaleway",
+		Fields: []Field{
+			{Name: "masterUsername", Type: TypeString, Required: true, Replace: true},
+			{Name: "masterPasswordSecret", Type: TypeRef, Required: true, Compare: CompareNever, Secret: true,
+				RefKinds: []Kind{Secrets}, SameProvider: true,
+				Doc: "the secret holding the master password, read once at create"},
+			{Name: "engineVersion", Type: TypeString, Default: "16"},
+			{Name: "minCapacity", Type: TypeNumber},
+			{Name: "maxCapacity", Type: TypeNumber},
+			tags(),
+		},
+		Attributes: []string{"endpoint", "port", "arn"},
+	},
+	{
+		Kind: S3Bucket, Providers: []Provider{AWS}, Physical: "bucket",
+		Doc: "an S3 bucket with the AWS-only settings, such as object lock",
+		Fields: []Field{
+			{Name: "versioning", Type: TypeBool, Default: true},
+			{Name: "objectLock", Type: TypeBool, Replace: true, Default: false,
+				Doc: "object lock is set at create, so changing it replaces the bucket"},
+			{Name: "forceDestroy", Type: TypeBool, Compare: CompareNever, Default: false},
+			tags(),
+		},
+		Attributes: []string{"arn", "url", "region"},
+	},
+	{
+		Kind: SecurityGroup, Providers: []Provider{AWS},
+		Doc: "an EC2 security group",
+		Fields: []Field{
+			{Name: "description", Type: TypeString, Required: true, Replace: true},
+			{Name: "ingress", Type: TypeIngress, Compare: CompareSet,
+				Doc: "TCP ports open to CIDR blocks"},
+			tags(),
+		},
+		Attributes: []string{"groupId", "vpcId"},
+	},
+	{
+		Kind: AWSInstance, Providers: []Provider{AWS},
+		Doc: "an EC2 instance",
+		Fields: []Field{
+			{Name: "imageId", Type: TypeString, Required: true, Replace: true,
+				Doc: `an AMI id, or "latest" for the newest Amazon Linux 2023 at create (never drift)`},
+			{Name: "instanceType", Type: TypeString, Required: true, Replace: true},
+			{Name: "securityGroup", Type: TypeRef, Required: true, RefKinds: []Kind{SecurityGroup},
+				RegionLocal: true, SameProvider: true},
+			{Name: "keyName", Type: TypeString, Replace: true},
+			{Name: "subnetId", Type: TypeString, Replace: true},
+			tags(),
+		},
+		Attributes: []string{"instanceId", "privateIp", "state"},
+	},
+	{
+		Kind: ScalewayFunctionNamespace, Providers: []Provider{Scaleway},
+		Doc: "a Scaleway Functions namespace",
+		Fields: []Field{
+			{Name: "description", Type: TypeString},
+			tags(),
+		},
+		Attributes: []string{"id"},
+	},
+	{
+		Kind: ScalewayFunction, Providers: []Provider{Scaleway},
+		Doc: "a Scaleway function",
+		Fields: []Field{
+			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true,
+				RefKinds: []Kind{ScalewayFunctionNamespace}},
+			{Name: "runtime", Type: TypeString, Required: true, Replace: true},
+			{Name: "handler", Type: TypeString, Default: "handler.handle"},
+			{Name: "code", Type: TypeString, Compare: CompareNever, Doc: "inline source, deployed at create"},
+			{Name: "sourceBucket", Type: TypeRef, RefKinds: []Kind{ObjectStore, S3Bucket},
+				Doc: "a bucket on any cloud, passed as SOURCE_BUCKET"},
+			{Name: "env", Type: TypeStringMap, Compare: CompareSet, Expr: true},
+			tags(),
+		},
+		Attributes: []string{"id", "url"},
+	},
+	{
+		Kind: ScalewayContainerNS, Providers: []Provider{Scaleway},
+		Doc: "a Scaleway Serverless Containers namespace",
+		Fields: []Field{
+			{Name: "description", Type: TypeString},
+			tags(),
+		},
+		Attributes: []string{"id", "registryEndpoint"},
+	},
+	{
+		Kind: ScalewayContainer, Providers: []Provider{Scaleway},
+		Doc: "a Scaleway Serverless Containers container",
+		Fields: []Field{
+			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true,
+				RefKinds: []Kind{ScalewayContainerNS}},
+			{Name: "image", Type: TypeString, Required: true, Expr: true},
+			{Name: "port", Type: TypeInt, Default: 8080.0},
+			{Name: "minScale", Type: TypeInt, Default: 0.0},
+			{Name: "maxScale", Type: TypeInt, Default: 1.0},
+			{Name: "memoryMb", Type: TypeInt, Default: 256.0},
+			{Name: "cpuLimit", Type: TypeInt, Default: 140.0},
+			{Name: "timeoutSec", Type: TypeInt, Default: 30.0},
+			{Name: "env", Type: TypeStringMap, Compare: CompareSet, Expr: true},
+			{Name: "secretEnv", Type: TypeRefMap, Compare: CompareNever, Secret: true, SameProvider: true,
+				RefKinds: []Kind{Secrets}, Doc: "environment variables set from this fleet's secrets"},
+			tags(),
+		},
+		Attributes: []string{"id", "url"},
+	},
+}

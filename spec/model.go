@@ -1,0 +1,629 @@
+package spec
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Model is a document that has been checked and interpreted: addresses
+// parsed, regions resolved, every field decoded against its kind's metadata.
+// The engine plans from a Model.
+type Model struct {
+	Fleet      string
+	Accounts   map[Provider]string
+	Placement  map[Provider]string
+	Exclusions []ExclusionRule
+	Resources  []Declared
+	Forget     []Address
+
+	index map[Address]int
+}
+
+// ExclusionRule is a parsed exclusion.
+type ExclusionRule struct {
+	Provider Provider
+	Kind     Kind
+	// Name is the exact name, or a prefix when Prefix is set (written "name*").
+	Name   string
+	Prefix bool
+	Why    string
+}
+
+// Matches reports whether the rule covers a.
+func (r ExclusionRule) Matches(a Address) bool {
+	if a.Provider != r.Provider || a.Kind != r.Kind {
+		return false
+	}
+	if r.Prefix {
+		return strings.HasPrefix(a.Name, r.Name)
+	}
+	return a.Name == r.Name
+}
+
+// Declared is one resource of a Model.
+type Declared struct {
+	Address Address
+	Region  string
+	Fields  map[string]Value
+}
+
+// Deps returns the addresses the resource depends on, sorted.
+func (d Declared) Deps() []Address {
+	seen := map[Address]bool{}
+	var out []Address
+	for _, name := range sortedKeys(d.Fields) {
+		for _, a := range Deps(d.Fields[name]) {
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out
+}
+
+// Lookup returns the declared resource at a.
+func (m *Model) Lookup(a Address) (*Declared, bool) {
+	i, ok := m.index[a]
+	if !ok {
+		return nil, false
+	}
+	return &m.Resources[i], true
+}
+
+// Excluded returns the exclusion that covers a, if any.
+func (m *Model) Excluded(a Address) (ExclusionRule, bool) {
+	for _, r := range m.Exclusions {
+		if r.Matches(a) {
+			return r, true
+		}
+	}
+	return ExclusionRule{}, false
+}
+
+// Providers returns the providers the model declares resources for or names
+// an account for, sorted.
+func (m *Model) Providers() []Provider {
+	seen := map[Provider]bool{}
+	for _, r := range m.Resources {
+		seen[r.Address.Provider] = true
+	}
+	for p := range m.Accounts {
+		seen[p] = true
+	}
+	var out []Provider
+	for _, p := range Providers {
+		if seen[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Regions returns, per provider, the regions the model places resources in,
+// sorted.
+func (m *Model) Regions() map[Provider][]string {
+	seen := map[Provider]map[string]bool{}
+	for _, r := range m.Resources {
+		if seen[r.Address.Provider] == nil {
+			seen[r.Address.Provider] = map[string]bool{}
+		}
+		seen[r.Address.Provider][r.Region] = true
+	}
+	out := map[Provider][]string{}
+	for p, set := range seen {
+		for region := range set {
+			out[p] = append(out[p], region)
+		}
+		sort.Strings(out[p])
+	}
+	return out
+}
+
+// Validate checks a document and returns every problem at once, sorted. It
+// implements the rules listed under "check refuses" in the contracts, and
+// never panics.
+func Validate(doc *Document) []Diagnostic {
+	_, diags := Compile(doc)
+	return diags
+}
+
+var fleetNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+var awsAccountRE = regexp.MustCompile(`^[0-9]{12}$`)
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// ValidFleetName reports whether name is a valid fleet name: 1–63 characters
+// of [a-z0-9_-], starting with a letter. It is the ownership tag's value.
+func ValidFleetName(name string) bool { return fleetNameRE.MatchString(name) }
+
+// Compile checks a document and interprets it. The model is usable only when
+// the diagnostics hold no error; it is returned anyway so that a plan can
+// still be drawn from a document with warnings.
+func Compile(doc *Document) (*Model, []Diagnostic) {
+	c := &compiler{doc: doc, m: &Model{index: map[Address]int{}}}
+	if doc == nil {
+		return c.m, []Diagnostic{Errorf("document", "", "no fleet document")}
+	}
+	c.header()
+	c.resources()
+	c.references()
+	c.cycles()
+	c.forgets()
+	return c.m, SortDiagnostics(c.diags)
+}
+
+type compiler struct {
+	doc   *Document
+	m     *Model
+	diags []Diagnostic
+}
+
+func (c *compiler) add(d Diagnostic) { c.diags = append(c.diags, d) }
+
+func (c *compiler) header() {
+	doc := c.doc
+	switch doc.APIVersion {
+	case APIVersion:
+	case "":
+		c.add(Errorf("apiVersion", `add "apiVersion": "infra/v1"`, "the document has no apiVersion"))
+	default:
+		c.add(Errorf("apiVersion", "this build reads infra/v1; upgrade infra to read a newer document",
+			"unknown apiVersion %q", doc.APIVersion))
+	}
+	for _, k := range doc.unknown {
+		c.add(Errorf(k, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources and forget",
+			"unknown key %q", k))
+	}
+	c.m.Fleet = doc.Fleet
+	if !ValidFleetName(doc.Fleet) {
+		c.add(Errorf("fleet", "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter; it becomes the ownership tag's value",
+			"invalid fleet name %q", doc.Fleet))
+	}
+	c.m.Accounts = map[Provider]string{}
+	for _, p := range sortedProviderKeys(doc.Accounts) {
+		acct := doc.Accounts[p]
+		where := "accounts." + string(p)
+		switch {
+		case !p.Known():
+			c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", p))
+			continue
+		case p == AWS && !awsAccountRE.MatchString(acct):
+			c.add(Errorf(where, "an AWS account id is 12 digits", "invalid AWS account id %q", acct))
+		case p == Scaleway && !uuidRE.MatchString(acct):
+			c.add(Errorf(where, "a Scaleway project id is a lowercase UUID", "invalid Scaleway project id %q", acct))
+		}
+		c.m.Accounts[p] = acct
+	}
+	c.m.Placement = map[Provider]string{}
+	for _, p := range sortedProviderKeys(doc.Placement) {
+		where := "placement." + string(p)
+		if !p.Known() {
+			c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", p))
+			continue
+		}
+		code, ok := c.region(where, p, doc.Placement[p])
+		if ok {
+			c.m.Placement[p] = code
+		}
+	}
+	for i, x := range doc.Exclusions {
+		where := x.Address
+		if where == "" {
+			where = "exclusions"
+		}
+		parts := strings.SplitN(x.Address, "/", 3)
+		if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.Contains(parts[2], "/") {
+			c.add(Errorf(where, "write provider/kind/name, or provider/kind/prefix* for every name with that prefix",
+				"exclusion %d: %q is not an address", i+1, x.Address))
+			continue
+		}
+		prefix := strings.HasSuffix(parts[2], "*")
+		a := Address{Provider: Provider(parts[0]), Kind: Kind(parts[1]), Name: strings.TrimSuffix(parts[2], "*")}
+		if !a.Provider.Known() {
+			c.add(Errorf(where, knownProvidersHint(), "exclusion of unknown provider %q", a.Provider))
+		} else if _, ok := Lookup(a.Kind); !ok {
+			c.add(Errorf(where, knownKindsHint(a.Provider), "exclusion of unknown kind %q", a.Kind))
+		}
+		if strings.TrimSpace(x.Why) == "" {
+			c.add(Errorf(where, `say why it must never be touched, so the next reader knows: "why": "owned by the data team"`,
+				"exclusion without why"))
+		}
+		c.m.Exclusions = append(c.m.Exclusions, ExclusionRule{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Prefix: prefix, Why: x.Why})
+	}
+}
+
+// region resolves a written region code for provider p.
+func (c *compiler) region(where string, p Provider, written string) (string, bool) {
+	code, _, ok := ResolveRegion(p, written)
+	if ok {
+		return code, true
+	}
+	hint := "known " + string(p) + " regions: " + strings.Join(Regions(p), ", ") +
+		`; for a region infra's table lacks write "raw:` + written + `"`
+	if owner, found := RegionOwner(written); found && owner != p {
+		c.add(Errorf(where, hint, "%q is a %s region, not a %s one", written, owner, p))
+		return "", false
+	}
+	c.add(Errorf(where, hint, "unknown %s region %q", p, written))
+	return "", false
+}
+
+func (c *compiler) resources() {
+	physical := map[string]Address{}
+	for i, r := range c.doc.Resources {
+		where := r.Address
+		if where == "" {
+			where = "resources[" + strconv.Itoa(i) + "]"
+		}
+		a, err := ParseAddress(r.Address)
+		if err != nil {
+			c.add(Errorf(where, "an address is provider/kind/name, such as aws/queues/jobs", "%v", err))
+			continue
+		}
+		if !a.Provider.Known() {
+			c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", a.Provider))
+			continue
+		}
+		info, ok := Lookup(a.Kind)
+		if !ok {
+			c.add(Errorf(where, knownKindsHint(a.Provider), "unknown kind %q", a.Kind))
+			continue
+		}
+		if !info.OfferedBy(a.Provider) {
+			c.add(Errorf(where, knownKindsHint(a.Provider), "%s has no kind %q", a.Provider, a.Kind))
+			continue
+		}
+		if msg := checkName(a.Name); msg != "" {
+			c.add(Errorf(where, "", "%s", msg))
+		}
+		if _, dup := c.m.index[a]; dup {
+			c.add(Errorf(where, "names are a resource's identity within its provider and kind; rename one",
+				"duplicate address"))
+			continue
+		}
+		key := string(a.Provider) + "/" + PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
+		if other, dup := physical[key]; dup {
+			c.add(Errorf(where, "", "%s and %s are the same physical resource; declare it once", other, a))
+			continue
+		}
+		physical[key] = a
+
+		d := Declared{Address: a, Fields: map[string]Value{}}
+		switch {
+		case r.Region != "":
+			if code, ok := c.region(where, a.Provider, r.Region); ok {
+				d.Region = code
+			}
+		case c.doc.Placement[a.Provider] != "":
+			d.Region = c.m.Placement[a.Provider]
+		default:
+			c.add(Errorf(where, `set "placement": {"`+string(a.Provider)+`": "…"} or the resource's own "region"`,
+				"no region for this resource"))
+		}
+		for _, name := range sortedKeys(r.Spec) {
+			f, ok := info.Field(name)
+			if !ok {
+				c.add(Errorf(where, fieldsHint(info), "unknown field %q for kind %s", name, a.Kind))
+				continue
+			}
+			v, err := Decode(f, r.Spec[name])
+			if err != nil {
+				c.add(Errorf(where, f.Doc, "field %q: %v", name, err))
+				continue
+			}
+			if f.Name == "instanceType" {
+				lit := v.(Lit).V.(string)
+				code, _, ok := ResolveInstanceType(lit)
+				if !ok {
+					c.add(Errorf(where, instanceTypeHint(lit), "invalid instance type %q", lit))
+				}
+				v = Lit{code}
+			}
+			d.Fields[name] = v
+		}
+		for _, f := range info.Fields {
+			if _, set := r.Spec[f.Name]; f.Required && !set {
+				c.add(Errorf(where, f.Doc, "missing required field %q", f.Name))
+			}
+		}
+		c.portability(where, a, d)
+		c.m.index[a] = len(c.m.Resources)
+		c.m.Resources = append(c.m.Resources, d)
+	}
+}
+
+// portability raises a named row where a portable kind needs a field one
+// cloud requires, or holds one it cannot express.
+func (c *compiler) portability(where string, a Address, d Declared) {
+	if a.Kind != Compute {
+		return
+	}
+	_, role := d.Fields["executionRole"]
+	_, ns := d.Fields["namespace"]
+	switch a.Provider {
+	case AWS:
+		if !role {
+			c.add(Errorf(where, "Lambda runs as an IAM role: set executionRole to its ARN",
+				"compute on aws needs executionRole"))
+		}
+		if ns {
+			c.add(Errorf(where, "namespace is a Scaleway Serverless Containers setting; remove it",
+				"compute on aws cannot use namespace"))
+		}
+	case Scaleway:
+		if !ns {
+			c.add(Errorf(where, `set namespace to {"ref": "scaleway/scaleway-container-namespace/…"}`,
+				"compute on scaleway needs namespace"))
+		}
+		if role {
+			c.add(Errorf(where, "Scaleway containers have no execution role; remove executionRole",
+				"compute on scaleway cannot use executionRole"))
+		}
+	}
+}
+
+// references checks every expression's target: it exists, is of an
+// accepted kind, publishes the attribute read, and stays within its region
+// where it must.
+func (c *compiler) references() {
+	for _, d := range c.m.Resources {
+		info, _ := Lookup(d.Address.Kind)
+		where := d.Address.String()
+		for _, name := range sortedKeys(d.Fields) {
+			f, _ := info.Field(name)
+			v := d.Fields[name]
+			walk(v, func(w Value) {
+				switch e := w.(type) {
+				case Ref:
+					c.ref(where, d, f, e.To)
+				case Observed:
+					t, ok := c.m.Lookup(e.Of)
+					if !ok {
+						c.add(Errorf(where, "declare it in this fleet, or fix the address",
+							"field %q reads %s, which is not in the document", name, e.Of))
+						return
+					}
+					if tinfo, _ := Lookup(t.Address.Kind); !tinfo.HasAttribute(e.Attribute) {
+						c.add(Errorf(where, "it publishes: "+strings.Join(tinfo.Attributes, ", "),
+							"field %q reads attribute %q, which %s does not publish", name, e.Attribute, e.Of))
+					}
+				case SecretValue:
+					t, ok := c.m.Lookup(e.Of)
+					switch {
+					case !ok:
+						c.add(Errorf(where, "declare the secret in this fleet, or fix the address",
+							"field %q reads the value of %s, which is not in the document", name, e.Of))
+					case t.Address.Kind != Secrets:
+						c.add(Errorf(where, "secretValue reads a secrets resource",
+							"field %q reads the secret value of %s, which is a %s", name, e.Of, t.Address.Kind))
+					}
+				}
+			})
+			if f.Type == TypeSecretSource {
+				if comp, ok := v.(Composed); ok && len(Deps(comp)) == 0 {
+					c.add(Errorf(where, `compose from {"secretValue": …} or {"observed": …}; a literal value belongs in an environment variable ({"fromEnv": "VAR"})`,
+						"composed secret with no dependency is a plaintext in disguise"))
+				}
+			}
+		}
+	}
+}
+
+func (c *compiler) ref(where string, d Declared, f Field, to Address) {
+	t, ok := c.m.Lookup(to)
+	if !ok {
+		c.add(Errorf(where, "declare it in this fleet, or fix the address",
+			"field %q refers to %s, which is not in the document", f.Name, to))
+		return
+	}
+	if len(f.RefKinds) > 0 && !containsKind(f.RefKinds, to.Kind) {
+		c.add(Errorf(where, "it accepts: "+kindList(f.RefKinds),
+			"field %q refers to %s, which is a %s", f.Name, to, to.Kind))
+		return
+	}
+	if f.SameProvider && to.Provider != d.Address.Provider {
+		c.add(Errorf(where, "", "field %q refers to %s on another cloud; it must be a %s resource",
+			f.Name, to, d.Address.Provider))
+		return
+	}
+	if f.RegionLocal && t.Region != "" && d.Region != "" && t.Region != d.Region {
+		c.add(Errorf(where, "place both in the same region",
+			"field %q refers to %s in %s, but this resource is in %s; a %s cannot cross regions",
+			f.Name, to, t.Region, d.Region, to.Kind))
+	}
+}
+
+// cycles reports each dependency cycle once, naming its members.
+func (c *compiler) cycles() {
+	for _, cycle := range FindCycles(c.m) {
+		names := make([]string, len(cycle))
+		for i, a := range cycle {
+			names[i] = a.String()
+		}
+		c.add(Errorf(cycle[0].String(), "break the cycle: one of these must not refer to the next",
+			"dependency cycle among: %s", strings.Join(names, ", ")))
+	}
+}
+
+func (c *compiler) forgets() {
+	for _, s := range c.doc.Forget {
+		a, err := ParseAddress(s)
+		if err != nil {
+			c.add(Errorf(s, "an address is provider/kind/name", "forget: %v", err))
+			continue
+		}
+		if _, declared := c.m.Lookup(a); declared {
+			c.add(Errorf(s, "forget releases a resource this fleet no longer declares; remove the resource or the forget",
+				"forget of a resource that is still declared"))
+			continue
+		}
+		c.m.Forget = append(c.m.Forget, a)
+	}
+}
+
+// FindCycles returns the dependency cycles among a model's resources (the
+// strongly connected components with more than one member, or a member that
+// depends on itself), each sorted, in a stable order.
+func FindCycles(m *Model) [][]Address {
+	// Tarjan's algorithm, iterative so a deep chain cannot overflow a stack.
+	n := len(m.Resources)
+	edges := make([][]int, n)
+	for i, d := range m.Resources {
+		for _, dep := range d.Deps() {
+			if j, ok := m.index[dep]; ok {
+				edges[i] = append(edges[i], j)
+			}
+		}
+	}
+	index := make([]int, n)
+	low := make([]int, n)
+	onStack := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	var out [][]Address
+	next := 0
+	type frame struct{ v, e int }
+	for root := 0; root < n; root++ {
+		if index[root] >= 0 {
+			continue
+		}
+		call := []frame{{root, 0}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(call) > 0 {
+			top := &call[len(call)-1]
+			v := top.v
+			if top.e < len(edges[v]) {
+				w := edges[v][top.e]
+				top.e++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{w, 0})
+				} else if onStack[w] && index[w] < low[v] {
+					low[v] = index[w]
+				}
+				continue
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				if u := call[len(call)-1].v; low[v] < low[u] {
+					low[u] = low[v]
+				}
+			}
+			if low[v] != index[v] {
+				continue
+			}
+			var comp []int
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				comp = append(comp, w)
+				if w == v {
+					break
+				}
+			}
+			selfLoop := false
+			for _, w := range edges[v] {
+				if w == v {
+					selfLoop = true
+				}
+			}
+			if len(comp) > 1 || selfLoop {
+				addrs := make([]Address, len(comp))
+				for i, w := range comp {
+					addrs[i] = m.Resources[w].Address
+				}
+				sort.Slice(addrs, func(i, j int) bool { return addrs[i].Less(addrs[j]) })
+				out = append(out, addrs)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0].Less(out[j][0]) })
+	return out
+}
+
+func checkName(name string) string {
+	if len(name) > 255 {
+		return "name is longer than 255 characters"
+	}
+	for _, r := range name {
+		if r <= ' ' || r == 0x7f {
+			return "name contains a space or a control character"
+		}
+	}
+	return ""
+}
+
+func containsKind(ks []Kind, k Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func kindList(ks []Kind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+func knownProvidersHint() string {
+	s := make([]string, len(Providers))
+	for i, p := range Providers {
+		s[i] = string(p)
+	}
+	return "known providers: " + strings.Join(s, ", ")
+}
+
+func knownKindsHint(p Provider) string {
+	if !p.Known() {
+		return knownProvidersHint()
+	}
+	var s []string
+	for _, k := range KindsOf(p) {
+		s = append(s, string(k.Kind))
+	}
+	return string(p) + " kinds: " + strings.Join(s, ", ")
+}
+
+func fieldsHint(info *KindInfo) string {
+	s := make([]string, len(info.Fields))
+	for i, f := range info.Fields {
+		s[i] = f.Name
+	}
+	return string(info.Kind) + " fields: " + strings.Join(s, ", ")
+}
+
+func instanceTypeHint(t string) string {
+	family, _, _ := strings.Cut(t, ".")
+	for _, f := range InstanceFamilies() {
+		if f.Name == family {
+			return family + " sizes: " + strings.Join(f.Sizes, ", ") + `; for a type infra's table lacks write "raw:` + t + `"`
+		}
+	}
+	return `write family.size, such as t3.micro; for a type infra's table lacks write "raw:` + t + `"`
+}
+
+func sortedProviderKeys(m map[Provider]string) []Provider {
+	out := make([]Provider, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,146 @@
+// Package state holds infra's two records and where they are kept. The
+// ledger says what a fleet manages; the cache says what was last seen.
+// Neither ever holds a secret value.
+package state
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+// LedgerVersion is the ledger format this build reads and writes.
+const LedgerVersion = 1
+
+// CacheVersion is the cache format this build reads and writes.
+const CacheVersion = 1
+
+// Row is one managed resource. The region is recorded because an orphan's
+// placement can no longer be derived from the declaration.
+type Row struct {
+	Provider spec.Provider `json:"provider"`
+	Kind     spec.Kind     `json:"kind"`
+	Name     string        `json:"name"`
+	Region   string        `json:"region"`
+}
+
+// Address is the row's resource address.
+func (r Row) Address() spec.Address {
+	return spec.Address{Provider: r.Provider, Kind: r.Kind, Name: r.Name}
+}
+
+// Ledger is what a fleet manages: rows sorted by address.
+type Ledger struct {
+	Version int   `json:"version"`
+	Rows    []Row `json:"rows"`
+}
+
+// NewLedger returns an empty ledger.
+func NewLedger() *Ledger { return &Ledger{Version: LedgerVersion, Rows: []Row{}} }
+
+// Get returns the row for a.
+func (l *Ledger) Get(a spec.Address) (Row, bool) {
+	i := l.search(a)
+	if i < len(l.Rows) && l.Rows[i].Address() == a {
+		return l.Rows[i], true
+	}
+	return Row{}, false
+}
+
+// Put records r, replacing the row with the same address (a re-record
+// repairs a stale region). It reports whether the ledger changed.
+func (l *Ledger) Put(r Row) bool {
+	a := r.Address()
+	i := l.search(a)
+	if i < len(l.Rows) && l.Rows[i].Address() == a {
+		if l.Rows[i] == r {
+			return false
+		}
+		l.Rows[i] = r
+		return true
+	}
+	l.Rows = append(l.Rows, Row{})
+	copy(l.Rows[i+1:], l.Rows[i:])
+	l.Rows[i] = r
+	return true
+}
+
+// Remove drops the row for a. It reports whether the ledger changed.
+func (l *Ledger) Remove(a spec.Address) bool {
+	i := l.search(a)
+	if i < len(l.Rows) && l.Rows[i].Address() == a {
+		l.Rows = append(l.Rows[:i], l.Rows[i+1:]...)
+		return true
+	}
+	return false
+}
+
+// Clone returns an independent copy.
+func (l *Ledger) Clone() *Ledger {
+	return &Ledger{Version: l.Version, Rows: append([]Row{}, l.Rows...)}
+}
+
+func (l *Ledger) search(a spec.Address) int {
+	key := a.String()
+	return sort.Search(len(l.Rows), func(i int) bool { return l.Rows[i].Address().String() >= key })
+}
+
+// sortRows restores the ledger's order after decoding.
+func (l *Ledger) sortRows() {
+	sort.Slice(l.Rows, func(i, j int) bool { return l.Rows[i].Address().Less(l.Rows[j].Address()) })
+}
+
+// Cache is what was last seen, keyed by address text.
+type Cache struct {
+	Version   int                 `json:"version"`
+	Resources map[string]Observed `json:"resources"`
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{Version: CacheVersion, Resources: map[string]Observed{}} }
+
+// Observed is the cached view of one resource. It has no field for a secret
+// value, and the engine never puts one in Fields.
+type Observed struct {
+	Region     string            `json:"region"`
+	Fields     map[string]any    `json:"fields,omitempty"`
+	Attributes map[string]string `json:"attributes,omitempty"`
+	Owner      string            `json:"owner,omitempty"`
+	Seen       time.Time         `json:"seen"`
+}
+
+// LockInfo says who holds a fleet's lock.
+type LockInfo struct {
+	ID      string    `json:"id"`
+	Holder  string    `json:"holder"`
+	RunID   string    `json:"runId,omitempty"`
+	Command string    `json:"command"`
+	Created time.Time `json:"created"`
+}
+
+// Lock is a held lock.
+type Lock interface {
+	Info() LockInfo
+	Release(ctx context.Context) error
+}
+
+// Store keeps one fleet's ledger and cache. Saves are guarded: a save that
+// would overwrite a change made since this store last loaded or saved fails
+// instead of losing it.
+type Store interface {
+	// Lock takes the fleet's lock. A lock that is already held is a
+	// *LockedError naming the holder.
+	Lock(ctx context.Context, info LockInfo) (Lock, error)
+	// Unlock breaks a stale lock. It refuses an id that is not the holder's.
+	Unlock(ctx context.Context, id string) error
+	// LoadLedger returns the ledger; a missing one is empty. A corrupt file,
+	// or one of an unknown version, is refused with what to do.
+	LoadLedger(ctx context.Context) (*Ledger, error)
+	SaveLedger(ctx context.Context, l *Ledger) error
+	LoadCache(ctx context.Context) (*Cache, error)
+	SaveCache(ctx context.Context, c *Cache) error
+	// Where says where the state is kept, for messages.
+	Where() string
+}

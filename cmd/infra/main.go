@@ -1,0 +1,9 @@
+package main
+
+import (
+	"os"
+
+	"github.com/infra-iac/infra/cli"
+)
+
+func main() { os.Exit(cli.Main()) }

@@ -1,0 +1,188 @@
+// Package moto starts moto_server, the AWS API emulator, on a free loopback
+// port for tests and the demo. Code under test never knows about it: it
+// reaches the emulator only through the SDK's own AWS_ENDPOINT_URL.
+package moto
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Server is a running moto_server.
+type Server struct {
+	URL  string
+	Port int
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+}
+
+// Account is the account moto reports for any credentials.
+const Account = "123456789012"
+
+// Start launches moto_server on a free loopback port and waits until it
+// answers. logDir receives moto.log.
+func Start(ctx context.Context, logDir string) (*Server, error) {
+	bin, err := exec.LookPath("moto_server")
+	if err != nil {
+		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(logDir, fmt.Sprintf("moto-%d.log", port))
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
+	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Its own process group, so Stop takes the Flask workers with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start moto_server: %w", err)
+	}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Port: port, cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() { cmd.Wait(); logFile.Close(); close(s.done) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(s.URL + "/moto-api/")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("moto_server exited at start; see %s", logPath)
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("moto_server did not answer within 60s; see %s", logPath)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s, nil
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Env returns the environment that points the AWS SDK at the server, with
+// static test credentials.
+func (s *Server) Env() []string {
+	return []string{
+		"AWS_ENDPOINT_URL=" + s.URL,
+		"AWS_ACCESS_KEY_ID=testing",
+		"AWS_SECRET_ACCESS_KEY=testing",
+		"AWS_SESSION_TOKEN=",
+		"AWS_REGION=eu-west-3",
+		"AWS_CONFIG_FILE=/dev/null",
+		"AWS_SHARED_CREDENTIALS_FILE=/dev/null",
+		"AWS_EC2_METADATA_DISABLED=true",
+	}
+}
+
+// Setenv points this process's AWS SDK at the server.
+func (s *Server) Setenv() {
+	for _, kv := range s.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+}
+
+// Reset wipes every resource in the emulator.
+func (s *Server) Reset() error {
+	resp, err := http.Post(s.URL+"/moto-api/reset", "application/json", nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("moto reset: %s", resp.Status)
+	}
+	return nil
+}
+
+// Config posts moto's own configuration, such as {"lambda":{"use_docker":false}}.
+func (s *Server) Config(body string) error {
+	resp, err := http.Post(s.URL+"/moto-api/config", "application/json", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("moto config: %s", resp.Status)
+	}
+	return nil
+}
+
+// Stop ends the server and its children.
+func (s *Server) Stop() error {
+	if s == nil || s.cmd.Process == nil {
+		return nil
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+	return nil
+}
+
+var (
+	shared     *Server
+	sharedErr  error
+	sharedOnce sync.Once
+)
+
+// Shared starts one server for the test binary (call Stop from TestMain).
+// When moto_server is not installed the test fails: CI installs it, and a
+// skipped emulator test would hide a missing dependency.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "moto")
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		shared, sharedErr = Start(context.Background(), dir)
+	})
+	if sharedErr != nil {
+		t.Fatalf("moto: %v", sharedErr)
+	}
+	return shared
+}
+
+// StopShared stops the server Shared started, if any. Call it from TestMain.
+func StopShared() {
+	if shared != nil {
+		shared.Stop()
+	}
+}

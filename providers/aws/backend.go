@@ -1,0 +1,125 @@
+// Package aws implements infra's drivers for AWS with aws-sdk-go-v2: one
+// file per kind. The SDK supplies credentials (its default chain), the
+// endpoint (AWS_ENDPOINT_URL), retries (adaptive mode), paginators and
+// waiters; nothing here hand-writes them.
+package aws
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// Backend is the AWS provider: the SDK configuration and one driver per
+// kind, each with per-region clients made on first use.
+type Backend struct {
+	cfg     aws.Config
+	mu      sync.Mutex
+	drivers map[spec.Kind]providers.Driver
+}
+
+var _ providers.Backend = (*Backend)(nil)
+
+// Options tune the backend.
+type Options struct {
+	// ConfigOptions are passed to config.LoadDefaultConfig after infra's own
+	// (adaptive retries); a test may add middleware here to count calls.
+	ConfigOptions []func(*config.LoadOptions) error
+}
+
+// New loads the SDK's default configuration: profiles, environment, SSO,
+// AWS_ENDPOINT_URL. It makes no call; Account is the first.
+func New(ctx context.Context, opts Options) (*Backend, error) {
+	loaders := append([]func(*config.LoadOptions) error{
+		config.WithRetryMode(aws.RetryModeAdaptive),
+		config.WithRetryMaxAttempts(10),
+	}, opts.ConfigOptions...)
+	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
+	if err != nil {
+		return nil, fmt.Errorf("aws: load configuration: %w", err)
+	}
+	return &Backend{cfg: cfg, drivers: map[spec.Kind]providers.Driver{}}, nil
+}
+
+// Config returns the SDK configuration the backend uses.
+func (b *Backend) Config() aws.Config { return b.cfg }
+
+func (b *Backend) Provider() spec.Provider { return spec.AWS }
+
+// Driver returns the driver for kind k, made once.
+func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d, ok := b.drivers[k]; ok {
+		return d, true
+	}
+	mk, ok := factories[k]
+	if !ok {
+		return nil, false
+	}
+	d := mk(b.cfg)
+	b.drivers[k] = d
+	return d, true
+}
+
+// Kinds lists the kinds this backend has drivers for, sorted.
+func Kinds() []spec.Kind {
+	out := make([]spec.Kind, 0, len(factories))
+	for k := range factories {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Account returns the account id the credentials belong to (STS
+// GetCallerIdentity). Failing to establish it is an error, never a pass.
+func (b *Backend) Account(ctx context.Context) (string, error) {
+	out, err := sts.NewFromConfig(b.cfg).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return "", fmt.Errorf("aws: establish the account of the credentials: %w", err)
+	}
+	return aws.ToString(out.Account), nil
+}
+
+// factory makes one kind's driver from the SDK configuration.
+type factory func(cfg aws.Config) providers.Driver
+
+var factories = map[spec.Kind]factory{}
+
+// register adds a kind's driver. Each kind's file calls it from init, so a
+// kind is one file.
+func register(k spec.Kind, f factory) { factories[k] = f }
+
+// regional holds one SDK client per region, made on first use.
+type regional[T any] struct {
+	cfg  aws.Config
+	make func(aws.Config) T
+	mu   sync.Mutex
+	m    map[string]T
+}
+
+func newRegional[T any](cfg aws.Config, mk func(aws.Config) T) *regional[T] {
+	return &regional[T]{cfg: cfg, make: mk, m: map[string]T{}}
+}
+
+func (r *regional[T]) get(region string) T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.m[region]; ok {
+		return c
+	}
+	cfg := r.cfg.Copy()
+	cfg.Region = region
+	c := r.make(cfg)
+	r.m[region] = c
+	return c
+}

@@ -610,13 +610,16 @@ func fieldsHint(info *KindInfo) string {
 }
 
 func instanceTypeHint(t string) string {
+	escape := `; for a type infra's table lacks write "raw:` + t + `"`
 	family, _, _ := strings.Cut(t, ".")
-	for _, f := range InstanceFamilies() {
-		if f.Name == family {
-			return family + " sizes: " + strings.Join(f.Sizes, ", ") + `; for a type infra's table lacks write "raw:` + t + `"`
-		}
+	if f, ok := LookupInstanceFamily(family); ok {
+		return family + " sizes: " + strings.Join(f.Sizes, ", ") + escape
 	}
-	return `write family.size, such as t3.micro; for a type infra's table lacks write "raw:` + t + `"`
+	names := make([]string, 0, len(instanceFamilies))
+	for _, f := range instanceFamilies {
+		names = append(names, f.Name)
+	}
+	return "write family.size, such as t3.micro; known families: " + strings.Join(names, ", ") + escape
 }
 
 func sortedProviderKeys(m map[Provider]string) []Provider {

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -120,8 +121,9 @@ func (p *Plan) computeID() string {
 	// encoding/json sorts map keys, so this is canonical for our values.
 	b, err := json.Marshal(canon)
 	if err != nil {
-		// Plans hold only JSON values; this cannot happen short of a bug.
-		panic("engine: plan is not JSON: " + err.Error())
+		// Only a value JSON cannot carry (a NaN a driver reported) gets
+		// here; hash its printed form rather than fail the plan.
+		b = []byte(fmt.Sprintf("%#v", canon))
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -1,0 +1,580 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// ApplyOptions shape an apply.
+type ApplyOptions struct {
+	// Force overrides the brake.
+	Force bool
+	// Store receives the ledger after every action that changes it, and the
+	// cache at the end.
+	Store state.Store
+	// StopAt, when set, is the time after which no new action starts; the
+	// report is then Incomplete and a re-run resumes (the executor uses it
+	// to return before its Lambda deadline).
+	StopAt time.Time
+}
+
+// Status of one applied action.
+type Status string
+
+const (
+	StatusDone       Status = "done"
+	StatusFailed     Status = "failed"
+	StatusSkipped    Status = "skipped"     // a dependency failed
+	StatusNotStarted Status = "not-started" // stopped before its turn (StopAt)
+)
+
+// Applied is what happened to one action.
+type Applied struct {
+	Address   spec.Address `json:"address"`
+	Action    ActionKind   `json:"action"`
+	Status    Status       `json:"status"`
+	Error     string       `json:"error,omitempty"`
+	ElapsedMs int64        `json:"elapsedMs"`
+}
+
+// Report is the outcome of an apply.
+type Report struct {
+	PlanID     string    `json:"planId"`
+	Applied    []Applied `json:"applied"`
+	Incomplete bool      `json:"incomplete,omitempty"`
+	ElapsedMs  int64     `json:"elapsedMs"`
+}
+
+// BrakeError is the refusal to destroy most of what a fleet manages while
+// it still declares things.
+type BrakeError struct {
+	Destructive, Managed int
+}
+
+func (e *BrakeError) Error() string {
+	return fmt.Sprintf("this would destroy %d of %d managed resources while still declaring others, which is not a teardown. "+
+		"If the declaration is right, re-run with --force; if it is not, check the credentials are for the account you meant",
+		e.Destructive, e.Managed)
+}
+
+// ErrPlanHasErrors refuses an apply while a diagnostic is an error.
+var ErrPlanHasErrors = errors.New("the plan has errors; fix them and plan again")
+
+// Apply carries out a plan made by Plan on this engine: it checks the
+// brake and the backends, records every declared resource that exists and
+// is ours, then runs the actions in dependency order — independent ones in
+// parallel — saving the ledger after every one, so a crash at any point
+// loses nothing and a re-run converges.
+func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report, error) {
+	started := time.Now()
+	rn := p.run
+	if rn == nil {
+		return nil, errors.New("apply needs a plan made by this engine; plan again")
+	}
+	if opts.Store == nil {
+		return nil, errors.New("apply needs a state store")
+	}
+	if spec.HasErrors(p.Diagnostics) {
+		return nil, ErrPlanHasErrors
+	}
+	for _, r := range rn.ledger.Rows {
+		if _, ok := e.opts.Backends[r.Provider]; !ok {
+			return nil, fmt.Errorf("the ledger records %s, but %s. Refusing to apply: this would report every %s resource as destroyed without deleting any of them. Declare the cloud, or point the ledger elsewhere",
+				r.Address(), e.unreachable(r.Provider), r.Provider)
+		}
+	}
+	destructive := p.Summary.Delete + p.Summary.Replace
+	declares := !rn.destroy && len(rn.model.Resources) > 0
+	if !opts.Force && declares && rn.managed > 1 && 2*destructive > rn.managed {
+		return nil, &BrakeError{Destructive: destructive, Managed: rn.managed}
+	}
+
+	x := &executor{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(),
+		res: &resolver{e: e, m: rn.model, w: rn.world, fleet: rn.model.Fleet}}
+	// Save with a context that outlives a cancellation: an action that
+	// finished must be recorded even while the run is being interrupted.
+	x.saveCtx = context.WithoutCancel(ctx)
+
+	if err := x.adopt(); err != nil {
+		return nil, err
+	}
+	report := x.schedule(ctx, opts.StopAt)
+	report.PlanID = p.ID
+	if err := x.saveCache(); err != nil {
+		return report, err
+	}
+	report.ElapsedMs = time.Since(started).Milliseconds()
+	var errs []error
+	for _, f := range x.failures {
+		errs = append(errs, f)
+	}
+	return report, errors.Join(errs...)
+}
+
+type executor struct {
+	e       *Engine
+	p       *Plan
+	rn      *run
+	store   state.Store
+	res     *resolver
+	saveCtx context.Context
+
+	mu       sync.Mutex
+	ledger   *state.Ledger
+	failures []error
+}
+
+// record changes the ledger and saves it if it changed.
+func (x *executor) record(change func(l *state.Ledger) bool) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !change(x.ledger) {
+		return nil
+	}
+	if err := x.store.SaveLedger(x.saveCtx, x.ledger); err != nil {
+		return fmt.Errorf("save the ledger to %s: %w", x.store.Where(), err)
+	}
+	return nil
+}
+
+// adopt records, before any mutation, every declared resource that exists
+// and is ours — even with nothing to do — so that a converged resource is
+// never unmanaged.
+func (x *executor) adopt() error {
+	return x.record(func(l *state.Ledger) bool {
+		changed := false
+		for _, a := range x.rn.drop {
+			changed = l.Remove(a) || changed
+		}
+		if x.rn.destroy {
+			return changed
+		}
+		for _, row := range x.rn.adopt {
+			changed = l.Put(row) || changed
+		}
+		return changed
+	})
+}
+
+type result struct {
+	i        int
+	err      error
+	deferred bool
+	elapsed  time.Duration
+}
+
+// schedule runs the plan's actions as a dependency graph: each starts as
+// soon as its own dependencies are done, up to the parallelism bound.
+// Deletions wait for every build, so a failed build never leaves a
+// half-destroyed fleet. A refused orphan delete is deferred to retry rounds.
+func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
+	actions := x.p.Actions
+	n := len(actions)
+	index := make(map[spec.Address]int, n)
+	for i, a := range actions {
+		index[a.Address] = i
+	}
+	waiting := make([]int, n)
+	dependants := make([][]int, n)
+	builds := 0
+	for i, a := range actions {
+		for _, dep := range a.DependsOn {
+			if j, ok := index[dep]; ok {
+				waiting[i]++
+				dependants[j] = append(dependants[j], i)
+			}
+		}
+		if a.Action != Delete {
+			builds++
+		}
+	}
+	applied := make([]Applied, n)
+	for i, a := range actions {
+		applied[i] = Applied{Address: a.Address, Action: a.Action, Status: StatusNotStarted}
+	}
+	phase := make([]int, n) // 0 pending, 1 running, 2 finished
+	var deferred []int
+	buildsLeft := builds
+	buildFailed := false
+	running := 0
+	results := make(chan result)
+	report := &Report{}
+
+	ready := func(i int) bool {
+		if phase[i] != 0 || waiting[i] > 0 {
+			return false
+		}
+		if actions[i].Action == Delete && buildsLeft > 0 {
+			return false
+		}
+		return true
+	}
+	var skip func(i int, why string)
+	skip = func(i int, why string) {
+		if phase[i] == 2 {
+			return
+		}
+		phase[i] = 2
+		applied[i].Status = StatusSkipped
+		applied[i].Error = why
+		if actions[i].Action != Delete {
+			buildsLeft--
+		}
+		for _, j := range dependants[i] {
+			skip(j, why)
+		}
+	}
+	start := func(i int) {
+		phase[i] = 1
+		running++
+		a := actions[i]
+		x.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
+		go func() {
+			t := time.Now()
+			err := x.execute(ctx, a)
+			def := err != nil && a.Action == Delete && x.rn.orphans[a.Address] &&
+				opCode(err) == providers.Conflict
+			results <- result{i: i, err: err, deferred: def, elapsed: time.Since(t)}
+		}()
+	}
+	ticker := time.NewTicker(x.e.opts.Heartbeat)
+	defer ticker.Stop()
+	stopped := false
+	for {
+		if ctx.Err() != nil || (!stopAt.IsZero() && time.Now().After(stopAt)) {
+			stopped = true
+		}
+		if !stopped {
+			for i := 0; i < n && running < x.e.opts.Parallelism; i++ {
+				if ready(i) {
+					start(i)
+				}
+			}
+		}
+		if running == 0 {
+			break
+		}
+		select {
+		case r := <-results:
+			running--
+			phase[r.i] = 2
+			a := actions[r.i]
+			applied[r.i].ElapsedMs = r.elapsed.Milliseconds()
+			if a.Action != Delete {
+				buildsLeft--
+			}
+			switch {
+			case r.err == nil:
+				applied[r.i].Status = StatusDone
+				x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: r.elapsed})
+				for _, j := range dependants[r.i] {
+					waiting[j]--
+				}
+			case r.deferred:
+				deferred = append(deferred, r.i)
+				applied[r.i].Error = r.err.Error()
+				x.e.emit(Event{Kind: EventDeferred, Address: a.Address, Action: a.Action, Err: r.err})
+			default:
+				applied[r.i].Status = StatusFailed
+				applied[r.i].Error = r.err.Error()
+				x.fail(r.err)
+				x.e.emit(Event{Kind: EventFailed, Address: a.Address, Action: a.Action, Err: r.err, Elapsed: r.elapsed})
+				for _, j := range dependants[r.i] {
+					skip(j, fmt.Sprintf("not run: %s failed", a.Address))
+				}
+				if a.Action != Delete {
+					buildFailed = true
+				}
+			}
+			if buildFailed {
+				for i := range actions {
+					if actions[i].Action == Delete && phase[i] == 0 {
+						skip(i, "not run: a create, update or replace failed, so nothing is destroyed")
+					}
+				}
+			}
+		case <-ticker.C:
+			var out []spec.Address
+			for i := range actions {
+				if phase[i] == 1 {
+					out = append(out, actions[i].Address)
+				}
+			}
+			x.e.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still working on %d action(s)", len(out))})
+		}
+	}
+	for i := range actions {
+		if phase[i] == 0 {
+			report.Incomplete = true
+		}
+	}
+	if !stopped {
+		x.retryRounds(ctx, deferred, applied)
+	} else {
+		for _, i := range deferred {
+			applied[i].Status = StatusNotStarted
+			report.Incomplete = true
+		}
+	}
+	report.Applied = applied
+	return report
+}
+
+// retryRounds retries refused orphan deletes. Orphans have no declaration
+// and so no edges: their order is discovered by retrying until a round
+// frees nothing. What is left then fails with the provider's own words.
+func (x *executor) retryRounds(ctx context.Context, deferred []int, applied []Applied) {
+	lastErr := map[int]error{}
+	for len(deferred) > 0 {
+		var still []int
+		for _, i := range deferred {
+			a := x.p.Actions[i]
+			t := time.Now()
+			err := x.execute(ctx, a)
+			applied[i].ElapsedMs += time.Since(t).Milliseconds()
+			switch {
+			case err == nil:
+				applied[i].Status, applied[i].Error = StatusDone, ""
+				x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Since(t)})
+			case opCode(err) == providers.Conflict:
+				lastErr[i] = err
+				still = append(still, i)
+			default:
+				applied[i].Status, applied[i].Error = StatusFailed, err.Error()
+				x.fail(err)
+				x.e.emit(Event{Kind: EventFailed, Address: a.Address, Action: a.Action, Err: err})
+			}
+		}
+		if len(still) == len(deferred) {
+			for _, i := range still {
+				err := lastErr[i]
+				applied[i].Status, applied[i].Error = StatusFailed, err.Error()
+				x.fail(err)
+				x.e.emit(Event{Kind: EventFailed, Address: x.p.Actions[i].Address, Action: Delete, Err: err})
+			}
+			return
+		}
+		deferred = still
+	}
+}
+
+func (x *executor) fail(err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.failures = append(x.failures, err)
+}
+
+// execute carries out one action and records it.
+func (x *executor) execute(ctx context.Context, a Action) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch a.Action {
+	case Adopt:
+		return nil // recorded before any mutation
+	case Create:
+		return x.create(ctx, a)
+	case Update:
+		return x.update(ctx, a)
+	case Replace:
+		from := a.Region
+		if old, moved := x.rn.moves[a.Address]; moved {
+			from = old
+		}
+		if err := x.remove(ctx, a.Address, from, false); err != nil {
+			return err
+		}
+		return x.create(ctx, a)
+	case Delete:
+		if err := x.remove(ctx, a.Address, a.Region, x.rn.orphans[a.Address]); err != nil {
+			return err
+		}
+		return x.record(func(l *state.Ledger) bool { return l.Remove(a.Address) })
+	case Forget:
+		return x.forget(ctx, a)
+	}
+	return fmt.Errorf("%s: unknown action %q", a.Address, a.Action)
+}
+
+func (x *executor) create(ctx context.Context, a Action) error {
+	d, _ := x.rn.model.Lookup(a.Address)
+	drv, err := x.e.driver(a.Address)
+	if err != nil {
+		return err
+	}
+	fields, err := x.res.target(ctx, d, true)
+	if err != nil {
+		return fmt.Errorf("%s: create: %w", a.Address, err)
+	}
+	owner := x.rn.model.Fleet
+	r, err := drv.Create(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner})
+	if err != nil {
+		if x.e.code(a.Address.Provider, err) != providers.AlreadyExists {
+			return x.e.wrap(a.Address, "create", err)
+		}
+		// Someone created it since the plan — perhaps this fleet, in a run
+		// that died before recording it. Ours is adopted; anything else is
+		// refused.
+		existing, rerr := drv.Read(ctx, d.Region, a.Address.Name)
+		if rerr != nil || existing.Owner != owner {
+			return x.e.wrap(a.Address, "create", err)
+		}
+		r = existing
+	}
+	if r.Region == "" {
+		r.Region = d.Region
+	}
+	x.rn.world.set(a.Address, r)
+	return x.record(func(l *state.Ledger) bool {
+		return l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
+	})
+}
+
+func (x *executor) update(ctx context.Context, a Action) error {
+	d, _ := x.rn.model.Lookup(a.Address)
+	drv, err := x.e.driver(a.Address)
+	if err != nil {
+		return err
+	}
+	fields, err := x.res.target(ctx, d, false)
+	if err != nil {
+		return fmt.Errorf("%s: update: %w", a.Address, err)
+	}
+	changed := make([]string, 0, len(a.Changes))
+	for _, c := range a.Changes {
+		changed = append(changed, c.Field)
+	}
+	r, err := drv.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: x.rn.model.Fleet}, changed)
+	if err != nil {
+		return x.e.wrap(a.Address, "update", err)
+	}
+	if r.Region == "" {
+		r.Region = d.Region
+	}
+	x.rn.world.set(a.Address, r)
+	return x.record(func(l *state.Ledger) bool {
+		return l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
+	})
+}
+
+// remove deletes a resource in region. An orphan's ownership is read again
+// first: between the plan and now someone may have taken it over.
+func (x *executor) remove(ctx context.Context, a spec.Address, region string, orphan bool) error {
+	drv, err := x.e.driver(a)
+	if err != nil {
+		return err
+	}
+	if orphan {
+		r, err := drv.Read(ctx, region, a.Name)
+		if err != nil {
+			if x.e.code(a.Provider, err) == providers.NotFound {
+				x.rn.world.drop(a)
+				return nil
+			}
+			return x.e.wrap(a, "delete", err)
+		}
+		if r.Owner != x.rn.model.Fleet {
+			return fmt.Errorf("%s: delete: no longer carries this fleet's %s tag (%s); refusing to delete it",
+				a, spec.OwnershipTagKey, ownerText(r.Owner))
+		}
+	}
+	t := providers.Target{Name: a.Name, Region: region, Owner: x.rn.model.Fleet}
+	if d, declared := x.rn.model.Lookup(a); declared {
+		t.Fields = x.literalFields(d)
+	}
+	if err := drv.Delete(ctx, t); err != nil && x.e.code(a.Provider, err) != providers.NotFound {
+		return x.e.wrap(a, "delete", err)
+	}
+	x.rn.world.drop(a)
+	return nil
+}
+
+// literalFields are the fields a delete may need (forceDestroy), without
+// evaluating anything that reads a secret or a later value.
+func (x *executor) literalFields(d *spec.Declared) map[string]any {
+	out := map[string]any{}
+	for name, v := range d.Fields {
+		if spec.IsLiteral(v) {
+			if val, ok := x.res.planValue(v); ok {
+				out[name] = val
+			}
+		}
+	}
+	return out
+}
+
+func (x *executor) forget(ctx context.Context, a Action) error {
+	if x.rn.release[a.Address] {
+		drv, err := x.e.driver(a.Address)
+		if err != nil {
+			return err
+		}
+		rel, ok := drv.(providers.Releaser)
+		if !ok {
+			return fmt.Errorf("%s: forget: the %s driver cannot remove the ownership tag; remove %s=%s by hand, then apply again",
+				a.Address, a.Address.Kind, spec.OwnershipTagKey, x.rn.model.Fleet)
+		}
+		if err := rel.Release(ctx, a.Region, a.Address.Name, x.rn.model.Fleet); err != nil && x.e.code(a.Address.Provider, err) != providers.NotFound {
+			return x.e.wrap(a.Address, "forget", err)
+		}
+	}
+	return x.record(func(l *state.Ledger) bool { return l.Remove(a.Address) })
+}
+
+// saveCache writes what the run last saw of every resource it knows.
+func (x *executor) saveCache() error {
+	c := cacheOf(x.rn.world)
+	if err := x.store.SaveCache(x.saveCtx, c); err != nil {
+		return fmt.Errorf("save the cache to %s: %w", x.store.Where(), err)
+	}
+	return nil
+}
+
+func cacheOf(w *world) *state.Cache {
+	c := state.NewCache()
+	now := time.Now().UTC()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for a, r := range w.m {
+		fields := map[string]any{}
+		for k, v := range r.Fields {
+			fields[k] = canon(v) // canon redacts a Sensitive, should a driver ever report one
+		}
+		c.Resources[a.String()] = state.Observed{Region: r.Region, Fields: fields, Attributes: r.Attributes, Owner: r.Owner, Seen: now}
+	}
+	return c
+}
+
+// Refresh observes the cloud and returns the cache to write. It changes
+// nothing, and never the ledger: observing is not a decision about what is
+// managed.
+func (e *Engine) Refresh(ctx context.Context, m *spec.Model, ledger *state.Ledger) ([]Account, *state.Cache, error) {
+	if ledger == nil {
+		ledger = state.NewLedger()
+	}
+	accounts, _, err := e.verifyAccounts(ctx, m, ledger)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := e.observe(ctx, interest(m, ledger))
+	if err != nil {
+		return nil, nil, err
+	}
+	return accounts, cacheOf(w), nil
+}
+
+// opCode returns the code an engine-wrapped error carries.
+func opCode(err error) providers.Code {
+	var op *opError
+	if errors.As(err, &op) {
+		return op.Code
+	}
+	return providers.Unknown
+}

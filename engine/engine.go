@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Backends are the clouds the engine can reach. A provider that is not
+	// here is unreachable: its ledger rows can be neither observed nor
+	// changed, and apply refuses rather than pretend (a placeholder is
+	// indistinguishable from a cloud that agreed).
+	Backends map[spec.Provider]providers.Backend
+	// Unreachable says, per provider, why there is no backend; it goes into
+	// the refusal.
+	Unreachable map[spec.Provider]string
+	// Getenv reads a secret's source variable; os.Getenv when nil.
+	Getenv func(string) string
+	// Parallelism bounds concurrent cloud calls while observing and
+	// concurrent actions while applying; 8 when zero.
+	Parallelism int
+	// Progress receives events as the engine works; it must be safe for
+	// concurrent use. Nil discards them.
+	Progress func(Event)
+	// Heartbeat is how often a long wait reports what is outstanding; 15s
+	// when zero.
+	Heartbeat time.Duration
+}
+
+// Engine plans and applies fleets.
+type Engine struct {
+	opts Options
+}
+
+// New returns an engine.
+func New(opts Options) *Engine {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = 8
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = 15 * time.Second
+	}
+	return &Engine{opts: opts}
+}
+
+// EventKind says what an event reports.
+type EventKind string
+
+const (
+	EventAccount  EventKind = "account"  // an account was verified
+	EventObserve  EventKind = "observe"  // a listing finished
+	EventStart    EventKind = "start"    // an action started
+	EventDone     EventKind = "done"     // an action succeeded
+	EventFailed   EventKind = "failed"   // an action failed
+	EventDeferred EventKind = "deferred" // an orphan delete was refused; it will be retried
+	EventWaiting  EventKind = "waiting"  // heartbeat: actions still running
+	EventWarning  EventKind = "warning"  // something the user should read
+)
+
+// Event is one progress report.
+type Event struct {
+	Kind    EventKind
+	Address spec.Address
+	Action  ActionKind
+	Message string
+	Err     error
+	Elapsed time.Duration
+	// Outstanding lists what a heartbeat is still waiting for.
+	Outstanding []spec.Address
+}
+
+func (e *Engine) emit(ev Event) {
+	if e.opts.Progress != nil {
+		e.opts.Progress(ev)
+	}
+}
+
+// opError wraps a cloud error once, with the address, the operation and
+// the code, so every message reads "aws/queues/jobs: update: throttled: …"
+// while errors.As still reaches the SDK's error.
+type opError struct {
+	Address spec.Address
+	Op      string
+	Code    providers.Code
+	Err     error
+}
+
+func (e *opError) Error() string {
+	if e.Code == providers.Unknown {
+		return fmt.Sprintf("%s: %s: %v", e.Address, e.Op, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %s: %v", e.Address, e.Op, e.Code, e.Err)
+}
+
+func (e *opError) Unwrap() error { return e.Err }
+
+func (e *Engine) wrap(a spec.Address, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &opError{Address: a, Op: op, Code: providers.CodeOf(e.opts.Backends[a.Provider], err), Err: err}
+}
+
+// code classifies a cloud error from provider p.
+func (e *Engine) code(p spec.Provider, err error) providers.Code {
+	return providers.CodeOf(e.opts.Backends[p], err)
+}
+
+func (e *Engine) driver(a spec.Address) (providers.Driver, error) {
+	b, ok := e.opts.Backends[a.Provider]
+	if !ok {
+		return nil, fmt.Errorf("%s: %s", a, e.unreachable(a.Provider))
+	}
+	d, ok := b.Driver(a.Kind)
+	if !ok {
+		return nil, fmt.Errorf("%s: the %s backend has no driver for kind %s yet", a, a.Provider, a.Kind)
+	}
+	return d, nil
+}
+
+func (e *Engine) unreachable(p spec.Provider) string {
+	if why := e.opts.Unreachable[p]; why != "" {
+		return why
+	}
+	return fmt.Sprintf("no %s backend was built", p)
+}
+
+// checkCtx turns a cancelled context into an error before a cloud call.
+func checkCtx(ctx context.Context) error { return ctx.Err() }

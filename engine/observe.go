@@ -1,0 +1,288 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// world is what the engine knows of the cloud: the resources it observed,
+// then what each action reported. Absent means observed absent.
+type world struct {
+	mu sync.Mutex
+	m  map[spec.Address]providers.Resource
+	// old holds a declared resource found in the region its ledger row
+	// records, when the document now places it elsewhere.
+	old map[spec.Address]providers.Resource
+}
+
+func newWorld() *world {
+	return &world{m: map[spec.Address]providers.Resource{}, old: map[spec.Address]providers.Resource{}}
+}
+
+func (w *world) getOld(a spec.Address) (providers.Resource, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.old[a]
+	return r, ok
+}
+
+func (w *world) get(a spec.Address) (providers.Resource, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.m[a]
+	return r, ok
+}
+
+func (w *world) set(a spec.Address, r providers.Resource) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.m[a] = r
+}
+
+func (w *world) put(a spec.Address, r providers.Resource, old bool) {
+	if old {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.old[a] = r
+		return
+	}
+	w.set(a, r)
+}
+
+func (w *world) drop(a spec.Address) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.m, a)
+}
+
+// listing is one list call: a kind in a region, and the names in it the
+// fleet cares about.
+type listing struct {
+	provider spec.Provider
+	kind     spec.Kind
+	region   string
+	names    map[string]bool
+	// old: names whose ledger row records this region while the document
+	// places them in another.
+	old map[string]bool
+}
+
+// interest collects, per provider, kind and region, the names to look for:
+// declared resources placed there and ledger rows recorded there. A
+// listing's answers are matched only against names placed in its region,
+// so a bucket named assets in one region never satisfies a declaration in
+// another.
+func interest(m *spec.Model, ledger *state.Ledger) []*listing {
+	byKey := map[string]*listing{}
+	at := func(p spec.Provider, k spec.Kind, region string) *listing {
+		key := string(p) + "/" + string(k) + "/" + region
+		l, ok := byKey[key]
+		if !ok {
+			l = &listing{provider: p, kind: k, region: region, names: map[string]bool{}, old: map[string]bool{}}
+			byKey[key] = l
+		}
+		return l
+	}
+	for _, d := range m.Resources {
+		if d.Region != "" {
+			at(d.Address.Provider, d.Address.Kind, d.Region).names[d.Address.Name] = true
+		}
+	}
+	for _, r := range ledger.Rows {
+		if d, declared := m.Lookup(r.Address()); declared && d.Region != r.Region {
+			at(r.Provider, r.Kind, r.Region).old[r.Name] = true
+			continue
+		}
+		at(r.Provider, r.Kind, r.Region).names[r.Name] = true
+	}
+	out := make([]*listing, 0, len(byKey))
+	for _, l := range byKey {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.provider != b.provider {
+			return a.provider < b.provider
+		}
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		return a.region < b.region
+	})
+	return out
+}
+
+// verifyAccounts establishes, before anything is listed, which account each
+// reachable provider's credentials belong to, and refuses a mismatch with
+// the fleet's stated account.
+func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *state.Ledger) ([]Account, []spec.Diagnostic, error) {
+	regions := m.Regions()
+	for _, r := range ledger.Rows {
+		regions[r.Provider] = appendUnique(regions[r.Provider], r.Region)
+	}
+	inScope := map[spec.Provider]bool{}
+	for _, p := range m.Providers() {
+		inScope[p] = true
+	}
+	for _, r := range ledger.Rows {
+		inScope[r.Provider] = true
+	}
+	var accounts []Account
+	var diags []spec.Diagnostic
+	for _, p := range spec.Providers {
+		if !inScope[p] {
+			continue
+		}
+		b, ok := e.opts.Backends[p]
+		if !ok {
+			declares := false
+			for _, d := range m.Resources {
+				declares = declares || d.Address.Provider == p
+			}
+			if declares {
+				return nil, nil, fmt.Errorf("%s: the fleet declares %s resources, but %s", p, p, e.unreachable(p))
+			}
+			n := 0
+			for _, r := range ledger.Rows {
+				if r.Provider == p {
+					n++
+				}
+			}
+			if n > 0 {
+				diags = append(diags, spec.Errorf(string(p),
+					"declare the cloud (its account in \"accounts\"), or point --state at the right ledger",
+					"the ledger records %d %s resource(s), but %s; apply refuses, because it would report them destroyed without deleting any",
+					n, p, e.unreachable(p)))
+			}
+			continue
+		}
+		if err := checkCtx(ctx); err != nil {
+			return nil, nil, err
+		}
+		got, err := b.Account(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: cannot establish the account of the credentials: %w", p, err)
+		}
+		if want, stated := m.Accounts[p]; stated && want != got {
+			return nil, nil, fmt.Errorf("%s: the credentials belong to account %s, but the fleet is for %s; refusing before listing anything (check AWS_PROFILE or the credentials in use)", p, got, want)
+		}
+		sort.Strings(regions[p])
+		accounts = append(accounts, Account{Provider: p, Account: got, Regions: regions[p]})
+		e.emit(Event{Kind: EventAccount, Message: fmt.Sprintf("%s: %s in %s ok", p, got, joinRegions(regions[p]))})
+	}
+	return accounts, diags, nil
+}
+
+// observe lists every (provider, kind, region) in scope and reads the
+// matching names a listing could not fully answer, with bounded
+// concurrency. Not found on read means absent; any other error fails the
+// run, naming what was being observed.
+func (e *Engine) observe(ctx context.Context, ls []*listing) (*world, error) {
+	w := newWorld()
+	type readReq struct {
+		addr   spec.Address
+		region string
+		old    bool
+	}
+	var mu sync.Mutex
+	var reads []readReq
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.Parallelism)
+	for _, l := range ls {
+		if _, ok := e.opts.Backends[l.provider]; !ok {
+			continue // unreachable: reported by verifyAccounts
+		}
+		l := l
+		g.Go(func() error {
+			d, err := e.driver(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
+			if err != nil {
+				return err
+			}
+			found, err := d.List(gctx, l.region)
+			if err != nil {
+				return fmt.Errorf("%s/%s in %s: list: %s: %w", l.provider, l.kind, l.region, e.code(l.provider, err), err)
+			}
+			e.emit(Event{Kind: EventObserve, Message: fmt.Sprintf("%s/%s in %s: %d found", l.provider, l.kind, l.region, len(found))})
+			for _, r := range found {
+				old := l.old[r.Name]
+				if !l.names[r.Name] && !old {
+					continue
+				}
+				a := spec.Address{Provider: l.provider, Kind: l.kind, Name: r.Name}
+				if r.Region == "" {
+					r.Region = l.region
+				}
+				if r.Complete {
+					w.put(a, r, old)
+					continue
+				}
+				mu.Lock()
+				reads = append(reads, readReq{a, l.region, old})
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.Parallelism)
+	for _, rq := range reads {
+		rq := rq
+		g.Go(func() error {
+			d, err := e.driver(rq.addr)
+			if err != nil {
+				return err
+			}
+			r, err := d.Read(gctx, rq.region, rq.addr.Name)
+			if err != nil {
+				if e.code(rq.addr.Provider, err) == providers.NotFound {
+					// Listed, then gone: absent, not a failure (eventual
+					// consistency).
+					return nil
+				}
+				return e.wrap(rq.addr, "read", err)
+			}
+			if r.Region == "" {
+				r.Region = rq.region
+			}
+			w.put(rq.addr, r, rq.old)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func appendUnique(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+func joinRegions(rs []string) string {
+	if len(rs) == 0 {
+		return "(no region)"
+	}
+	s := rs[0]
+	for _, r := range rs[1:] {
+		s += ", " + r
+	}
+	return s
+}

@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// PlanOptions shape a plan.
+type PlanOptions struct {
+	// Destroy plans the teardown of everything the fleet manages: the target
+	// declares nothing.
+	Destroy bool
+}
+
+// run is what Apply needs from the planning that the plan JSON must not
+// carry.
+type run struct {
+	model   *spec.Model
+	ledger  *state.Ledger
+	world   *world
+	destroy bool
+	// managed counts what the fleet manages now: ledger rows, and declared
+	// resources that exist and are ours. The brake compares against it.
+	managed int
+	// adopt are the rows to record before any mutation: every declared
+	// resource that exists and is ours, even with nothing to do.
+	adopt []state.Row
+	// drop are ledger rows to remove with the adoption (a bucket now
+	// declared under its twin kind).
+	drop []spec.Address
+	// orphans are deletes with no declaration and so no edges; a refused
+	// one is retried in rounds.
+	orphans map[spec.Address]bool
+	// release marks forgets whose resource still exists and carries our
+	// mark, to be removed.
+	release map[spec.Address]bool
+	// moves gives the old region of a resource the document moved.
+	moves map[spec.Address]string
+	// regions gives each action's region.
+	regions map[spec.Address]string
+}
+
+// Plan observes the cloud and computes what apply would do. It writes
+// nothing. A model with errors gets a plan with its diagnostics and no
+// actions, without contacting any cloud.
+func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnostic, ledger *state.Ledger, opts PlanOptions) (*Plan, error) {
+	if ledger == nil {
+		ledger = state.NewLedger()
+	}
+	p := &Plan{FormatVersion: FormatVersion, Fleet: m.Fleet, Destroy: opts.Destroy, Accounts: []Account{}, Actions: []Action{},
+		Diagnostics: append([]spec.Diagnostic{}, diags...)}
+	if spec.HasErrors(diags) {
+		p.ID = p.computeID()
+		return p, nil
+	}
+	accounts, adiags, err := e.verifyAccounts(ctx, m, ledger)
+	if err != nil {
+		return nil, err
+	}
+	p.Accounts = accounts
+	p.Diagnostics = append(p.Diagnostics, adiags...)
+	w, err := e.observe(ctx, interest(m, ledger))
+	if err != nil {
+		return nil, err
+	}
+	rn := &run{model: m, ledger: ledger.Clone(), world: w, destroy: opts.Destroy,
+		orphans: map[spec.Address]bool{}, release: map[spec.Address]bool{},
+		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}}
+	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w}
+	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}}
+	pl.declared()
+	pl.undeclared()
+
+	deps := map[spec.Address][]spec.Address{}
+	for _, d := range m.Resources {
+		deps[d.Address] = d.Deps()
+	}
+	ordered, err := order(pl.actions, deps)
+	if err != nil {
+		return nil, err
+	}
+	p.Actions = ordered
+	p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, pl.diags...))
+	p.summarize()
+	p.ID = p.computeID()
+	p.run = rn
+	return p, nil
+}
+
+type planner struct {
+	e       *Engine
+	m       *spec.Model
+	ledger  *state.Ledger
+	run     *run
+	w       *world
+	res     *resolver
+	actions []Action
+	diags   []spec.Diagnostic
+}
+
+func (pl *planner) add(a Action) {
+	pl.run.regions[a.Address] = a.Region
+	pl.actions = append(pl.actions, a)
+}
+
+func (pl *planner) warn(addr spec.Address, hint, format string, args ...any) {
+	d := spec.Warnf(addr.String(), hint, format, args...)
+	pl.diags = append(pl.diags, d)
+	pl.e.emit(Event{Kind: EventWarning, Address: addr, Message: d.Message})
+}
+
+// ownerText says whose a resource is, for warnings.
+func ownerText(owner string) string {
+	if owner == "" {
+		return "it carries no " + spec.OwnershipTagKey + " tag"
+	}
+	return fmt.Sprintf("it is tagged %s=%s", spec.OwnershipTagKey, owner)
+}
+
+// declared plans every declared resource. Creates and replaces are decided
+// first, so that a value read from one of them is known to be unknown.
+func (pl *planner) declared() {
+	type decision struct {
+		d      *spec.Declared
+		exists bool
+		ours   bool
+	}
+	var ds []decision
+	for i := range pl.m.Resources {
+		d := &pl.m.Resources[i]
+		a := d.Address
+		if rule, excluded := pl.m.Excluded(a); excluded {
+			pl.warn(a, "remove the declaration or the exclusion", "declared but excluded (%s): infra will not touch it", rule.Why)
+			continue
+		}
+		obs, exists := pl.w.get(a)
+		if !exists {
+			if old, moved := pl.w.getOld(a); moved && old.Owner == pl.m.Fleet {
+				pl.run.moves[a] = old.Region
+				pl.res.pending[a] = true
+				pl.run.managed++
+				continue
+			}
+			if !pl.run.destroy {
+				pl.res.pending[a] = true
+			}
+			ds = append(ds, decision{d: d})
+			continue
+		}
+		ours := obs.Owner == pl.m.Fleet
+		if ours {
+			pl.run.managed++
+			row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: obs.Region}
+			pl.run.adopt = append(pl.run.adopt, row)
+		}
+		ds = append(ds, decision{d: d, exists: true, ours: ours})
+	}
+	// A replace also makes what the resource publishes unknown; find them
+	// before computing any change that reads them.
+	for _, dc := range ds {
+		if dc.exists && dc.ours && !pl.run.destroy {
+			for _, c := range pl.res.diff(dc.d, mustGet(pl.w, dc.d.Address)) {
+				if c.ForcesReplacement {
+					pl.res.pending[dc.d.Address] = true
+				}
+			}
+		}
+	}
+	for a, from := range pl.run.moves {
+		d, _ := pl.m.Lookup(a)
+		if pl.run.destroy {
+			pl.add(Action{Address: a, Action: Delete, Region: from, Reason: "destroy"})
+			continue
+		}
+		changes := append([]Change{{Field: "region", Before: from, After: d.Region, ForcesReplacement: true}}, pl.res.createChanges(d)...)
+		pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes,
+			Reason: fmt.Sprintf("moves from %s to %s", from, d.Region)})
+	}
+	for _, dc := range ds {
+		d, a := dc.d, dc.d.Address
+		switch {
+		case !dc.exists && pl.run.destroy:
+			// Nothing to destroy; a stale ledger row is dropped below.
+		case !dc.exists:
+			pl.add(Action{Address: a, Action: Create, Region: d.Region, Changes: pl.res.createChanges(d)})
+		case !dc.ours:
+			obs := mustGet(pl.w, a)
+			pl.warn(a, "tag it "+spec.OwnershipTagKey+"="+pl.m.Fleet+" to manage it, or rename the declaration",
+				"declared and exists, but %s; it will not be changed or destroyed by this fleet", ownerText(obs.Owner))
+		case pl.run.destroy:
+			pl.add(Action{Address: a, Action: Delete, Region: mustGet(pl.w, a).Region, Reason: "destroy"})
+		default:
+			obs := mustGet(pl.w, a)
+			changes := pl.res.diff(d, obs)
+			kind := Update
+			for _, c := range changes {
+				if c.ForcesReplacement {
+					kind = Replace
+				}
+			}
+			row, recorded := pl.ledger.Get(a)
+			switch {
+			case len(changes) == 0 && (!recorded || row.Region != obs.Region):
+				pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Reason: "exists and is tagged for this fleet; recording it in the ledger"})
+			case len(changes) == 0:
+			case kind == Replace:
+				pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Reason: replaceReason(changes)})
+			default:
+				pl.add(Action{Address: a, Action: Update, Region: d.Region, Changes: changes})
+			}
+		}
+	}
+}
+
+func replaceReason(changes []Change) string {
+	var fields []string
+	for _, c := range changes {
+		if c.ForcesReplacement {
+			fields = append(fields, c.Field)
+		}
+	}
+	sort.Strings(fields)
+	s := ""
+	for i, f := range fields {
+		if i > 0 {
+			s += ", "
+		}
+		s += f
+	}
+	return s + " forces replacement"
+}
+
+func mustGet(w *world, a spec.Address) (r providers.Resource) {
+	r, _ = w.get(a)
+	return r
+}
+
+// undeclared plans the ledger rows the document no longer declares, and the
+// forgets.
+func (pl *planner) undeclared() {
+	forget := map[spec.Address]bool{}
+	for _, a := range pl.m.Forget {
+		forget[a] = true
+		if _, recorded := pl.ledger.Get(a); !recorded {
+			pl.warn(a, "remove the forget line", "forget: not in the ledger, nothing to forget")
+		}
+	}
+	twins := map[string]spec.Address{}
+	for _, d := range pl.m.Resources {
+		twins[physicalKey(d.Address)] = d.Address
+	}
+	for _, row := range pl.ledger.Rows {
+		a := row.Address()
+		if _, declared := pl.m.Lookup(a); declared && !pl.run.destroy {
+			continue
+		}
+		if _, declared := pl.m.Lookup(a); declared && pl.run.destroy {
+			if _, exists := pl.w.get(a); exists {
+				continue // planned by declared()
+			}
+			if _, moved := pl.run.moves[a]; moved {
+				continue
+			}
+		}
+		obs, exists := pl.w.get(a)
+		if !pl.run.destroy {
+			if twin, ok := twins[physicalKey(a)]; ok && twin != a {
+				// The same bucket, now declared under its other kind: the
+				// declaration's row replaces this one, and nothing is
+				// deleted.
+				pl.run.drop = append(pl.run.drop, a)
+				if exists && obs.Owner == pl.m.Fleet {
+					pl.run.managed++
+				}
+				continue
+			}
+		}
+		if rule, excluded := pl.m.Excluded(a); excluded {
+			pl.warn(a, "forget it to drop the ledger row", "in the ledger but excluded (%s): left alone", rule.Why)
+			continue
+		}
+		switch {
+		case forget[a]:
+			if exists && obs.Owner == pl.m.Fleet {
+				pl.run.release[a] = true
+			}
+			pl.add(Action{Address: a, Action: Forget, Region: row.Region, Reason: "forget: the ledger row goes, the resource stays"})
+		case !exists:
+			pl.add(Action{Address: a, Action: Forget, Region: row.Region, Reason: "no longer exists in the cloud; dropping the ledger row"})
+		case obs.Owner != pl.m.Fleet:
+			pl.warn(a, "forget it to drop the ledger row", "in the ledger, but %s; left alone", ownerText(obs.Owner))
+		default:
+			pl.run.managed++
+			pl.run.orphans[a] = true
+			reason := "no longer declared"
+			if pl.run.destroy {
+				reason = "destroy"
+			}
+			pl.add(Action{Address: a, Action: Delete, Region: row.Region, Reason: reason})
+		}
+	}
+}
+
+func physicalKey(a spec.Address) string {
+	return string(a.Provider) + "/" + spec.PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
+}

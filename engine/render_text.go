@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+// TextOptions shape the terminal rendering.
+type TextOptions struct {
+	// Color adds ANSI colours; the CLI sets it only on a TTY without
+	// NO_COLOR. Without it the text is identical minus the escapes.
+	Color bool
+}
+
+const (
+	ansiReset   = "\x1b[0m"
+	ansiRed     = "\x1b[31m"
+	ansiGreen   = "\x1b[32m"
+	ansiYellow  = "\x1b[33m"
+	ansiBlue    = "\x1b[34m"
+	ansiMagenta = "\x1b[35m"
+	ansiDim     = "\x1b[2m"
+)
+
+var actionStyle = map[ActionKind]struct{ symbol, color string }{
+	Create:  {"  +", ansiGreen},
+	Update:  {"  ~", ansiYellow},
+	Replace: {"-/+", ansiMagenta},
+	Delete:  {"  -", ansiRed},
+	Adopt:   {"  =", ansiBlue},
+	Forget:  {"  #", ansiBlue},
+}
+
+// RenderText writes the plan as the terminal shows it: the account lines,
+// one line per action in dependency order, then the count line.
+func RenderText(w io.Writer, p *Plan, opts TextOptions) error {
+	paint := func(color, s string) string {
+		if !opts.Color || color == "" {
+			return s
+		}
+		return color + s + ansiReset
+	}
+	var b strings.Builder
+	for _, a := range p.Accounts {
+		fmt.Fprintf(&b, "%s: %s in %s ok\n", a.Provider, a.Account, joinRegions(a.Regions))
+	}
+	width := 36
+	for _, a := range p.Actions {
+		if n := len(a.Address.String()); n > width {
+			width = n
+		}
+	}
+	for _, a := range p.Actions {
+		st := actionStyle[a.Action]
+		detail := actionDetail(a)
+		line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, a.Address, a.Action)
+		line = paint(st.color, line)
+		if detail != "" {
+			line += " " + paint(ansiDim, detail)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	b.WriteString(SummaryLine(p) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SummaryLine is the count line.
+func SummaryLine(p *Plan) string {
+	s := p.Summary
+	if len(p.Actions) == 0 {
+		return "No changes. The cloud matches the fleet."
+	}
+	line := fmt.Sprintf("Plan: %d to create, %d to update, %d to replace, %d to delete", s.Create, s.Update, s.Replace, s.Delete)
+	if s.Adopt > 0 {
+		line += fmt.Sprintf(", %d to adopt", s.Adopt)
+	}
+	if s.Forget > 0 {
+		line += fmt.Sprintf(", %d to forget", s.Forget)
+	}
+	return line + "."
+}
+
+func actionDetail(a Action) string {
+	switch a.Action {
+	case Update, Replace:
+		var parts []string
+		for _, c := range a.Changes {
+			if a.Action == Replace && !c.ForcesReplacement {
+				continue
+			}
+			part := c.Field + ": " + FormatValue(c, true) + " -> " + FormatValue(c, false)
+			if c.ForcesReplacement {
+				part += " (forces replacement)"
+			}
+			parts = append(parts, part)
+		}
+		return strings.Join(parts, ", ")
+	case Delete, Adopt, Forget:
+		if a.Reason != "" {
+			return "(" + a.Reason + ")"
+		}
+	}
+	return ""
+}
+
+// FormatValue renders one side of a change for people: JSON for values,
+// and the words every renderer uses for what must not or cannot be shown.
+func FormatValue(c Change, before bool) string {
+	if c.Sensitive {
+		return spec.Redacted
+	}
+	v := c.After
+	if before {
+		v = c.Before
+	} else if c.KnownAfterApply {
+		return "(known after apply)"
+	}
+	if v == nil {
+		return "(unset)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// RenderJSON writes the plan JSON.
+func RenderJSON(w io.Writer, p *Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(p)
+}
+
+// DecodePlan reads plan JSON written by RenderJSON.
+func DecodePlan(data []byte) (*Plan, error) {
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("not a plan file infra wrote: %w", err)
+	}
+	if p.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("plan format version %d, but this build understands %d; plan again with this build", p.FormatVersion, FormatVersion)
+	}
+	if !strings.HasPrefix(p.ID, "sha256:") {
+		return nil, fmt.Errorf("not a plan file infra wrote: no id")
+	}
+	return &p, nil
+}

@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// resolver evaluates spec values against the world. At plan time a value
+// that depends on something not yet applied is unknown; at apply time
+// everything it depends on has been applied (the scheduler saw to it), so
+// it must be known, and secrets are settled.
+type resolver struct {
+	e     *Engine
+	m     *spec.Model
+	w     *world
+	fleet string
+	// pending holds the resources whose observed attributes the plan will
+	// change (create, replace): what they publish is known only after apply.
+	pending map[spec.Address]bool
+}
+
+// planValue returns v as a plain JSON-like value, or known=false when it
+// depends on a value only the apply will know. It never reads a secret.
+func (r *resolver) planValue(v spec.Value) (any, bool) {
+	switch x := v.(type) {
+	case spec.Lit:
+		return x.V, true
+	case spec.List:
+		out := make([]any, len(x))
+		for i, y := range x {
+			val, ok := r.planValue(y)
+			if !ok {
+				return nil, false
+			}
+			out[i] = val
+		}
+		return out, true
+	case spec.Map:
+		out := make(map[string]any, len(x))
+		for k, y := range x {
+			val, ok := r.planValue(y)
+			if !ok {
+				return nil, false
+			}
+			out[k] = val
+		}
+		return out, true
+	case spec.Ref:
+		// A reference resolves to the referenced resource's identity, its
+		// name, which is known before anything runs.
+		return x.To.Name, true
+	case spec.Observed:
+		if r.pending[x.Of] {
+			return nil, false
+		}
+		res, ok := r.w.get(x.Of)
+		if !ok {
+			return nil, false
+		}
+		val, ok := res.Attributes[x.Attribute]
+		return val, ok
+	case spec.Composed:
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			val, ok := r.planValue(a)
+			if !ok {
+				return nil, false
+			}
+			s, isStr := val.(string)
+			if !isStr {
+				s = fmt.Sprint(val)
+			}
+			args[i] = s
+		}
+		s, err := spec.Format(x.Format, args)
+		if err != nil {
+			return nil, false
+		}
+		return s, true
+	}
+	// SecretValue and FromEnv are never evaluated while planning.
+	return nil, false
+}
+
+// applyValue evaluates v for a driver call. A value built from a secret is a
+// spec.Sensitive.
+func (r *resolver) applyValue(ctx context.Context, v spec.Value) (any, error) {
+	switch x := v.(type) {
+	case spec.Lit:
+		return x.V, nil
+	case spec.List:
+		out := make([]any, len(x))
+		for i, y := range x {
+			val, err := r.applyValue(ctx, y)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = val
+		}
+		return out, nil
+	case spec.Map:
+		out := make(map[string]any, len(x))
+		for k, y := range x {
+			val, err := r.applyValue(ctx, y)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = val
+		}
+		return out, nil
+	case spec.Ref:
+		return x.To.Name, nil
+	case spec.Observed:
+		res, ok := r.w.get(x.Of)
+		if !ok {
+			return nil, fmt.Errorf("%s does not exist, so its %s is unknown", x.Of, x.Attribute)
+		}
+		val, ok := res.Attributes[x.Attribute]
+		if !ok || val == "" {
+			return nil, fmt.Errorf("%s has not published %q", x.Of, x.Attribute)
+		}
+		return val, nil
+	case spec.SecretValue:
+		return r.secret(ctx, x.Of)
+	case spec.FromEnv:
+		val := r.e.opts.Getenv(x.Var)
+		if val == "" {
+			return nil, fmt.Errorf("environment variable %s is not set", x.Var)
+		}
+		return spec.NewSensitive(val), nil
+	case spec.Composed:
+		args := make([]string, len(x.Args))
+		sensitive := false
+		for i, a := range x.Args {
+			val, err := r.applyValue(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			switch s := val.(type) {
+			case spec.Sensitive:
+				sensitive = true
+				args[i] = s.Reveal()
+			case string:
+				args[i] = s
+			default:
+				args[i] = fmt.Sprint(s)
+			}
+		}
+		s, err := spec.Format(x.Format, args)
+		if err != nil {
+			return nil, err
+		}
+		if sensitive {
+			return spec.NewSensitive(s), nil
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("cannot evaluate %T", v)
+}
+
+// secret settles one of the fleet's secrets: from its declared source when
+// that is available in this run, else from the cloud. The value is handed
+// to one driver call and never kept.
+func (r *resolver) secret(ctx context.Context, a spec.Address) (spec.Sensitive, error) {
+	d, ok := r.m.Lookup(a)
+	if !ok {
+		return spec.Sensitive{}, fmt.Errorf("%s is not declared", a)
+	}
+	src := d.Fields["value"]
+	if env, isEnv := src.(spec.FromEnv); isEnv {
+		if val := r.e.opts.Getenv(env.Var); val != "" {
+			return spec.NewSensitive(val), nil
+		}
+		// The variable is not set in this run; the secret was created
+		// earlier, so the cloud has the value.
+	} else if src != nil {
+		val, err := r.applyValue(ctx, src)
+		if err == nil {
+			switch s := val.(type) {
+			case spec.Sensitive:
+				return s, nil
+			case string:
+				return spec.NewSensitive(s), nil
+			}
+		}
+	}
+	drv, err := r.e.driver(a)
+	if err != nil {
+		return spec.Sensitive{}, err
+	}
+	reader, ok := drv.(providers.SecretReader)
+	if !ok {
+		if env, isEnv := src.(spec.FromEnv); isEnv {
+			return spec.Sensitive{}, fmt.Errorf("the value of %s comes from %s, which is not set", a, env.Var)
+		}
+		return spec.Sensitive{}, fmt.Errorf("the value of %s cannot be read back from %s", a, a.Provider)
+	}
+	val, err := reader.ReadSecretValue(ctx, d.Region, a.Name)
+	if err != nil {
+		if env, isEnv := src.(spec.FromEnv); isEnv {
+			return spec.Sensitive{}, fmt.Errorf("the value of %s: %s is not set, and reading it from the cloud failed: %w", a, env.Var, err)
+		}
+		return spec.Sensitive{}, fmt.Errorf("read the value of %s: %w", a, err)
+	}
+	return val, nil
+}
+
+// target builds a driver's target fields for a declared resource. At create
+// (fill) unset fields with a default get it; an update sends only what the
+// document sets.
+func (r *resolver) target(ctx context.Context, d *spec.Declared, fill bool) (map[string]any, error) {
+	info, _ := spec.Lookup(d.Address.Kind)
+	out := map[string]any{}
+	for _, f := range info.Fields {
+		v, set := d.Fields[f.Name]
+		if !set {
+			if fill && f.Default != nil {
+				out[f.Name] = f.Default
+			}
+			continue
+		}
+		var val any
+		var err error
+		switch {
+		case f.Secret && f.Type == spec.TypeRef:
+			// A reference to a secret hands the driver the secret's value
+			// (a database's master password), read once, at this call.
+			val, err = r.secret(ctx, v.(spec.Ref).To)
+		case f.Secret && f.Type == spec.TypeRefMap:
+			m := map[string]any{}
+			for k, ref := range v.(spec.Map) {
+				s, serr := r.secret(ctx, ref.(spec.Ref).To)
+				if serr != nil {
+					err = serr
+					break
+				}
+				m[k] = s
+			}
+			val = m
+		default:
+			val, err = r.applyValue(ctx, v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		out[f.Name] = val
+	}
+	return out, nil
+}

@@ -1,4 +1,0 @@
-package engine
-
-// run is filled in by the planner.
-type run struct{}

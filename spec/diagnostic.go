@@ -56,19 +56,7 @@ func HasErrors(ds []Diagnostic) bool {
 // message, and removes exact duplicates. The order is total, so the same
 // input always prints the same table.
 func SortDiagnostics(ds []Diagnostic) []Diagnostic {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i], ds[j]
-		if a.Address != b.Address {
-			return a.Address < b.Address
-		}
-		if a.Severity != b.Severity {
-			return a.Severity == Error
-		}
-		if a.Message != b.Message {
-			return a.Message < b.Message
-		}
-		return a.Hint < b.Hint
-	})
+	sort.SliceStable(ds, func(i, j int) bool { return diagnosticLess(ds[i], ds[j]) })
 	out := ds[:0]
 	for i, d := range ds {
 		if i > 0 && d == ds[i-1] {
@@ -77,4 +65,19 @@ func SortDiagnostics(ds []Diagnostic) []Diagnostic {
 		out = append(out, d)
 	}
 	return out
+}
+
+// diagnosticLess is the table's order: address, then errors before
+// warnings, then message, then hint.
+func diagnosticLess(a, b Diagnostic) bool {
+	if a.Address != b.Address {
+		return a.Address < b.Address
+	}
+	if a.Severity != b.Severity {
+		return a.Severity == Error
+	}
+	if a.Message != b.Message {
+		return a.Message < b.Message
+	}
+	return a.Hint < b.Hint
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
+	"strings"
 )
 
 // APIVersion is the version of the fleet document this build writes.
@@ -25,9 +27,11 @@ type Document struct {
 	Resources  []Resource          `json:"resources"`
 	Forget     []string            `json:"forget,omitempty"`
 
-	// unknown holds top-level keys this build does not know, reported by
-	// Validate rather than refused by the decoder.
-	unknown []string
+	// extra holds top-level keys this build does not know, compacted.
+	// Validate reports them rather than the decoder refusing them, so they
+	// come out with every other problem; the encoder writes them back, so
+	// decoding and encoding never loses what was written.
+	extra map[string]json.RawMessage
 }
 
 // Exclusion names what must never be touched, and why.
@@ -35,6 +39,8 @@ type Exclusion struct {
 	// Address is provider/kind/name; the name may end in * to match a prefix.
 	Address string `json:"address"`
 	Why     string `json:"why"`
+
+	extra map[string]json.RawMessage
 }
 
 // Resource is one declared resource.
@@ -45,6 +51,10 @@ type Resource struct {
 	// Spec holds the fields as JSON trees. An absent field is unknown: never
 	// compared, never a reason to act.
 	Spec map[string]any `json:"spec"`
+
+	// extra holds keys other than address, region and spec, such as a
+	// field written beside spec instead of inside it.
+	extra map[string]json.RawMessage
 }
 
 var documentKeys = map[string]bool{
@@ -64,9 +74,9 @@ func DecodeDocument(data []byte) (*Document, error) {
 		return nil, errors.New("the fleet document is not a JSON object")
 	}
 	var doc Document
-	for _, k := range sortedKeys(top) {
+	for k, v := range top {
 		if !documentKeys[k] {
-			doc.unknown = append(doc.unknown, k)
+			doc.extra = addExtra(doc.extra, k, v)
 		}
 	}
 	// Decode the known keys one by one so the error names the key.
@@ -86,6 +96,24 @@ func DecodeDocument(data []byte) (*Document, error) {
 		if err := json.Unmarshal(raw, f.dst); err != nil {
 			return nil, fmt.Errorf("the fleet document's %q has the wrong shape: %w", f.key, err)
 		}
+	}
+	// The encoder writes no resources as [] and leaves out empty optional
+	// keys, so decode absent, null and empty alike: decoding what the
+	// encoder wrote must give the same value.
+	if doc.Resources == nil {
+		doc.Resources = []Resource{}
+	}
+	if len(doc.Accounts) == 0 {
+		doc.Accounts = nil
+	}
+	if len(doc.Placement) == 0 {
+		doc.Placement = nil
+	}
+	if len(doc.Exclusions) == 0 {
+		doc.Exclusions = nil
+	}
+	if len(doc.Forget) == 0 {
+		doc.Forget = nil
 	}
 	return &doc, nil
 }
@@ -114,28 +142,172 @@ func EncodeDocument(doc *Document) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MarshalJSON writes resources as an empty list rather than null.
+// MarshalJSON writes resources as an empty list rather than null, and the
+// unknown keys back.
 func (d Document) MarshalJSON() ([]byte, error) {
 	type plain Document
 	p := plain(d)
 	if p.Resources == nil {
 		p.Resources = []Resource{}
 	}
-	return json.Marshal(p)
+	return marshalWithExtra(p, d.extra)
 }
 
-// MarshalJSON writes an empty spec as {} rather than null.
+// MarshalJSON writes an empty spec as {} rather than null, and the unknown
+// keys back.
 func (r Resource) MarshalJSON() ([]byte, error) {
 	type plain Resource
 	p := plain(r)
 	if p.Spec == nil {
 		p.Spec = map[string]any{}
 	}
-	return json.Marshal(p)
+	return marshalWithExtra(p, r.extra)
 }
 
-// UnknownKeys returns the top-level keys this build did not recognise.
-func (d *Document) UnknownKeys() []string { return append([]string(nil), d.unknown...) }
+// UnmarshalJSON keeps the keys a resource does not have, for Validate.
+func (r *Resource) UnmarshalJSON(b []byte) error {
+	type plain Resource
+	var p plain
+	extra, err := decodeObject(b, &p)
+	if err != nil {
+		return err
+	}
+	*r = Resource(p)
+	r.extra = extra
+	// An absent, null and empty spec all mean "no field set"; decode them
+	// alike so that decoding what the encoder wrote gives the same value.
+	if r.Spec == nil {
+		r.Spec = map[string]any{}
+	}
+	return nil
+}
+
+// MarshalJSON writes the unknown keys back.
+func (x Exclusion) MarshalJSON() ([]byte, error) {
+	type plain Exclusion
+	return marshalWithExtra(plain(x), x.extra)
+}
+
+// UnmarshalJSON keeps the keys an exclusion does not have, for Validate.
+func (x *Exclusion) UnmarshalJSON(b []byte) error {
+	type plain Exclusion
+	var p plain
+	extra, err := decodeObject(b, &p)
+	if err != nil {
+		return err
+	}
+	*x = Exclusion(p)
+	x.extra = extra
+	return nil
+}
+
+// UnknownKeys returns the top-level keys this build did not recognise,
+// sorted.
+func (d *Document) UnknownKeys() []string { return sortedKeys(d.extra) }
+
+// UnknownKeys returns the keys of the resource other than address, region
+// and spec, sorted.
+func (r *Resource) UnknownKeys() []string { return sortedKeys(r.extra) }
+
+// UnknownKeys returns the keys of the exclusion other than address and why,
+// sorted.
+func (x *Exclusion) UnknownKeys() []string { return sortedKeys(x.extra) }
+
+// decodeObject decodes the JSON object b into dst, a pointer to a struct
+// with no custom decoder, and returns the keys dst has no field for.
+// The common case, no unknown key, costs one strict decode.
+func decodeObject(b []byte, dst any) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err == nil {
+		return nil, nil
+	}
+	// Either a key is unknown or the shape is wrong: decode leniently, then
+	// find the keys the struct did not take. A failed strict decode may have
+	// filled dst partly, and json merges into maps, so start from zero.
+	reflect.ValueOf(dst).Elem().SetZero()
+	if err := json.Unmarshal(b, dst); err != nil {
+		return nil, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	known := jsonKeys(reflect.TypeOf(dst).Elem())
+	var extra map[string]json.RawMessage
+	for k, v := range all {
+		if !known[strings.ToLower(k)] {
+			extra = addExtra(extra, k, v)
+		}
+	}
+	return extra, nil
+}
+
+// jsonKeys returns the lower-cased JSON names of a struct's exported
+// fields; encoding/json matches them case-insensitively.
+func jsonKeys(t reflect.Type) map[string]bool {
+	keys := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		keys[strings.ToLower(name)] = true
+	}
+	return keys
+}
+
+// addExtra stores an unknown key's value compacted, so that a document
+// decoded from indented and from compact JSON holds the same bytes.
+func addExtra(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		// v came out of a successful decode, so it is valid JSON.
+		buf.Reset()
+		buf.Write(v)
+	}
+	m[k] = buf.Bytes()
+	return m
+}
+
+// marshalWithExtra marshals v, then adds the unknown keys it was decoded
+// with. Known keys win: an unknown key never shadows one this build writes.
+func marshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
+	b, err := marshal(v)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	for k, x := range extra {
+		if _, known := all[k]; !known {
+			all[k] = x
+		}
+	}
+	return marshal(all)
+}
+
+// marshal is json.Marshal without HTML escaping: a document is not HTML,
+// and "a&b" should stay readable in a tag value. The outer encoder's
+// SetEscapeHTML does not reach inside a MarshalJSON method.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
 
 // Lookup returns the declared resource with the given address text.
 func (d *Document) Lookup(addr string) (*Resource, bool) {

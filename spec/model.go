@@ -145,7 +145,7 @@ func ValidFleetName(name string) bool { return fleetNameRE.MatchString(name) }
 func Compile(doc *Document) (*Model, []Diagnostic) {
 	c := &compiler{doc: doc, m: &Model{index: map[Address]int{}}}
 	if doc == nil {
-		return c.m, []Diagnostic{Errorf("document", "", "no fleet document")}
+		return c.m, []Diagnostic{Errorf("document", "pass a decoded infra/v1 document", "no fleet document")}
 	}
 	c.header()
 	c.resources()
@@ -173,8 +173,12 @@ func (c *compiler) header() {
 		c.add(Errorf("apiVersion", "this build reads infra/v1; upgrade infra to read a newer document",
 			"unknown apiVersion %q", doc.APIVersion))
 	}
-	for _, k := range doc.unknown {
-		c.add(Errorf(k, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources and forget",
+	for _, k := range doc.UnknownKeys() {
+		where := k
+		if where == "" {
+			where = "document"
+		}
+		c.add(Errorf(where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources and forget",
 			"unknown key %q", k))
 	}
 	c.m.Fleet = doc.Fleet
@@ -220,8 +224,15 @@ func (c *compiler) header() {
 				"exclusion %d: %q is not an address", i+1, x.Address))
 			continue
 		}
+		for _, k := range x.UnknownKeys() {
+			c.add(Errorf(where, "an exclusion's keys are address and why", "exclusion %d: unknown key %q", i+1, k))
+		}
 		prefix := strings.HasSuffix(parts[2], "*")
 		a := Address{Provider: Provider(parts[0]), Kind: Kind(parts[1]), Name: strings.TrimSuffix(parts[2], "*")}
+		if strings.Contains(a.Name, "*") {
+			c.add(Errorf(where, "a * may only end the name: provider/kind/prefix* matches every name with that prefix",
+				"exclusion %d: %q has a * inside the name", i+1, x.Address))
+		}
 		if !a.Provider.Known() {
 			c.add(Errorf(where, knownProvidersHint(), "exclusion of unknown provider %q", a.Provider))
 		} else if _, ok := Lookup(a.Kind); !ok {
@@ -241,12 +252,22 @@ func (c *compiler) region(where string, p Provider, written string) (string, boo
 	if ok {
 		return code, true
 	}
-	hint := "known " + string(p) + " regions: " + strings.Join(Regions(p), ", ") +
-		`; for a region infra's table lacks write "raw:` + written + `"`
+	known := "known " + string(p) + " regions: " + strings.Join(Regions(p), ", ")
 	if owner, found := RegionOwner(written); found && owner != p {
-		c.add(Errorf(where, hint, "%q is a %s region, not a %s one", written, owner, p))
+		// The author named a place, on the wrong cloud: say what p calls
+		// that place, or that p has nothing there.
+		hint := known
+		if l, ok := LocalityOf(owner, written); ok {
+			if code, ok := RegionAt(p, l); ok {
+				hint = "the " + string(p) + " region at " + string(l) + " is " + code
+			} else {
+				hint = string(p) + " has no region at " + string(l) + "; " + known
+			}
+		}
+		c.add(Errorf(where, hint, "%q is a region of %s, not of %s", written, owner, p))
 		return "", false
 	}
+	hint := known + `; for a region infra's table lacks write "raw:` + written + `"`
 	c.add(Errorf(where, hint, "unknown %s region %q", p, written))
 	return "", false
 }
@@ -277,19 +298,31 @@ func (c *compiler) resources() {
 			continue
 		}
 		if msg := checkName(a.Name); msg != "" {
-			c.add(Errorf(where, "", "%s", msg))
+			c.add(Errorf(where, "a name is 1–255 characters with no space or control character", "%s", msg))
 		}
-		if _, dup := c.m.index[a]; dup {
+		for _, k := range r.UnknownKeys() {
+			hint := "a resource's keys are address, region and spec"
+			if _, isField := info.Field(k); isField {
+				hint = "move " + strconv.Quote(k) + " into spec"
+			}
+			c.add(Errorf(where, hint, "unknown key %q", k))
+		}
+		// A duplicate stays out of the model, but its fields are still
+		// checked, so that renaming it does not uncover a second round of
+		// errors.
+		dup := false
+		key := string(a.Provider) + "/" + PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
+		if _, found := c.m.index[a]; found {
 			c.add(Errorf(where, "names are a resource's identity within its provider and kind; rename one",
 				"duplicate address"))
-			continue
+			dup = true
+		} else if other, found := physical[key]; found {
+			c.add(Errorf(where, "an S3 bucket is both object-store and s3-bucket (a Scaleway container both compute and scaleway-container); keep one declaration",
+				"%s and %s are the same physical resource", other, a))
+			dup = true
+		} else {
+			physical[key] = a
 		}
-		key := string(a.Provider) + "/" + PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
-		if other, dup := physical[key]; dup {
-			c.add(Errorf(where, "", "%s and %s are the same physical resource; declare it once", other, a))
-			continue
-		}
-		physical[key] = a
 
 		d := Declared{Address: a, Fields: map[string]Value{}}
 		switch {
@@ -311,7 +344,7 @@ func (c *compiler) resources() {
 			}
 			v, err := Decode(f, r.Spec[name])
 			if err != nil {
-				c.add(Errorf(where, f.Doc, "field %q: %v", name, err))
+				c.add(Errorf(where, fieldHint(f), "field %q: %v", name, err))
 				continue
 			}
 			if f.Name == "instanceType" {
@@ -326,10 +359,13 @@ func (c *compiler) resources() {
 		}
 		for _, f := range info.Fields {
 			if _, set := r.Spec[f.Name]; f.Required && !set {
-				c.add(Errorf(where, f.Doc, "missing required field %q", f.Name))
+				c.add(Errorf(where, "add "+strconv.Quote(f.Name)+" to spec: "+fieldHint(f), "missing required field %q", f.Name))
 			}
 		}
 		c.portability(where, a, d)
+		if dup {
+			continue
+		}
 		c.m.index[a] = len(c.m.Resources)
 		c.m.Resources = append(c.m.Resources, d)
 	}
@@ -425,8 +461,8 @@ func (c *compiler) ref(where string, d Declared, f Field, to Address) {
 		return
 	}
 	if f.SameProvider && to.Provider != d.Address.Provider {
-		c.add(Errorf(where, "", "field %q refers to %s on another cloud; it must be a %s resource",
-			f.Name, to, d.Address.Provider))
+		c.add(Errorf(where, "refer to a "+string(d.Address.Provider)+" resource of kind "+kindList(f.RefKinds),
+			"field %q refers to %s on another cloud; it must be a %s resource", f.Name, to, d.Address.Provider))
 		return
 	}
 	if f.RegionLocal && t.Region != "" && d.Region != "" && t.Region != d.Region {
@@ -449,10 +485,22 @@ func (c *compiler) cycles() {
 }
 
 func (c *compiler) forgets() {
-	for _, s := range c.doc.Forget {
+	for i, s := range c.doc.Forget {
 		a, err := ParseAddress(s)
 		if err != nil {
-			c.add(Errorf(s, "an address is provider/kind/name", "forget: %v", err))
+			where := s
+			if where == "" {
+				where = "forget[" + strconv.Itoa(i) + "]"
+			}
+			c.add(Errorf(where, "an address is provider/kind/name", "forget: %v", err))
+			continue
+		}
+		if !a.Provider.Known() {
+			c.add(Errorf(s, knownProvidersHint(), "forget of unknown provider %q", a.Provider))
+			continue
+		}
+		if info, ok := Lookup(a.Kind); !ok || !info.OfferedBy(a.Provider) {
+			c.add(Errorf(s, knownKindsHint(a.Provider), "forget: %s has no kind %q", a.Provider, a.Kind))
 			continue
 		}
 		if _, declared := c.m.Lookup(a); declared {
@@ -599,6 +647,25 @@ func knownKindsHint(p Provider) string {
 		s = append(s, string(k.Kind))
 	}
 	return string(p) + " kinds: " + strings.Join(s, ", ")
+}
+
+// fieldHint says what a field wants, with its documentation when it has some.
+func fieldHint(f Field) string {
+	h := "it is " + article(f.Type.String()) + " " + f.Type.String()
+	if len(f.RefKinds) > 0 {
+		h += " to " + kindList(f.RefKinds)
+	}
+	if f.Doc != "" {
+		h += "; " + f.Doc
+	}
+	return h
+}
+
+func article(s string) string {
+	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func fieldsHint(info *KindInfo) string {

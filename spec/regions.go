@@ -74,7 +74,9 @@ func RegionAt(p Provider, l Locality) (string, bool) {
 // LocalityOf returns the locality of provider p's region code.
 func LocalityOf(p Provider, code string) (Locality, bool) {
 	for _, row := range localityTable {
-		if row.Codes[p] == code {
+		// Compare only where p has a code: a locality p lacks must not match
+		// the empty code.
+		if c, ok := row.Codes[p]; ok && c == code {
 			return row.Locality, true
 		}
 	}

@@ -1,0 +1,84 @@
+package spec
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"sort"
+	"testing"
+)
+
+// FuzzValidate feeds arbitrary bytes to DecodeDocument and Validate. Neither
+// may panic on any input: a document is user input. Where the bytes decode,
+// the codec must round-trip, and the rows must be sorted and the same for
+// the document and its re-encoding.
+//
+//	go test ./spec -run '^$' -fuzz FuzzValidate -fuzztime 60s
+func FuzzValidate(f *testing.F) {
+	for _, path := range codecFixtures {
+		if data, err := os.ReadFile(path); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(docJSON(nil, sgWeb, queueJobs, dbSecret, instance("web-1", `"region": "eu-west-1", `))))
+	f.Add([]byte(`{"apiVersion": "infra/v1", "resources": [{"address": "aws/secrets/a", "spec": {"value":
+		{"composed": {"format": "{0}{{}}{1}", "args": [{"secretValue": "aws/secrets/a"}, {"observed": "x/y/z", "attribute": ""}]}}}}]}`))
+	f.Add([]byte(`{"resources": [null, {}, {"address": "aws/aws-instance/x", "spec": {"instanceType": "raw:"}}], "forget": ["a"]}`))
+	f.Add([]byte(`{"exclusions": [{"address": "a/b/*c*"}], "placement": {"aws": ""}, "accounts": {"gcp": ""}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := DecodeDocument(data)
+		if err != nil {
+			return
+		}
+		rows := Validate(d)
+		if !sort.SliceIsSorted(rows, func(i, j int) bool { return diagnosticLess(rows[i], rows[j]) }) {
+			t.Fatalf("rows not sorted: %v", rows)
+		}
+		for _, r := range rows {
+			if r.Address == "" || r.Message == "" {
+				t.Fatalf("row without address or message: %#v", r)
+			}
+		}
+		d2 := checkRoundTrip(t, d)
+		if rows2 := Validate(d2); !reflect.DeepEqual(rows, rows2) {
+			t.Fatalf("re-encoded document validates differently:\n%v\n%v", rows, rows2)
+		}
+	})
+}
+
+// FuzzValidateResource reaches further than raw bytes usually do: it puts an
+// arbitrary address, region, field name and field value into an otherwise
+// valid document, so the fuzzer spends its time in Decode, the expression
+// checks and the region and instance-type tables rather than in JSON syntax.
+func FuzzValidateResource(f *testing.F) {
+	f.Add("aws/aws-instance/x", "", "instanceType", []byte(`"t3.32xlarge"`))
+	f.Add("aws/secrets/x", "raw:", "value", []byte(`{"composed": {"format": "{0}{{", "args": [{"secretValue": "aws/secrets/x"}]}}`))
+	f.Add("scaleway/compute/x", "eu-west-3", "namespace", []byte(`{"ref": "aws/security-group/web"}`))
+	f.Add("aws/compute/x", "eu-west-1", "env", []byte(`{"A": {"observed": "aws/queues/jobs", "attribute": "url"}}`))
+	f.Add("aws/security-group/x", "", "ingress", []byte(`[{"port": 65536, "cidr": "x"}]`))
+	f.Add("scaleway/scaleway-container/x", "fr-par", "secretEnv", []byte(`{"K": {"ref": "scaleway/secrets/k"}}`))
+	f.Fuzz(func(t *testing.T, addr, region, field string, value []byte) {
+		var v any
+		if json.Unmarshal(value, &v) != nil {
+			return
+		}
+		r := map[string]any{"address": addr, "region": region, "spec": map[string]any{field: v}}
+		rb, err := json.Marshal(r)
+		if err != nil {
+			return
+		}
+		d, err := DecodeDocument([]byte(docJSON(nil, sgWeb, queueJobs, dbSecret, string(rb))))
+		if err != nil {
+			t.Fatalf("a document built from valid JSON failed to decode: %v", err)
+		}
+		m, rows := Compile(d)
+		for _, r := range rows {
+			if r.Address == "" || r.Message == "" || r.Hint == "" {
+				t.Fatalf("row without address, message or hint: %#v", r)
+			}
+		}
+		if !HasErrors(rows) && len(m.Resources) != len(d.Resources) {
+			t.Fatalf("no error, but the model holds %d of %d resources", len(m.Resources), len(d.Resources))
+		}
+	})
+}

@@ -1,0 +1,365 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// row is the part of a diagnostic a rule test pins down: where and what.
+// Every row must also carry a hint; checkRows asserts that separately so the
+// tables stay readable.
+type row struct{ addr, msg string }
+
+// header is a valid document header; a test replaces the keys it is about.
+var header = [][2]string{
+	{"apiVersion", `"infra/v1"`},
+	{"fleet", `"shop"`},
+	{"accounts", `{"aws": "123456789012", "scaleway": "11111111-2222-3333-4444-555555555555"}`},
+	{"placement", `{"aws": "eu-west-3", "scaleway": "fr-par"}`},
+}
+
+// docJSON builds a document from the header, with the keys in over replaced
+// or added (an empty value removes the key), and the given resources.
+func docJSON(over map[string]string, resources ...string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, kv := range header {
+		v := kv[1]
+		if o, ok := over[kv[0]]; ok {
+			v = o
+		}
+		seen[kv[0]] = true
+		if v != "" {
+			parts = append(parts, fmt.Sprintf("%q: %s", kv[0], v))
+		}
+	}
+	for _, k := range sortedKeys(over) {
+		if !seen[k] && over[k] != "" {
+			parts = append(parts, fmt.Sprintf("%q: %s", k, over[k]))
+		}
+	}
+	parts = append(parts, `"resources": [`+strings.Join(resources, ",\n")+`]`)
+	return "{" + strings.Join(parts, ",\n") + "}"
+}
+
+func validateJSON(t *testing.T, doc string) []Diagnostic {
+	t.Helper()
+	d, err := DecodeDocument([]byte(doc))
+	if err != nil {
+		t.Fatalf("decode: %v\n%s", err, doc)
+	}
+	return Validate(d)
+}
+
+// checkRows asserts that got holds exactly the wanted error rows, in order,
+// each with a hint that says how to fix it.
+func checkRows(t *testing.T, got []Diagnostic, want ...row) {
+	t.Helper()
+	var gotRows []row
+	for _, d := range got {
+		gotRows = append(gotRows, row{d.Address, d.Message})
+		if d.Severity != Error {
+			t.Errorf("row %v: severity %s, want error", d, d.Severity)
+		}
+		if strings.TrimSpace(d.Hint) == "" {
+			t.Errorf("row %v has no hint", d)
+		}
+	}
+	if !slices.Equal(gotRows, want) {
+		t.Errorf("rows:\n%s\nwant:\n%s", fmtRows(gotRows), fmtRows(want))
+	}
+}
+
+func fmtRows(rs []row) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "  %s: %s\n", r.addr, r.msg)
+	}
+	if len(rs) == 0 {
+		b.WriteString("  (none)\n")
+	}
+	return b.String()
+}
+
+const (
+	sgWeb     = `{"address": "aws/security-group/web", "spec": {"description": "web tier"}}`
+	queueJobs = `{"address": "aws/queues/jobs", "spec": {"visibilityTimeoutSec": 30}}`
+	dbSecret  = `{"address": "aws/secrets/db-password", "spec": {"value": {"fromEnv": "DB_PASSWORD"}}}`
+)
+
+func instance(name, extra string) string {
+	return `{"address": "aws/aws-instance/` + name + `", ` + extra + `"spec": {"imageId": "latest",
+		"instanceType": "t3.micro", "securityGroup": {"ref": "aws/security-group/web"}}}`
+}
+
+func TestValidAcceptsBaseDocument(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, sgWeb, queueJobs, dbSecret, instance("web-1", ""))))
+}
+
+func TestCheckRefusesUnknownAPIVersion(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"apiVersion": `"infra/v2"`}, queueJobs)),
+		row{"apiVersion", `unknown apiVersion "infra/v2"`})
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"apiVersion": ""}, queueJobs)),
+		row{"apiVersion", "the document has no apiVersion"})
+}
+
+func TestCheckRefusesUnknownProvider(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "gcp/queues/jobs", "spec": {}}`)),
+		row{"gcp/queues/jobs", `unknown provider "gcp"`})
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"placement": `{"aws": "eu-west-3", "gcp": "europe-west9"}`}, queueJobs)),
+		row{"placement.gcp", `unknown provider "gcp"`})
+}
+
+func TestCheckRefusesUnknownKind(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/queue/jobs", "spec": {}}`)),
+		row{"aws/queue/jobs", `unknown kind "queue"`})
+	// A kind that exists, on a cloud that does not offer it.
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/scaleway-function/f", "spec": {}}`)),
+		row{"aws/scaleway-function/f", `aws has no kind "scaleway-function"`})
+}
+
+func TestCheckRefusesUnknownField(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/queues/jobs", "spec": {"visibilityTimeout": 30}}`)),
+		row{"aws/queues/jobs", `unknown field "visibilityTimeout" for kind queues`})
+	// A field written beside spec instead of inside it.
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/queues/jobs", "visibilityTimeoutSec": 30, "spec": {}}`)),
+		row{"aws/queues/jobs", `unknown key "visibilityTimeoutSec"`})
+	// An unknown top-level key.
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"resource": `[]`}, queueJobs)),
+		row{"resource", `unknown key "resource"`})
+}
+
+func TestCheckRefusesMissingRequiredField(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/security-group/web", "spec": {}}`)),
+		row{"aws/security-group/web", `missing required field "description"`})
+}
+
+func TestCheckRefusesDuplicateAddress(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, queueJobs)),
+		row{"aws/queues/jobs", "duplicate address"})
+	// An S3 bucket is both object-store and s3-bucket.
+	checkRows(t, validateJSON(t, docJSON(nil,
+		`{"address": "aws/object-store/assets", "spec": {}}`,
+		`{"address": "aws/s3-bucket/assets", "spec": {}}`)),
+		row{"aws/s3-bucket/assets", "aws/object-store/assets and aws/s3-bucket/assets are the same physical resource"})
+}
+
+// A duplicate's own mistakes come out in the same run, not after the rename.
+func TestCheckDuplicateStillChecksFields(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/queues/jobs", "spec": {"visibilityTimeoutSec": "long"}}`)),
+		row{"aws/queues/jobs", "duplicate address"},
+		row{"aws/queues/jobs", `field "visibilityTimeoutSec": want integer, got the string "long"`})
+}
+
+func TestCheckRefusesReferenceNotInDocument(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, instance("web-1", ""))),
+		row{"aws/aws-instance/web-1", `field "securityGroup" refers to aws/security-group/web, which is not in the document`})
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/compute/api", "spec": {"image": "app:1",
+		"executionRole": "arn:aws:iam::123456789012:role/api", "env": {"Q": {"observed": "aws/queues/gone", "attribute": "url"}}}}`)),
+		row{"aws/compute/api", `field "env" reads aws/queues/gone, which is not in the document`})
+}
+
+func TestCheckRefusesReferenceOfWrongKind(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/postgres/main", "spec": {"masterUsername": "dbadmin",
+		"masterPasswordSecret": {"ref": "aws/queues/jobs"}}}`)),
+		row{"aws/postgres/main", `field "masterPasswordSecret" refers to aws/queues/jobs, which is a queues`})
+	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/secrets/url", "spec": {"value":
+		{"composed": {"format": "{0}", "args": [{"secretValue": "aws/queues/jobs"}]}}}}`)),
+		row{"aws/secrets/url", `field "value" reads the secret value of aws/queues/jobs, which is a queues`})
+	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/secrets/url", "spec": {"value":
+		{"composed": {"format": "{0}", "args": [{"observed": "aws/queues/jobs", "attribute": "endpoint"}]}}}}`)),
+		row{"aws/secrets/url", `field "value" reads attribute "endpoint", which aws/queues/jobs does not publish`})
+}
+
+func TestCheckRefusesCycleNamingMembers(t *testing.T) {
+	// a reads the database's endpoint, the database's password is b, and b
+	// is composed from a: nothing can be created first.
+	got := validateJSON(t, docJSON(nil,
+		`{"address": "aws/secrets/a", "spec": {"value": {"composed": {"format": "{0}",
+			"args": [{"observed": "aws/postgres/db", "attribute": "endpoint"}]}}}}`,
+		`{"address": "aws/postgres/db", "spec": {"masterUsername": "dbadmin", "masterPasswordSecret": {"ref": "aws/secrets/b"}}}`,
+		`{"address": "aws/secrets/b", "spec": {"value": {"composed": {"format": "{0}", "args": [{"secretValue": "aws/secrets/a"}]}}}}`,
+		dbSecret))
+	checkRows(t, got, row{"aws/postgres/db", "dependency cycle among: aws/postgres/db, aws/secrets/a, aws/secrets/b"})
+	// A resource that depends on itself is a cycle of one.
+	checkRows(t, validateJSON(t, docJSON(nil,
+		`{"address": "aws/secrets/a", "spec": {"value": {"composed": {"format": "{0}", "args": [{"secretValue": "aws/secrets/a"}]}}}}`)),
+		row{"aws/secrets/a", "dependency cycle among: aws/secrets/a"})
+}
+
+func TestCheckRefusesForgetOfDeclared(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"forget": `["aws/queues/jobs", "aws/queues/old"]`}, queueJobs)),
+		row{"aws/queues/jobs", "forget of a resource that is still declared"})
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"forget": `["aws/queue/old"]`}, queueJobs)),
+		row{"aws/queue/old", `forget: aws has no kind "queue"`})
+}
+
+func TestCheckRefusesComposedSecretWithNoDependency(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/secrets/token", "spec": {"value":
+		{"composed": {"format": "hunter{0}", "args": ["2"]}}}}`)),
+		row{"aws/secrets/token", "composed secret with no dependency is a plaintext in disguise"})
+	// A plain string is refused by the decoder's own rule.
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/secrets/token", "spec": {"value": "hunter2"}}`)),
+		row{"aws/secrets/token", `field "value": a secret's value is never written in the document: use {"fromEnv": "VAR"} or {"composed": …}`})
+}
+
+func TestCheckRefusesRegionNotInTable(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"placement": `{"aws": "eu-west-9"}`}, queueJobs)),
+		row{"placement.aws", `unknown aws region "eu-west-9"`})
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/queues/jobs", "region": "mars-1", "spec": {}}`)),
+		row{"aws/queues/jobs", `unknown aws region "mars-1"`})
+	// The empty code is in no table, though some rows of it have no code
+	// for a cloud.
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"placement": `{"aws": ""}`})),
+		row{"placement.aws", `unknown aws region ""`})
+}
+
+func TestCheckRefusesAWSRegionForScaleway(t *testing.T) {
+	got := validateJSON(t, docJSON(nil, `{"address": "scaleway/queues/jobs", "region": "eu-west-3", "spec": {}}`))
+	checkRows(t, got, row{"scaleway/queues/jobs", `"eu-west-3" is a region of aws, not of scaleway`})
+	if len(got) == 1 && got[0].Hint != "the scaleway region at paris is fr-par" {
+		t.Errorf("hint: %q", got[0].Hint)
+	}
+	got = validateJSON(t, docJSON(map[string]string{"placement": `{"scaleway": "eu-west-1"}`}))
+	checkRows(t, got, row{"placement.scaleway", `"eu-west-1" is a region of aws, not of scaleway`})
+	if len(got) == 1 && !strings.HasPrefix(got[0].Hint, "scaleway has no region at ireland") {
+		t.Errorf("hint: %q", got[0].Hint)
+	}
+}
+
+func TestCheckRefusesInvalidInstanceType(t *testing.T) {
+	got := validateJSON(t, docJSON(nil, sgWeb, `{"address": "aws/aws-instance/big", "spec": {"imageId": "latest",
+		"instanceType": "t3.32xlarge", "securityGroup": {"ref": "aws/security-group/web"}}}`))
+	checkRows(t, got, row{"aws/aws-instance/big", `invalid instance type "t3.32xlarge"`})
+	if len(got) == 1 && (!strings.Contains(got[0].Hint, "t3 sizes: nano,") || !strings.Contains(got[0].Hint, `"raw:t3.32xlarge"`)) {
+		t.Errorf("hint should list t3's sizes and the raw escape: %q", got[0].Hint)
+	}
+}
+
+func TestCheckRefusesBadFleetName(t *testing.T) {
+	for _, name := range []string{"Shop", "", "1shop", "shop.prod", "-shop", strings.Repeat("a", 64)} {
+		checkRows(t, validateJSON(t, docJSON(map[string]string{"fleet": fmt.Sprintf("%q", name)}, queueJobs)),
+			row{"fleet", fmt.Sprintf("invalid fleet name %q", name)})
+	}
+	for _, name := range []string{"s", "shop_prod-2", strings.Repeat("a", 63)} {
+		checkRows(t, validateJSON(t, docJSON(map[string]string{"fleet": fmt.Sprintf("%q", name)}, queueJobs)))
+	}
+}
+
+func TestCheckRefusesExclusionWithoutWhy(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"exclusions": `[{"address": "aws/queues/legacy*", "why": " "},
+		{"address": "aws/queues/kept", "why": "the data team's"}]`}, queueJobs)),
+		row{"aws/queues/legacy*", "exclusion without why"})
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"exclusions": `[{"address": "aws/queues/legacy", "reason": "x"}]`}, queueJobs)),
+		row{"aws/queues/legacy", "exclusion 1: unknown key \"reason\""},
+		row{"aws/queues/legacy", "exclusion without why"})
+}
+
+func TestCheckRefusesRegionLocalReferenceAcrossRegions(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, sgWeb, instance("web-1", `"region": "eu-west-1", `))),
+		row{"aws/aws-instance/web-1", `field "securityGroup" refers to aws/security-group/web in eu-west-3, ` +
+			`but this resource is in eu-west-1; a security-group cannot cross regions`})
+	// The raw escape resolves before the comparison: the same region
+	// written two ways is one region.
+	checkRows(t, validateJSON(t, docJSON(nil, sgWeb, instance("web-1", `"region": "raw:eu-west-3", `))))
+}
+
+func TestCheckRefusesCrossCloudWhereSameProvider(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(nil, dbSecret, `{"address": "scaleway/postgres/main", "spec": {"masterUsername": "dbadmin",
+		"masterPasswordSecret": {"ref": "aws/secrets/db-password"}}}`)),
+		row{"scaleway/postgres/main", `field "masterPasswordSecret" refers to aws/secrets/db-password on another cloud; it must be a scaleway resource`})
+}
+
+// Every rule at once: one document, one row per mistake, sorted.
+func TestCheckReportsEverythingAtOnceSorted(t *testing.T) {
+	got := validateJSON(t, docJSON(map[string]string{
+		"apiVersion": `"infra/v9"`,
+		"fleet":      `"Shop"`,
+		"forget":     `["aws/queues/jobs"]`,
+		"exclusions": `[{"address": "aws/queues/x"}]`,
+	},
+		queueJobs,
+		`{"address": "gcp/queues/jobs", "spec": {}}`,
+		`{"address": "aws/security-group/web", "spec": {"colour": "red"}}`,
+		instance("web-1", `"region": "eu-west-1", `),
+	))
+	checkRows(t, got,
+		row{"apiVersion", `unknown apiVersion "infra/v9"`},
+		row{"aws/aws-instance/web-1", `field "securityGroup" refers to aws/security-group/web in eu-west-3, ` +
+			`but this resource is in eu-west-1; a security-group cannot cross regions`},
+		row{"aws/queues/jobs", "forget of a resource that is still declared"},
+		row{"aws/queues/x", "exclusion without why"},
+		row{"aws/security-group/web", `missing required field "description"`},
+		row{"aws/security-group/web", `unknown field "colour" for kind security-group`},
+		row{"fleet", `invalid fleet name "Shop"`},
+		row{"gcp/queues/jobs", `unknown provider "gcp"`},
+	)
+	// The same document, its resources in the opposite order, gives the
+	// same table.
+	again := validateJSON(t, docJSON(map[string]string{
+		"apiVersion": `"infra/v9"`,
+		"fleet":      `"Shop"`,
+		"forget":     `["aws/queues/jobs"]`,
+		"exclusions": `[{"address": "aws/queues/x"}]`,
+	},
+		instance("web-1", `"region": "eu-west-1", `),
+		`{"address": "aws/security-group/web", "spec": {"colour": "red"}}`,
+		`{"address": "gcp/queues/jobs", "spec": {}}`,
+		queueJobs,
+	))
+	if !slices.Equal(got, again) {
+		t.Errorf("order depends on the document's order:\n%v\n%v", got, again)
+	}
+}
+
+// The acceptance fixture of issue 2: 20 resources, six different mistakes,
+// six rows each with its address; the fixed document has none. The CLI
+// tests reuse these files.
+func TestCheckFixtures(t *testing.T) {
+	broken := readDoc(t, "testdata/check-broken.json")
+	fixed := readDoc(t, "testdata/check-fixed.json")
+	for _, d := range []*Document{broken, fixed} {
+		if len(d.Resources) != 20 {
+			t.Errorf("fixture has %d resources, want 20", len(d.Resources))
+		}
+	}
+	checkRows(t, Validate(broken),
+		row{"aws/aws-instance/web-2", `invalid instance type "t3.32xlarge"`},
+		row{"aws/postgres/main", `field "masterPasswordSecret" refers to aws/secrets/db-pasword, which is not in the document`},
+		row{"aws/queues/emails", `unknown field "visibilityTimeout" for kind queues`},
+		row{"aws/secrets/db-url", "composed secret with no dependency is a plaintext in disguise"},
+		row{"aws/security-group/web", `missing required field "description"`},
+		row{"scaleway/object-store/shop-media", `"eu-west-3" is a region of aws, not of scaleway`},
+	)
+	checkRows(t, Validate(fixed))
+	// Both clouds and every kind, so the fixture exercises the whole table
+	// rather than one corner of it.
+	kinds := map[string]bool{}
+	for _, r := range fixed.Resources {
+		a, _ := ParseAddress(r.Address)
+		kinds[string(a.Kind)] = true
+	}
+	if len(kinds) != len(Kinds()) {
+		t.Errorf("fixture uses %d kinds, want all %d: %v", len(kinds), len(Kinds()), kinds)
+	}
+}
+
+func readDoc(t testing.TB, path string) *Document {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DecodeDocument(b)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return d
+}
+
+func TestValidateNilDocument(t *testing.T) {
+	checkRows(t, Validate(nil), row{"document", "no fleet document"})
+}

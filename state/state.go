@@ -128,7 +128,10 @@ type Lock interface {
 
 // Store keeps one fleet's ledger and cache. Saves are guarded: a save that
 // would overwrite a change made since this store last loaded or saved fails
-// instead of losing it.
+// with a *ConflictError instead of losing it, and writes nothing. A ledger
+// must be loaded before it is saved (a save of one never read succeeds only
+// if there is none); a cache, written whole from what a run observed, may be
+// saved without being read.
 type Store interface {
 	// Lock takes the fleet's lock. A lock that is already held is a
 	// *LockedError naming the holder.

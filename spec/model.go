@@ -434,7 +434,7 @@ func (c *compiler) references() {
 							"field %q reads the value of %s, which is not in the document", name, e.Of))
 					case t.Address.Kind != Secrets:
 						c.add(Errorf(where, "secretValue reads a secrets resource",
-							"field %q reads the secret value of %s, which is a %s", name, e.Of, t.Address.Kind))
+							"field %q reads the secret value of %s, which is of kind %s", name, e.Of, t.Address.Kind))
 					}
 				}
 			})
@@ -457,7 +457,7 @@ func (c *compiler) ref(where string, d Declared, f Field, to Address) {
 	}
 	if len(f.RefKinds) > 0 && !containsKind(f.RefKinds, to.Kind) {
 		c.add(Errorf(where, "it accepts: "+kindList(f.RefKinds),
-			"field %q refers to %s, which is a %s", f.Name, to, to.Kind))
+			"field %q refers to %s, which is of kind %s", f.Name, to, to.Kind))
 		return
 	}
 	if f.SameProvider && to.Provider != d.Address.Provider {

@@ -151,7 +151,7 @@ func TestCheckRefusesDuplicateAddress(t *testing.T) {
 func TestCheckDuplicateStillChecksFields(t *testing.T) {
 	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/queues/jobs", "spec": {"visibilityTimeoutSec": "long"}}`)),
 		row{"aws/queues/jobs", "duplicate address"},
-		row{"aws/queues/jobs", `field "visibilityTimeoutSec": want integer, got the string "long"`})
+		row{"aws/queues/jobs", `field "visibilityTimeoutSec": want an integer, got the string "long"`})
 }
 
 func TestCheckRefusesReferenceNotInDocument(t *testing.T) {
@@ -165,10 +165,10 @@ func TestCheckRefusesReferenceNotInDocument(t *testing.T) {
 func TestCheckRefusesReferenceOfWrongKind(t *testing.T) {
 	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/postgres/main", "spec": {"masterUsername": "dbadmin",
 		"masterPasswordSecret": {"ref": "aws/queues/jobs"}}}`)),
-		row{"aws/postgres/main", `field "masterPasswordSecret" refers to aws/queues/jobs, which is a queues`})
+		row{"aws/postgres/main", `field "masterPasswordSecret" refers to aws/queues/jobs, which is of kind queues`})
 	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/secrets/url", "spec": {"value":
 		{"composed": {"format": "{0}", "args": [{"secretValue": "aws/queues/jobs"}]}}}}`)),
-		row{"aws/secrets/url", `field "value" reads the secret value of aws/queues/jobs, which is a queues`})
+		row{"aws/secrets/url", `field "value" reads the secret value of aws/queues/jobs, which is of kind queues`})
 	checkRows(t, validateJSON(t, docJSON(nil, queueJobs, `{"address": "aws/secrets/url", "spec": {"value":
 		{"composed": {"format": "{0}", "args": [{"observed": "aws/queues/jobs", "attribute": "endpoint"}]}}}}`)),
 		row{"aws/secrets/url", `field "value" reads attribute "endpoint", which aws/queues/jobs does not publish`})

@@ -265,7 +265,7 @@ func Decode(f Field, raw any) (Value, error) {
 			return out, nil
 		}
 	}
-	return nil, fmt.Errorf("want %s, got %s", f.Type, describe(raw))
+	return nil, fmt.Errorf("want %s %s, got %s", article(f.Type.String()), f.Type, describe(raw))
 }
 
 func decodeRef(raw any) (Value, error) {

@@ -5,18 +5,139 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
 
 	"github.com/infra-iac/infra/spec"
+)
+
+// Exit codes, documented in docs/cli.md.
+const (
+	ExitOK      = 0
+	ExitError   = 1
+	ExitChanges = 2 // plan --detailed-exitcode: changes present
+	ExitUsage   = 64
 )
 
 // Main runs the infra command with os.Args and returns the exit code.
 func Main() int { return Run(os.Args[1:], nil) }
 
-// Run runs one command line. When doc is not nil it is the fleet document
-// (a fleet program passes the one it built) and --fleet is not consulted.
+// Run runs one command line with the real factory. When doc is not nil it
+// is the fleet document (a fleet program passes the one it built) and
+// --fleet is not consulted.
 func Run(args []string, doc *spec.Document) int {
-	fmt.Fprintln(os.Stderr, "error: the infra CLI is being built")
-	return 1
+	return RunWith(DefaultFactory(), args, doc)
+}
+
+// RunWith runs one command line with the given factory.
+func RunWith(f *Factory, args []string, doc *spec.Document) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	g := &globals{f: f, doc: doc}
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var code exitError
+	if errors.As(err, &code) {
+		if code.err != nil {
+			g.printError(code.err)
+		}
+		return code.code
+	}
+	var usage usageError
+	if errors.As(err, &usage) {
+		fmt.Fprintf(f.IO.ErrOut, "usage: %v\nRun 'infra --help' for usage.\n", usage.err)
+		return ExitUsage
+	}
+	g.printError(err)
+	return ExitError
+}
+
+// globals are the flags every verb shares.
+type globals struct {
+	f       *Factory
+	doc     *spec.Document
+	fleet   string
+	state   string
+	noColor bool
+}
+
+func (g *globals) io() *IOStreams {
+	s := g.f.IO
+	if g.noColor || g.f.Getenv("NO_COLOR") != "" {
+		s.NoColor = true
+	}
+	return s
+}
+
+func (g *globals) printError(err error) {
+	msg := "error: " + err.Error()
+	if g.io().ColorEnabled() {
+		msg = "\x1b[31m" + msg + "\x1b[0m"
+	}
+	fmt.Fprintln(g.f.IO.ErrOut, msg)
+}
+
+// exitError ends a command with a code; err, when set, is printed.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit %d", e.code)
+}
+
+// usageError is a command line that does not parse.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "infra",
+		Short: "Typed, CI-native infrastructure as code for AWS and Scaleway",
+		Long: `infra plans and applies fleets of cloud resources declared in Go or in an
+infra/v1 JSON document. See docs/cli.md.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.fleet, "fleet", "", "fleet program directory or .json document (default ./infra if it exists, else fleet.json)")
+	pf.StringVar(&g.state, "state", ".infra", "state location: a directory")
+	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newUnlock(g))
+	for _, c := range root.Commands() {
+		c.Args = wrapArgs(c.Args)
+	}
+	return root
+}
+
+// wrapArgs makes an argument-count mistake a usage error.
+func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	if check == nil {
+		check = cobra.NoArgs
+	}
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
 }

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+type checkOptions struct {
+	json bool
+}
+
+func newCheck(g *globals) *cobra.Command {
+	opts := &checkOptions{}
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Check the fleet offline: every problem at once, no credentials needed",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runCheck(c, g, opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.json, "json", false, "print the diagnostics as JSON")
+	return c
+}
+
+func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
+	doc, err := g.loadDocument(c.Context())
+	if err != nil {
+		return err
+	}
+	diags := spec.Validate(doc)
+	out := g.io().Out
+	if opts.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if diags == nil {
+			diags = []spec.Diagnostic{}
+		}
+		if err := enc.Encode(struct {
+			Diagnostics []spec.Diagnostic `json:"diagnostics"`
+		}{diags}); err != nil {
+			return err
+		}
+	} else {
+		printDiagnostics(out, diags, g.io().ColorEnabled())
+		errs, warns := countDiagnostics(diags)
+		if errs+warns == 0 {
+			fmt.Fprintf(out, "ok: fleet %s, %d resource(s), no problems\n", doc.Fleet, len(doc.Resources))
+		} else {
+			fmt.Fprintf(out, "%d error(s), %d warning(s)\n", errs, warns)
+		}
+	}
+	if spec.HasErrors(diags) {
+		return exitError{code: ExitError}
+	}
+	return nil
+}
+
+func countDiagnostics(ds []spec.Diagnostic) (errs, warns int) {
+	for _, d := range ds {
+		if d.Severity == spec.Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// printDiagnostics writes one row per diagnostic: severity, address,
+// message, and the hint that says how to fix it.
+func printDiagnostics(w io.Writer, ds []spec.Diagnostic, color bool) {
+	for _, d := range ds {
+		sev := string(d.Severity)
+		if color {
+			if d.Severity == spec.Error {
+				sev = "\x1b[31m" + sev + "\x1b[0m"
+			} else {
+				sev = "\x1b[33m" + sev + "\x1b[0m"
+			}
+		}
+		line := fmt.Sprintf("%s: %s: %s", sev, d.Address, d.Message)
+		if d.Hint != "" {
+			line += " (hint: " + d.Hint + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+}

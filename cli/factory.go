@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/infra-iac/infra/providers"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// Factory builds what commands need, lazily: credentials and clients are
+// made only by the verbs that reach a cloud, so --help, check and synth
+// need none.
+type Factory struct {
+	IO     *IOStreams
+	Getenv func(string) string
+	// Backends builds a backend for each provider in ps. A provider it
+	// cannot build goes into the second map with the reason.
+	Backends func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error)
+	// Store opens the state of one fleet at a location (--state).
+	Store func(location, fleet string) (state.Store, error)
+	// Synth runs a fleet program and returns the document it prints.
+	Synth func(ctx context.Context, dir string) ([]byte, error)
+}
+
+// DefaultFactory is the factory of the real command.
+func DefaultFactory() *Factory {
+	return &Factory{IO: System(), Getenv: os.Getenv, Backends: defaultBackends, Store: openStore, Synth: synthProgram}
+}
+
+func defaultBackends(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
+	out := map[spec.Provider]providers.Backend{}
+	why := map[spec.Provider]string{}
+	for _, p := range ps {
+		switch p {
+		case spec.AWS:
+			b, err := awsprovider.New(ctx, awsprovider.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			out[p] = b
+		default:
+			why[p] = fmt.Sprintf("this build of infra has no %s driver yet", p)
+		}
+	}
+	return out, why, nil
+}
+
+func openStore(location, fleet string) (state.Store, error) {
+	if strings.HasPrefix(location, "s3://") {
+		return nil, fmt.Errorf("--state %s: the S3 state store is not in this build yet; use a directory", location)
+	}
+	return state.OpenFile(location, fleet)
+}
+
+// synthProgram runs `go run DIR synth`: a fleet program built with
+// fleet.Main prints its document.
+func synthProgram(ctx context.Context, dir string) ([]byte, error) {
+	if !strings.HasPrefix(dir, ".") && !strings.HasPrefix(dir, "/") {
+		dir = "./" + dir
+	}
+	cmd := exec.CommandContext(ctx, "go", "run", dir, "synth")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("synthesize the fleet program %s (go run %s synth): %w", dir, dir, err)
+	}
+	return out, nil
+}

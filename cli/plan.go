@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+)
+
+type planOptions struct {
+	json             bool
+	out              string
+	destroy          bool
+	detailedExitcode bool
+}
+
+func newPlan(g *globals) *cobra.Command {
+	opts := &planOptions{}
+	c := &cobra.Command{
+		Use:   "plan",
+		Short: "Show what apply would do (reads the cloud, changes nothing)",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runPlan(c, g, opts)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&opts.json, "json", false, "print the plan as JSON")
+	f.StringVar(&opts.out, "out", "", "also save the plan JSON to FILE, for apply --plan FILE")
+	f.BoolVar(&opts.destroy, "destroy", false, "plan the teardown of everything the fleet manages")
+	f.BoolVar(&opts.detailedExitcode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
+	return c
+}
+
+func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
+	s, err := g.open(c.Context(), "plan", false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	p, err := s.engine.Plan(c.Context(), s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: opts.destroy})
+	if err != nil {
+		return err
+	}
+	if err := s.render(p, opts.json); err != nil {
+		return err
+	}
+	if opts.out != "" {
+		var buf bytes.Buffer
+		if err := engine.RenderJSON(&buf, p); err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.out, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	if spec.HasErrors(p.Diagnostics) {
+		return exitError{code: ExitError, err: fmt.Errorf("the fleet has errors; fix them (infra check lists them all)")}
+	}
+	if opts.detailedExitcode && p.HasChanges() {
+		return exitError{code: ExitChanges}
+	}
+	return nil
+}
+
+// render writes the plan to stdout (text or JSON) and its diagnostics to
+// stderr.
+func (s *session) render(p *engine.Plan, asJSON bool) error {
+	io := s.g.io()
+	if !asJSON {
+		s.printWarnings(p.Diagnostics)
+	}
+	if asJSON {
+		return engine.RenderJSON(io.Out, p)
+	}
+	return engine.RenderText(io.Out, p, engine.TextOptions{Color: io.ColorEnabled()})
+}

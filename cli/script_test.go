@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/providers/memory"
+	"github.com/infra-iac/infra/spec"
+)
+
+// The acceptance scripts under testdata/script run `infra` in-process,
+// against the memory cloud saved in $INFRA_TEST_CLOUD so that one script's
+// commands share one cloud. Only this test binary knows that variable; the
+// real command has no way to reach the memory driver.
+func TestMain(m *testing.M) {
+	os.Exit(testscript.RunMain(m, map[string]func() int{
+		"infra": runTestInfra,
+	}))
+}
+
+func runTestInfra() int {
+	path := os.Getenv("INFRA_TEST_CLOUD")
+	accounts := map[spec.Provider]string{spec.AWS: "123456789012", spec.Scaleway: "11111111-2222-3333-4444-555555555555"}
+	if a := os.Getenv("INFRA_TEST_AWS_ACCOUNT"); a != "" {
+		accounts[spec.AWS] = a
+	}
+	cloud, err := memory.Load(path, accounts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	f := DefaultFactory()
+	f.Backends = func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
+		out := map[spec.Provider]providers.Backend{}
+		for _, p := range ps {
+			out[p] = cloud.Backend(p)
+		}
+		return out, map[spec.Provider]string{}, nil
+	}
+	code := RunWith(f, os.Args[1:], nil)
+	if err := cloud.Save(path); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("INFRA_UPDATE_GOLDEN") != "",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("INFRA_TEST_CLOUD", filepath.Join(env.WorkDir, ".cloud.json"))
+			env.Setenv("NO_COLOR", "")
+			return nil
+		},
+	})
+}

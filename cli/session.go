@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/user"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// session is what the cloud-reaching verbs share: the checked fleet, its
+// state and an engine over the backends the fleet involves.
+type session struct {
+	g      *globals
+	model  *spec.Model
+	diags  []spec.Diagnostic
+	store  state.Store
+	ledger *state.Ledger
+	engine *engine.Engine
+	lock   state.Lock
+}
+
+// open loads and checks the fleet, opens its state (taking the lock when
+// the verb writes), and builds backends only for the clouds involved.
+func (g *globals) open(ctx context.Context, command string, lock bool) (*session, error) {
+	doc, err := g.loadDocument(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, diags := spec.Compile(doc)
+	s := &session{g: g, model: m, diags: diags}
+	if spec.HasErrors(diags) {
+		// No state, no cloud: the plan carries the diagnostics only.
+		s.engine = engine.New(engine.Options{})
+		s.ledger = state.NewLedger()
+		return s, nil
+	}
+	s.store, err = g.f.Store(g.state, m.Fleet)
+	if err != nil {
+		return nil, err
+	}
+	if lock {
+		s.lock, err = s.store.Lock(ctx, lockInfo(command, g.f.Getenv))
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.ledger, err = s.store.LoadLedger(ctx)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	ps := m.Providers()
+	backends, why, err := g.f.Backends(ctx, ps)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	for _, r := range s.ledger.Rows {
+		if _, ok := backends[r.Provider]; !ok && why[r.Provider] == "" {
+			why[r.Provider] = fmt.Sprintf("no %s credentials were loaded, because this declaration names no %s resources and no %s account",
+				r.Provider, r.Provider, r.Provider)
+		}
+	}
+	s.engine = engine.New(engine.Options{Backends: backends, Unreachable: why, Getenv: g.f.Getenv, Progress: newProgress(g.io()).event})
+	return s, nil
+}
+
+func (s *session) close() {
+	if s.lock != nil {
+		if err := s.lock.Release(context.WithoutCancel(context.Background())); err != nil {
+			fmt.Fprintf(s.g.io().ErrOut, "warning: release the lock: %v\n", err)
+		}
+		s.lock = nil
+	}
+}
+
+func lockInfo(command string, getenv func(string) string) state.LockInfo {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	who := "unknown"
+	if u, err := user.Current(); err == nil {
+		who = u.Username
+	}
+	host, _ := os.Hostname()
+	return state.LockInfo{ID: hex.EncodeToString(b), Holder: fmt.Sprintf("%s@%s pid %d", who, host, os.Getpid()),
+		RunID: getenv("GITHUB_RUN_ID"), Command: command, Created: time.Now().UTC()}
+}
+
+// progress prints engine events to stderr, one line each.
+type progress struct {
+	mu sync.Mutex
+	io *IOStreams
+}
+
+func newProgress(s *IOStreams) *progress { return &progress{io: s} }
+
+func (p *progress) event(ev engine.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.io.ErrOut
+	switch ev.Kind {
+	case engine.EventDone:
+		fmt.Fprintf(w, "%s %s ... ok (%s)\n", ev.Action, ev.Address, ev.Elapsed.Round(time.Millisecond))
+	case engine.EventFailed:
+		fmt.Fprintf(w, "%s %s ... failed\n", ev.Action, ev.Address)
+	case engine.EventDeferred:
+		fmt.Fprintf(w, "%s %s ... refused for now, will retry: %v\n", ev.Action, ev.Address, ev.Err)
+	case engine.EventWaiting:
+		names := make([]string, len(ev.Outstanding))
+		for i, a := range ev.Outstanding {
+			names[i] = a.String()
+		}
+		fmt.Fprintf(w, "still working on: %s\n", strings.Join(names, ", "))
+	}
+}
+
+// printWarnings writes the plan's diagnostics to stderr.
+func (s *session) printWarnings(ds []spec.Diagnostic) {
+	printDiagnostics(s.g.io().ErrOut, ds, s.g.io().ColorEnabled())
+}

@@ -42,6 +42,18 @@ var errorCodes = map[string]providers.Code{
 	"ValidationError": providers.InvalidArgument, "ValidationException": providers.InvalidArgument,
 	"InvalidParameterValue": providers.InvalidArgument, "InvalidParameterValueException": providers.InvalidArgument,
 	"InvalidParameterException": providers.InvalidArgument, "MalformedPolicyDocument": providers.InvalidArgument,
+	// EC2, RDS and Lambda codes the security-group, aws-instance, postgres
+	// and compute drivers meet. A missing AMI, key pair or subnet named in
+	// a target is a wrong argument, never the resource being absent.
+	"DBInstanceNotFound": providers.NotFound, "InvalidPermission.NotFound": providers.NotFound,
+	"DBInstanceAlreadyExists": providers.AlreadyExists, "InvalidPermission.Duplicate": providers.AlreadyExists,
+	"InvalidDBInstanceState": providers.Conflict, "ResourceInUseException": providers.Conflict,
+	"InsufficientInstanceCapacity": providers.Conflict, "IncorrectInstanceState": providers.Conflict,
+	"InvalidParameterCombination": providers.InvalidArgument, "InvalidParameter": providers.InvalidArgument,
+	"MissingParameter": providers.InvalidArgument, "Unsupported": providers.InvalidArgument,
+	"InvalidAMIID.NotFound": providers.InvalidArgument, "InvalidAMIID.Malformed": providers.InvalidArgument,
+	"InvalidKeyPair.NotFound": providers.InvalidArgument, "InvalidSubnetID.NotFound": providers.InvalidArgument,
+	"InvalidInstanceType": providers.InvalidArgument, "InvalidGroup.Reserved": providers.InvalidArgument,
 }
 
 // ErrorCode classifies an error from any AWS driver.

@@ -122,7 +122,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	pf.StringVar(&g.state, "state", ".infra", "state location: a directory")
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newUnlock(g))
+	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g))
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

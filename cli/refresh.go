@@ -31,7 +31,7 @@ func newRefresh(g *globals) *cobra.Command {
 			}
 			out := g.io().Out
 			for _, a := range accounts {
-				fmt.Fprintf(out, "%s: %s in %v ok\n", a.Provider, a.Account, a.Regions)
+				fmt.Fprintf(out, "%s: %s in %s ok\n", a.Provider, a.Account, joinList(a.Regions))
 			}
 			fmt.Fprintf(out, "refreshed: %d resource(s) observed; %d managed\n", len(cache.Resources), len(s.ledger.Rows))
 			return nil

@@ -690,3 +690,8 @@ func TestCrashAfterEveryActionConverges(t *testing.T) {
 		}
 	}
 }
+
+func rowOf(addr, region string) state.Row {
+	a := spec.MustParseAddress(addr)
+	return state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region}
+}

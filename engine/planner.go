@@ -64,7 +64,13 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	}
 	p.Accounts = accounts
 	p.Diagnostics = append(p.Diagnostics, adiags...)
-	w, err := e.observe(ctx, interest(m, ledger))
+	owned, _, err := e.scan(ctx, scanRegions(m, accounts))
+	if err != nil {
+		return nil, err
+	}
+	extra := taggedRows(m, ledger, owned)
+	known := &state.Ledger{Rows: append(append([]state.Row{}, ledger.Rows...), extra...)}
+	w, err := e.observe(ctx, interest(m, known))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +80,8 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w}
 	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}}
 	pl.declared()
-	pl.undeclared()
+	pl.undeclared(ledger.Rows, false)
+	pl.undeclared(extra, true)
 
 	deps := map[spec.Address][]spec.Address{}
 	for _, d := range m.Resources {
@@ -241,12 +248,12 @@ func mustGet(w *world, a spec.Address) (r providers.Resource) {
 }
 
 // undeclared plans the ledger rows the document no longer declares, and the
-// forgets.
-func (pl *planner) undeclared() {
+// forgets; then, with fromTags, the resources only a tag scan found.
+func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 	forget := map[spec.Address]bool{}
 	for _, a := range pl.m.Forget {
 		forget[a] = true
-		if _, recorded := pl.ledger.Get(a); !recorded {
+		if _, recorded := pl.ledger.Get(a); !recorded && !fromTags {
 			pl.warn(a, "remove the forget line", "forget: not in the ledger, nothing to forget")
 		}
 	}
@@ -254,7 +261,7 @@ func (pl *planner) undeclared() {
 	for _, d := range pl.m.Resources {
 		twins[physicalKey(d.Address)] = d.Address
 	}
-	for _, row := range pl.ledger.Rows {
+	for _, row := range rows {
 		a := row.Address()
 		if _, declared := pl.m.Lookup(a); declared && !pl.run.destroy {
 			continue
@@ -290,6 +297,8 @@ func (pl *planner) undeclared() {
 				pl.run.release[a] = true
 			}
 			pl.add(Action{Address: a, Action: Forget, Region: row.Region, Reason: "forget: the ledger row goes, the resource stays"})
+		case !exists && fromTags:
+			// The tag scan remembered something that is gone.
 		case !exists:
 			pl.add(Action{Address: a, Action: Forget, Region: row.Region, Reason: "no longer exists in the cloud; dropping the ledger row"})
 		case obs.Owner != pl.m.Fleet:
@@ -298,7 +307,10 @@ func (pl *planner) undeclared() {
 			pl.run.managed++
 			pl.run.orphans[a] = true
 			reason := "no longer declared"
-			if pl.run.destroy {
+			switch {
+			case fromTags:
+				reason = "tagged for this fleet, not in the ledger"
+			case pl.run.destroy:
 				reason = "destroy"
 			}
 			pl.add(Action{Address: a, Action: Delete, Region: row.Region, Reason: reason})

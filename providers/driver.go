@@ -93,3 +93,22 @@ type SecretReader interface {
 type Releaser interface {
 	Release(ctx context.Context, region, name, owner string) error
 }
+
+// Owned is a resource that carries an ownership mark, as a tag scan finds
+// it.
+type Owned struct {
+	Kind   spec.Kind
+	Name   string
+	Region string
+	// Owner is the fleet the mark names.
+	Owner string
+}
+
+// Discoverer is implemented by a backend that can list, per region, every
+// resource carrying an ownership mark, of every kind it manages, in few
+// calls (AWS: the Resource Groups Tagging API, plus per-kind listings for
+// the kinds it does not return). A tag scan may return resources that once
+// existed; the engine reads each before believing it.
+type Discoverer interface {
+	Owned(ctx context.Context, region string) ([]Owned, error)
+}

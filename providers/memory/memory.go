@@ -165,7 +165,35 @@ type backend struct {
 	provider spec.Provider
 }
 
-var _ providers.Backend = (*backend)(nil)
+var (
+	_ providers.Backend    = (*backend)(nil)
+	_ providers.Discoverer = (*backend)(nil)
+)
+
+// Owned lists every resource of this provider in region that carries an
+// ownership mark, of every kind.
+func (b *backend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
+	c := b.cloud
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, Call{Op: "owned", Address: string(b.provider) + "/*/*", Region: region})
+	if err := c.fault("owned", string(b.provider)+"/*"); err != nil {
+		return nil, err
+	}
+	var out []providers.Owned
+	for _, r := range c.resources {
+		if r.Provider == b.provider && r.Resource.Region == region && r.Resource.Owner != "" {
+			out = append(out, providers.Owned{Kind: r.Kind, Name: r.Resource.Name, Region: region, Owner: r.Resource.Owner})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
 
 func (b *backend) Provider() spec.Provider { return b.provider }
 

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+)
+
+type discoverOptions struct {
+	write bool
+	json  bool
+}
+
+func newDiscover(g *globals) *cobra.Command {
+	opts := &discoverOptions{}
+	c := &cobra.Command{
+		Use:   "discover",
+		Short: "Rebuild the ledger from the ownership tags (prints the difference; --write saves it)",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runDiscover(c, g, opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.write, "write", false, "save the rebuilt ledger")
+	c.Flags().BoolVar(&opts.json, "json", false, "print the discovery as JSON")
+	return c
+}
+
+func runDiscover(c *cobra.Command, g *globals, opts *discoverOptions) error {
+	s, err := g.open(c.Context(), "discover", opts.write)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if spec.HasErrors(s.diags) {
+		s.printWarnings(s.diags)
+		return fmt.Errorf("the fleet has errors; fix them (infra check lists them all)")
+	}
+	dx, err := s.engine.Discover(c.Context(), s.model, s.ledger)
+	if err != nil {
+		return err
+	}
+	out := g.io().Out
+	if opts.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(dx); err != nil {
+			return err
+		}
+	} else {
+		renderDiscovery(g, dx, len(s.ledger.Rows), opts.write)
+	}
+	if opts.write {
+		if err := s.store.SaveLedger(c.Context(), dx.Ledger); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func renderDiscovery(g *globals, dx *engine.Discovery, was int, written bool) {
+	out := g.io().Out
+	for _, a := range dx.Accounts {
+		fmt.Fprintf(out, "%s: %s in %s ok\n", a.Provider, a.Account, joinList(a.Regions))
+	}
+	for _, r := range dx.Added {
+		fmt.Fprintf(out, "  + %-40s %-14s (tagged for this fleet, not in the ledger)\n", r.Address(), r.Region)
+	}
+	for _, r := range dx.Removed {
+		fmt.Fprintf(out, "  - %-40s %-14s (not found carrying this fleet's tag)\n", r.Address(), r.Region)
+	}
+	for _, m := range dx.Moved {
+		fmt.Fprintf(out, "  ~ %-40s %s -> %s\n", m.Row.Address(), m.From, m.Row.Region)
+	}
+	for _, f := range dx.Foreign {
+		fmt.Fprintf(out, "  ! %-40s %-14s owned by fleet %s: left alone\n", f.Address, f.Region, f.Owner)
+	}
+	verb := "would record"
+	if written {
+		verb = "recorded"
+	}
+	fmt.Fprintf(out, "Discovered: %d managed (was %d); %d added, %d removed, %d moved; %d owned by other fleets; %s.\n",
+		len(dx.Ledger.Rows), was, len(dx.Added), len(dx.Removed), len(dx.Moved), len(dx.Foreign), verb)
+	if !written && len(dx.Added)+len(dx.Removed)+len(dx.Moved) > 0 {
+		fmt.Fprintln(g.io().ErrOut, "Run with --write to save the rebuilt ledger.")
+	}
+}
+
+func joinList(xs []string) string { return strings.Join(xs, ", ") }

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// scanRegions returns, per provider, the regions a tag scan covers: every
+// region the fleet places resources in or the ledger records, and the
+// provider's placement.
+func scanRegions(m *spec.Model, accounts []Account) map[spec.Provider][]string {
+	out := map[spec.Provider][]string{}
+	for _, a := range accounts {
+		rs := append([]string{}, a.Regions...)
+		if p := m.Placement[a.Provider]; p != "" {
+			rs = appendUnique(rs, p)
+		}
+		sort.Strings(rs)
+		out[a.Provider] = rs
+	}
+	return out
+}
+
+// tagged is one resource a tag scan found.
+type tagged struct {
+	Address spec.Address
+	Region  string
+	Owner   string
+}
+
+// scan asks every reachable backend that can, which resources carry an
+// ownership mark in the regions in play, concurrently. A refused or
+// throttled scan fails the run: a partial scan is never "all".
+func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string) ([]tagged, map[spec.Provider]bool, error) {
+	var mu sync.Mutex
+	var out []tagged
+	scanned := map[spec.Provider]bool{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.Parallelism)
+	for _, p := range spec.Providers {
+		b, ok := e.opts.Backends[p]
+		if !ok {
+			continue
+		}
+		d, ok := b.(providers.Discoverer)
+		if !ok {
+			continue
+		}
+		scanned[p] = true
+		for _, region := range regions[p] {
+			p, region := p, region
+			g.Go(func() error {
+				owned, err := d.Owned(gctx, region)
+				if err != nil {
+					return fmt.Errorf("%s in %s: scan ownership tags: %s: %w", p, region, e.code(p, err), err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				for _, o := range owned {
+					if o.Region == "" {
+						o.Region = region
+					}
+					a := spec.Address{Provider: p, Kind: o.Kind, Name: o.Name}
+					out = append(out, tagged{Address: a, Region: o.Region, Owner: o.Owner})
+				}
+				return nil
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Address.Less(out[j].Address) })
+	return out, scanned, nil
+}
+
+// taggedRows returns the rows of resources tagged for this fleet that are
+// neither declared nor in the ledger (nor their physical twins): orphans
+// that only the tag remembers, because a ledger was lost or a run died
+// before recording its create.
+func taggedRows(m *spec.Model, ledger *state.Ledger, owned []tagged) []state.Row {
+	known := map[string]bool{}
+	for _, d := range m.Resources {
+		known[physicalKey(d.Address)] = true
+	}
+	for _, r := range ledger.Rows {
+		known[physicalKey(r.Address())] = true
+	}
+	var out []state.Row
+	for _, o := range owned {
+		if o.Owner != m.Fleet {
+			continue
+		}
+		a := o.Address
+		if known[physicalKey(a)] {
+			continue
+		}
+		known[physicalKey(a)] = true
+		out = append(out, state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: o.Region})
+	}
+	return out
+}
+
+// RegionChange is a ledger row whose resource was found in another region.
+type RegionChange struct {
+	Row  state.Row `json:"row"`
+	From string    `json:"from"`
+}
+
+// Foreign is a resource another fleet's tag claims.
+type Foreign struct {
+	Address spec.Address `json:"address"`
+	Region  string       `json:"region"`
+	Owner   string       `json:"owner"`
+}
+
+// Discovery is a ledger rebuilt from the ownership tags, and how it differs
+// from the one on file.
+type Discovery struct {
+	Accounts []Account      `json:"accounts"`
+	Ledger   *state.Ledger  `json:"ledger"`
+	Added    []state.Row    `json:"added"`
+	Removed  []state.Row    `json:"removed"`
+	Moved    []RegionChange `json:"moved"`
+	// Foreign lists what other fleets own in the same regions: reported,
+	// never claimed.
+	Foreign []Foreign `json:"foreign"`
+}
+
+// Discover rebuilds the ledger from the cloud: every resource carrying this
+// fleet's tag, read to confirm it exists (a tag scan also returns resources
+// that once had tags). Rows of a provider that cannot be scanned are
+// carried over unchanged.
+func (e *Engine) Discover(ctx context.Context, m *spec.Model, ledger *state.Ledger) (*Discovery, error) {
+	if ledger == nil {
+		ledger = state.NewLedger()
+	}
+	accounts, _, err := e.verifyAccounts(ctx, m, ledger)
+	if err != nil {
+		return nil, err
+	}
+	owned, scanned, err := e.scan(ctx, scanRegions(m, accounts))
+	if err != nil {
+		return nil, err
+	}
+	var candidates []state.Row
+	dx := &Discovery{Accounts: accounts, Ledger: state.NewLedger(), Added: []state.Row{}, Removed: []state.Row{},
+		Moved: []RegionChange{}, Foreign: []Foreign{}}
+	for _, o := range owned {
+		a := o.Address
+		if o.Owner != m.Fleet {
+			dx.Foreign = append(dx.Foreign, Foreign{Address: a, Region: o.Region, Owner: o.Owner})
+			continue
+		}
+		if _, excluded := m.Excluded(a); excluded {
+			continue
+		}
+		candidates = append(candidates, state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: o.Region})
+	}
+	// Confirm each candidate with a read, through the normal observation.
+	w, err := e.observe(ctx, interest(&spec.Model{Fleet: m.Fleet}, &state.Ledger{Rows: candidates}))
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range candidates {
+		if res, ok := w.get(r.Address()); ok && res.Owner == m.Fleet {
+			dx.Ledger.Put(r)
+		}
+	}
+	for _, r := range ledger.Rows {
+		if !scanned[r.Provider] {
+			dx.Ledger.Put(r)
+		}
+	}
+	for _, r := range dx.Ledger.Rows {
+		old, had := ledger.Get(r.Address())
+		switch {
+		case !had:
+			dx.Added = append(dx.Added, r)
+		case old.Region != r.Region:
+			dx.Moved = append(dx.Moved, RegionChange{Row: r, From: old.Region})
+		}
+	}
+	for _, r := range ledger.Rows {
+		if _, kept := dx.Ledger.Get(r.Address()); !kept {
+			dx.Removed = append(dx.Removed, r)
+		}
+	}
+	return dx, nil
+}

@@ -1,0 +1,88 @@
+package aws
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/providers/drivertest"
+)
+
+// TestMain shares one moto_server among the package's tests (it takes
+// seconds to start) and stops it at the end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	moto.StopShared()
+	os.Exit(code)
+}
+
+// testRegion is where the tests make resources; otherRegion must not see
+// them.
+const (
+	testRegion  = "eu-west-3"
+	otherRegion = "us-west-2"
+)
+
+// newTestBackend points the SDK at the shared emulator, wipes it, and
+// returns a backend with fresh clients. opts may add SDK middleware.
+func newTestBackend(t *testing.T, opts ...func(*config.LoadOptions) error) (*Backend, *moto.Server) {
+	t.Helper()
+	srv := moto.Shared(t)
+	srv.Setenv()
+	if err := srv.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(context.Background(), Options{ConfigOptions: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, srv
+}
+
+// conformance runs the shared suite on the emulator for the given cases,
+// resetting it before each subtest.
+func conformance(t *testing.T, b *Backend, srv *moto.Server, cases ...drivertest.Case) {
+	t.Helper()
+	drivertest.RunConformanceTests(t, drivertest.Harness{
+		Backend:     b,
+		Region:      testRegion,
+		OtherRegion: otherRegion,
+		Reset: func(t *testing.T) {
+			if err := srv.Reset(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		Cases: cases,
+	})
+}
+
+// callCounter counts the API calls made through a backend, by operation.
+type callCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// option returns the configuration option that installs the counter.
+func (c *callCounter) option() func(*config.LoadOptions) error {
+	c.n = map[string]int{}
+	return config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("count", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			c.mu.Lock()
+			c.n[middleware.GetOperationName(ctx)]++
+			c.mu.Unlock()
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	}})
+}
+
+func (c *callCounter) count(op string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[op]
+}
+

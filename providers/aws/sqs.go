@@ -1,0 +1,204 @@
+package aws
+
+import (
+	"context"
+	"math"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// queues is the queues kind: an SQS queue, named by its QueueName. A name
+// ending in ".fifo" is a FIFO queue, as SQS requires.
+type queues struct {
+	clients *regional[*sqs.Client]
+	// pageSize is ListQueues' MaxResults. It is always sent: without it
+	// SQS returns at most 1,000 queues and no token for the rest.
+	pageSize int32
+}
+
+var (
+	_ providers.Driver   = (*queues)(nil)
+	_ providers.Releaser = (*queues)(nil)
+)
+
+func init() {
+	register(spec.Queues, func(cfg aws.Config) providers.Driver {
+		return &queues{clients: newRegional(cfg, func(c aws.Config) *sqs.Client { return sqs.NewFromConfig(c) }), pageSize: 1000}
+	})
+}
+
+func (d *queues) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	in := &sqs.ListQueuesInput{MaxResults: aws.Int32(d.pageSize)}
+	var out []providers.Resource
+	err := eachPage(ctx, sqs.NewListQueuesPaginator(d.clients.get(region), in), spec.Queues, region, func(page *sqs.ListQueuesOutput) error {
+		for _, u := range page.QueueUrls {
+			out = append(out, providers.Resource{Name: queueName(u), Region: region, Attributes: map[string]string{"url": u}})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queueName is the last path segment of a queue URL.
+func queueName(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Path != "" {
+		return path.Base(p.Path)
+	}
+	return u[strings.LastIndex(u, "/")+1:]
+}
+
+func (d *queues) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	c := d.clients.get(region)
+	u, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	return d.read(ctx, c, region, name, aws.ToString(u.QueueUrl))
+}
+
+func (d *queues) read(ctx context.Context, c *sqs.Client, region, name, queueURL string) (providers.Resource, error) {
+	attrs, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(queueURL),
+		AttributeNames: []sqstypes.QueueAttributeName{
+			sqstypes.QueueAttributeNameVisibilityTimeout, sqstypes.QueueAttributeNameQueueArn,
+			sqstypes.QueueAttributeNameCreatedTimestamp,
+		},
+	})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	tags, err := c.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(queueURL)})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	res := providers.Resource{
+		Name: name, Region: region,
+		Fields:     map[string]any{spec.TagsField: reportedTags(tags.Tags)},
+		Attributes: map[string]string{"url": queueURL, "arn": attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]},
+		Owner:      tags.Tags[spec.OwnershipTagKey],
+	}
+	if v, err := strconv.Atoi(attrs.Attributes[string(sqstypes.QueueAttributeNameVisibilityTimeout)]); err == nil {
+		res.Fields["visibilityTimeoutSec"] = float64(v)
+	}
+	// CreatedTimestamp is epoch seconds; some endpoints send a fraction.
+	if s, err := strconv.ParseFloat(attrs.Attributes[string(sqstypes.QueueAttributeNameCreatedTimestamp)], 64); err == nil {
+		sec, frac := math.Modf(s)
+		res.Created = time.Unix(int64(sec), int64(frac*1e9)).UTC()
+	}
+	return res, nil
+}
+
+func (d *queues) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
+	c := d.clients.get(t.Region)
+	tags, err := desiredTags(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	attrs := map[string]string{}
+	if v, ok := targetNumber(t.Fields, "visibilityTimeoutSec"); ok {
+		attrs[string(sqstypes.QueueAttributeNameVisibilityTimeout)] = strconv.Itoa(int(v))
+	}
+	if strings.HasSuffix(t.Name, ".fifo") {
+		attrs[string(sqstypes.QueueAttributeNameFifoQueue)] = "true"
+	}
+	// Tags go with the create, so a queue never exists without its
+	// ownership tag.
+	out, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(t.Name), Attributes: attrs, Tags: tags})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	return d.read(ctx, c, t.Region, t.Name, aws.ToString(out.QueueUrl))
+}
+
+func (d *queues) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	c := d.clients.get(t.Region)
+	u, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(t.Name)})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	queueURL := u.QueueUrl
+	for _, f := range changed {
+		switch f {
+		case "visibilityTimeoutSec":
+			v, ok := targetNumber(t.Fields, f)
+			if !ok {
+				return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "visibilityTimeoutSec is not a number")
+			}
+			_, err = c.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: queueURL, Attributes: map[string]string{
+				string(sqstypes.QueueAttributeNameVisibilityTimeout): strconv.Itoa(int(v)),
+			}})
+		case spec.TagsField:
+			err = d.retag(ctx, c, queueURL, t)
+		default:
+			err = providers.Errorf(providers.InvalidArgument, "queues: field %q cannot be updated in place", f)
+		}
+		if err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	return d.read(ctx, c, t.Region, t.Name, aws.ToString(queueURL))
+}
+
+func (d *queues) retag(ctx context.Context, c *sqs.Client, queueURL *string, t providers.Target) error {
+	have, err := c.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: queueURL})
+	if err != nil {
+		return err
+	}
+	want, err := desiredTags(t)
+	if err != nil {
+		return err
+	}
+	set, remove := tagChanges(have.Tags, want, spec.OwnershipTagKey)
+	if len(set) > 0 {
+		if _, err := c.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: queueURL, Tags: set}); err != nil {
+			return err
+		}
+	}
+	if len(remove) > 0 {
+		if _, err := c.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: queueURL, TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *queues) Delete(ctx context.Context, t providers.Target) error {
+	c := d.clients.get(t.Region)
+	u, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(t.Name)})
+	if err != nil {
+		return err
+	}
+	_, err = c.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: u.QueueUrl})
+	return err
+}
+
+// Release removes this fleet's ownership tag and keeps every other tag.
+func (d *queues) Release(ctx context.Context, region, name, owner string) error {
+	c := d.clients.get(region)
+	u, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+	if err != nil {
+		return err
+	}
+	tags, err := c.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: u.QueueUrl})
+	if err != nil {
+		return err
+	}
+	if tags.Tags[spec.OwnershipTagKey] != owner {
+		return nil
+	}
+	_, err = c.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: u.QueueUrl, TagKeys: []string{spec.OwnershipTagKey}})
+	return err
+}

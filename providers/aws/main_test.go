@@ -85,4 +85,3 @@ func (c *callCounter) count(op string) int {
 	defer c.mu.Unlock()
 	return c.n[op]
 }
-

@@ -119,7 +119,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.fleet, "fleet", "", "fleet program directory or .json document (default ./infra if it exists, else fleet.json)")
-	pf.StringVar(&g.state, "state", ".infra", "state location: a directory")
+	pf.StringVar(&g.state, "state", ".infra", "state location: a directory, or s3://bucket/prefix (locked, for teams and the executor)")
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g))

@@ -22,8 +22,9 @@ type Factory struct {
 	// Backends builds a backend for each provider in ps. A provider it
 	// cannot build goes into the second map with the reason.
 	Backends func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error)
-	// Store opens the state of one fleet at a location (--state).
-	Store func(location, fleet string) (state.Store, error)
+	// Store opens the state of one fleet at a location (--state): a
+	// directory, or s3://bucket/prefix.
+	Store func(ctx context.Context, location, fleet string) (state.Store, error)
 	// Synth runs a fleet program and returns the document it prints.
 	Synth func(ctx context.Context, dir string) ([]byte, error)
 }
@@ -51,11 +52,19 @@ func defaultBackends(ctx context.Context, ps []spec.Provider) (map[spec.Provider
 	return out, why, nil
 }
 
-func openStore(location, fleet string) (state.Store, error) {
-	if strings.HasPrefix(location, "s3://") {
-		return nil, fmt.Errorf("--state %s: the S3 state store is not in this build yet; use a directory", location)
+func openStore(ctx context.Context, location, fleet string) (state.Store, error) {
+	if !strings.HasPrefix(location, "s3://") {
+		return state.OpenFile(location, fleet)
 	}
-	return state.OpenFile(location, fleet)
+	b, err := awsprovider.New(ctx, awsprovider.Options{})
+	if err != nil {
+		return nil, err
+	}
+	blobs, prefix, err := b.OpenStateBlobs(location)
+	if err != nil {
+		return nil, err
+	}
+	return state.OpenBlobs(blobs, prefix, fleet)
 }
 
 // synthProgram runs `go run DIR synth`: a fleet program built with

@@ -43,7 +43,7 @@ func (g *globals) open(ctx context.Context, command string, lock bool) (*session
 		s.ledger = state.NewLedger()
 		return s, nil
 	}
-	s.store, err = g.f.Store(g.state, m.Fleet)
+	s.store, err = g.f.Store(ctx, g.state, m.Fleet)
 	if err != nil {
 		return nil, err
 	}

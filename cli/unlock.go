@@ -21,7 +21,7 @@ func newUnlock(g *globals) *cobra.Command {
 			if !spec.ValidFleetName(doc.Fleet) {
 				return fmt.Errorf("invalid fleet name %q; run infra check", doc.Fleet)
 			}
-			store, err := g.f.Store(g.state, doc.Fleet)
+			store, err := g.f.Store(c.Context(), g.state, doc.Fleet)
 			if err != nil {
 				return err
 			}

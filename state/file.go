@@ -121,13 +121,7 @@ func saveRecord[T any](ctx context.Context, s *FileStore, name string, v *T, enc
 }
 
 // named puts the file's path into a codec refusal.
-func (s *FileStore) named(err error, name string) error {
-	var fe *FormatError
-	if errors.As(err, &fe) {
-		fe.File = s.path(name)
-	}
-	return err
-}
+func (s *FileStore) named(err error, name string) error { return named(err, s.path(name)) }
 
 // load reads a file and remembers its version. ok is false when the file
 // does not exist.

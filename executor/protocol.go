@@ -1,0 +1,122 @@
+// Package executor is infra inside AWS: a Lambda handler that plans and
+// applies a fleet document with the state in S3, so CI holds no admin keys
+// (it may only invoke the function). This file is the wire protocol, the
+// contract between the executor and its callers (the GitHub Action and
+// `infra executor invoke`); docs/executor.md documents it.
+package executor
+
+import (
+	"encoding/json"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+)
+
+// ProtocolVersion is the version of Request and Response. A response always
+// carries it, so a caller can tell an executor older than itself.
+const ProtocolVersion = 1
+
+// Operation is what a request asks for.
+type Operation string
+
+const (
+	// OpPlan observes and returns the plan; it writes nothing.
+	OpPlan Operation = "plan"
+	// OpApply re-plans under the lock and applies, but only when the fresh
+	// plan is the reviewed one (ExpectPlanID).
+	OpApply Operation = "apply"
+	// OpDestroy deletes everything the fleet manages (the same pipeline
+	// against a target that declares nothing).
+	OpDestroy Operation = "destroy"
+	// OpDiscover rebuilds the ledger from the ownership tags; it saves it
+	// only with Options.Write.
+	OpDiscover Operation = "discover"
+	// OpSweep deletes leftovers by name prefix (not built yet: the
+	// response is failed until the sweep issue lands).
+	OpSweep Operation = "sweep"
+)
+
+// Operations lists every operation, in the order docs present them.
+var Operations = []Operation{OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep}
+
+// Request is the Lambda payload.
+type Request struct {
+	Operation Operation `json:"operation"`
+	// Document is the infra/v1 fleet document, as `infra synth` prints it.
+	// It stays raw so the executor decodes it with the same rules as the
+	// CLI (spec.DecodeDocument), which report every problem at once.
+	Document json.RawMessage `json:"document"`
+	// ExpectPlanID is the reviewed plan's id ("sha256:…"). For apply and
+	// destroy, when set, a fresh plan with another id is refused. Re-sending
+	// the same request (same RunID) after "incomplete" resumes: the executor
+	// remembers the accepted plan and accepts a fresh plan that is what is
+	// left of it.
+	ExpectPlanID string `json:"expectPlanId,omitempty"`
+	// RunID identifies one logical apply across its invocations (the
+	// action uses the workflow run id). It goes into the lock, so a held
+	// lock names the run.
+	RunID   string  `json:"runId,omitempty"`
+	Options Options `json:"options,omitempty"`
+}
+
+// Options refine an operation; each says which one it applies to.
+type Options struct {
+	// Force overrides the brake (apply, destroy).
+	Force bool `json:"force,omitempty"`
+	// Unreviewed allows apply or destroy without ExpectPlanID: the fresh
+	// plan is applied as it is, like `infra apply --yes`. Without it, an
+	// apply that names no reviewed plan is refused, so a caller that forgot
+	// the id never applies something nobody read.
+	Unreviewed bool `json:"unreviewed,omitempty"`
+	// Write saves the rebuilt ledger (discover).
+	Write bool `json:"write,omitempty"`
+	// Sweep's options, reserved for the sweep issue.
+	Prefix    string   `json:"prefix,omitempty"`
+	OlderThan string   `json:"olderThan,omitempty"`
+	Regions   []string `json:"regions,omitempty"`
+	Yes       bool     `json:"yes,omitempty"`
+}
+
+// Status is how an operation ended.
+type Status string
+
+const (
+	// StatusDone: the operation finished. For apply, every action succeeded.
+	StatusDone Status = "done"
+	// StatusIncomplete: the executor stopped before its deadline with the
+	// ledger saved; send the same request again to resume.
+	StatusIncomplete Status = "incomplete"
+	// StatusRefused: apply found a fresh plan other than ExpectPlanID;
+	// Plan is the fresh plan, and nothing was changed.
+	StatusRefused Status = "refused"
+	// StatusFailed: an error (Message), a document with errors
+	// (Diagnostics), or an action that failed (Applied).
+	StatusFailed Status = "failed"
+)
+
+// Response is the Lambda result. A handler never returns a Go error for a
+// failure it understood: a Lambda error reaches the caller as an opaque
+// errorMessage, while a failed Response says what happened and what to do.
+type Response struct {
+	ProtocolVersion int    `json:"protocolVersion"`
+	Operation       string `json:"operation"`
+	Status          Status `json:"status"`
+	// Plan is the plan (plan, apply, destroy): for refused, the fresh plan
+	// that differs from the reviewed one; for apply, the plan this
+	// invocation worked on.
+	Plan *engine.Plan `json:"plan,omitempty"`
+	// Applied is what this invocation did, one row per action of Plan
+	// (done, failed, skipped, not-started). After incomplete, the next
+	// invocation reports only its own rows.
+	Applied []engine.Applied `json:"applied,omitempty"`
+	// Diagnostics are the fleet's check and plan rows.
+	Diagnostics []spec.Diagnostic `json:"diagnostics,omitempty"`
+	// Discovery is the rebuilt ledger and its differences (discover).
+	Discovery *engine.Discovery `json:"discovery,omitempty"`
+	// Message says, in one sentence, what happened and what to do next.
+	Message string `json:"message,omitempty"`
+	// RunID echoes the request's.
+	RunID string `json:"runId,omitempty"`
+	// ElapsedMs is this invocation's time in the handler.
+	ElapsedMs int64 `json:"elapsedMs"`
+}

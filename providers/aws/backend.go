@@ -12,6 +12,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/infra-iac/infra/providers"
@@ -24,6 +26,9 @@ type Backend struct {
 	cfg     aws.Config
 	mu      sync.Mutex
 	drivers map[spec.Kind]providers.Driver
+	// Clients of the tag scan (discover.go), made on first use.
+	tags *regional[*resourcegroupstaggingapi.Client]
+	ec2  *regional[*ec2.Client]
 }
 
 var _ providers.Backend = (*Backend)(nil)

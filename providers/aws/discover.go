@@ -1,0 +1,162 @@
+package aws
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi"
+	"github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi/schemas"
+	tagtypes "github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi/types"
+	"github.com/aws/smithy-go/transport/http/protocol/awsjson"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+var _ providers.Discoverer = (*Backend)(nil)
+
+// kindsOutsideTagAPI are the kinds the Resource Groups Tagging API does not
+// return (IAM is global, ECR is missing from it); they are found by their
+// own listings, which read the ownership tag too.
+var kindsOutsideTagAPI = []spec.Kind{spec.IAM, spec.ImageRegistry}
+
+// tagClient makes the Tagging API client. The protocol is set to awsJson1.1
+// explicitly: newer SDK releases default to RPC-v2 CBOR, which some
+// endpoints (and emulators) do not serve, while AWS accepts awsJson1.1.
+func tagClient(cfg aws.Config) *resourcegroupstaggingapi.Client {
+	return resourcegroupstaggingapi.NewFromConfig(cfg, func(o *resourcegroupstaggingapi.Options) {
+		o.Protocol = awsjson.New11(schemas.ResourceGroupsTaggingAPI_20170126)
+	})
+}
+
+// Owned lists every resource in region that carries the ownership tag, of
+// every kind: one paginated GetResources call for what the Tagging API
+// knows, one listing each for the kinds it does not.
+func (b *Backend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
+	b.mu.Lock()
+	if b.tags == nil {
+		b.tags = newRegional(b.cfg, tagClient)
+		b.ec2 = newRegional(b.cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })
+	}
+	tags, ec2c := b.tags.get(region), b.ec2.get(region)
+	b.mu.Unlock()
+
+	var out []providers.Owned
+	var groupIDs []string
+	groupOwner := map[string]string{}
+	p := resourcegroupstaggingapi.NewGetResourcesPaginator(tags, &resourcegroupstaggingapi.GetResourcesInput{
+		TagFilters: []tagtypes.TagFilter{{Key: aws.String(spec.OwnershipTagKey)}},
+	})
+	err := eachPage(ctx, p, "tagging", region, func(page *resourcegroupstaggingapi.GetResourcesOutput) error {
+		for _, m := range page.ResourceTagMappingList {
+			tags := map[string]string{}
+			for _, t := range m.Tags {
+				tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+			}
+			owner := tags[spec.OwnershipTagKey]
+			kind, name, groupID, ok := kindOfARN(aws.ToString(m.ResourceARN), tags)
+			switch {
+			case !ok:
+				continue
+			case groupID != "":
+				groupIDs = append(groupIDs, groupID)
+				groupOwner[groupID] = owner
+			default:
+				out = append(out, providers.Owned{Kind: kind, Name: name, Region: region, Owner: owner})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A security group's ARN holds its id; its name (our identity) needs
+	// one batched describe.
+	if len(groupIDs) > 0 {
+		dp := ec2.NewDescribeSecurityGroupsPaginator(ec2c, &ec2.DescribeSecurityGroupsInput{GroupIds: groupIDs})
+		err := eachPage(ctx, dp, spec.SecurityGroup, region, func(page *ec2.DescribeSecurityGroupsOutput) error {
+			for _, g := range page.SecurityGroups {
+				out = append(out, providers.Owned{Kind: spec.SecurityGroup, Name: aws.ToString(g.GroupName), Region: region,
+					Owner: groupOwner[aws.ToString(g.GroupId)]})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range kindsOutsideTagAPI {
+		d, ok := b.Driver(k)
+		if !ok {
+			continue
+		}
+		rs, err := d.List(ctx, region)
+		if err != nil {
+			return nil, fmt.Errorf("aws/%s in %s: list: %w", k, region, err)
+		}
+		for _, r := range rs {
+			if r.Owner != "" {
+				out = append(out, providers.Owned{Kind: k, Name: r.Name, Region: region, Owner: r.Owner})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// kindOfARN maps an ARN from the Tagging API to a kind and a name. A
+// security group comes back with its id, to be named by a describe.
+func kindOfARN(arn string, tags map[string]string) (kind spec.Kind, name, groupID string, ok bool) {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) < 6 {
+		return "", "", "", false
+	}
+	service, resource := parts[2], parts[5]
+	switch service {
+	case "s3":
+		// arn:aws:s3:::bucket — one physical bucket, reported under the
+		// portable kind; the engine matches its s3-bucket twin.
+		if strings.Contains(resource, "/") {
+			return "", "", "", false
+		}
+		return spec.ObjectStore, resource, "", true
+	case "sqs":
+		return spec.Queues, resource, "", true
+	case "secretsmanager":
+		// secret:NAME-AbCdEf: AWS appends a dash and six characters.
+		n := strings.TrimPrefix(resource, "secret:")
+		if i := strings.LastIndexByte(n, '-'); i > 0 && len(n)-i == 7 {
+			n = n[:i]
+		}
+		return spec.Secrets, n, "", true
+	case "rds":
+		if n, ok := strings.CutPrefix(resource, "cluster:"); ok {
+			return spec.Postgres, n, "", true
+		}
+	case "lambda":
+		if n, ok := strings.CutPrefix(resource, "function:"); ok {
+			n, _, _ = strings.Cut(n, ":")
+			return spec.Compute, n, "", true
+		}
+	case "ec2":
+		if _, ok := strings.CutPrefix(resource, "instance/"); ok {
+			if n := tags["Name"]; n != "" {
+				return spec.AWSInstance, n, "", true
+			}
+			return "", "", "", false
+		}
+		if id, ok := strings.CutPrefix(resource, "security-group/"); ok {
+			return spec.SecurityGroup, "", id, true
+		}
+	}
+	return "", "", "", false
+}

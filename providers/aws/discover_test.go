@@ -1,0 +1,103 @@
+package aws
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// The tag scan finds what carries the ownership tag, of several kinds, in
+// the region asked, and names each by its infra name.
+func TestOwnedScansTheTagAPI(t *testing.T) {
+	b, _ := newTestBackend(t)
+	ctx := context.Background()
+	cfg := b.Config().Copy()
+	cfg.Region = testRegion
+	q := sqs.NewFromConfig(cfg)
+	for name, owner := range map[string]string{"ours": "shop", "theirs": "billing", "untagged": ""} {
+		in := &sqs.CreateQueueInput{QueueName: aws.String(name)}
+		if owner != "" {
+			in.Tags = map[string]string{spec.OwnershipTagKey: owner}
+		}
+		if _, err := q.CreateQueue(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sm := secretsmanager.NewFromConfig(cfg)
+	if _, err := sm.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("db-password"), SecretString: aws.String("x"),
+		Tags: []smtypes.Tag{{Key: aws.String(spec.OwnershipTagKey), Value: aws.String("shop")}}}); err != nil {
+		t.Fatal(err)
+	}
+	e := ec2.NewFromConfig(cfg)
+	if _, err := e.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{GroupName: aws.String("web"), Description: aws.String("web"),
+		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeSecurityGroup,
+			Tags: []ec2types.Tag{{Key: aws.String(spec.OwnershipTagKey), Value: aws.String("shop")}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	owned, err := b.Owned(ctx, testRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range owned {
+		if o.Region != testRegion {
+			t.Errorf("%s/%s in %s", o.Kind, o.Name, o.Region)
+		}
+		got[string(o.Kind)+"/"+o.Name] = o.Owner
+	}
+	want := map[string]string{"queues/ours": "shop", "queues/theirs": "billing", "secrets/db-password": "shop", "security-group/web": "shop"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: owner %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	if _, ok := got["queues/untagged"]; ok {
+		t.Error("an untagged queue was reported")
+	}
+	other, err := b.Owned(ctx, otherRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range other {
+		if o.Kind == spec.Queues || o.Kind == spec.Secrets {
+			t.Errorf("%s/%s leaked into %s", o.Kind, o.Name, otherRegion)
+		}
+	}
+}
+
+func TestKindOfARN(t *testing.T) {
+	for arn, want := range map[string]string{
+		"arn:aws:s3:::assets":                                               "object-store/assets",
+		"arn:aws:sqs:eu-west-3:123456789012:jobs":                           "queues/jobs",
+		"arn:aws:secretsmanager:eu-west-3:123456789012:secret:db-pw-AbC123": "secrets/db-pw",
+		"arn:aws:rds:eu-west-3:123456789012:cluster:main":                   "postgres/main",
+		"arn:aws:lambda:eu-west-3:123456789012:function:api":                "compute/api",
+		"arn:aws:ec2:eu-west-3:123456789012:instance/i-0abc":                "aws-instance/web-1",
+		"arn:aws:ec2:eu-west-3:123456789012:security-group/sg-1":            "security-group/#sg-1",
+		"arn:aws:ec2:eu-west-3:123456789012:volume/vol-1":                   "-",
+		"not an arn": "-",
+	} {
+		k, n, id, ok := kindOfARN(arn, map[string]string{"Name": "web-1"})
+		got := "-"
+		switch {
+		case ok && id != "":
+			got = fmt.Sprintf("%s/#%s", k, id)
+		case ok:
+			got = fmt.Sprintf("%s/%s", k, n)
+		}
+		if got != want {
+			t.Errorf("%s: got %s, want %s", arn, got, want)
+		}
+	}
+	var _ providers.Discoverer = (*Backend)(nil)
+}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/infra-iac/infra/ownership"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -480,9 +481,9 @@ func (x *executor) remove(ctx context.Context, a spec.Address, region string, or
 			}
 			return x.e.wrap(a, "delete", err)
 		}
-		if r.Owner != x.rn.model.Fleet {
+		if ownership.JudgeMark(x.rn.model.Fleet, r.Owner) != ownership.Ours {
 			return fmt.Errorf("%s: delete: no longer carries this fleet's %s tag (%s); refusing to delete it",
-				a, spec.OwnershipTagKey, ownerText(r.Owner))
+				a, spec.OwnershipTagKey, ownership.Describe(r.Owner))
 		}
 	}
 	t := providers.Target{Name: a.Name, Region: region, Owner: x.rn.model.Fleet}

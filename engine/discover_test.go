@@ -68,3 +68,22 @@ func TestDiscoverRebuildsTheLedgerAndReportsOthers(t *testing.T) {
 		t.Fatalf("plan after discover: %v", actionsOf(p))
 	}
 }
+
+func TestExclusionWinsOverTheTag(t *testing.T) {
+	f := newFixture(t)
+	f.mustApply(doc(sg, queue))
+	excluded := `{"apiVersion": "infra/v1", "fleet": "shop", "accounts": {"aws": "` + acct + `"},
+	"placement": {"aws": "eu-west-3"}, "exclusions": [{"address": "aws/queues/jobs", "why": "handed to the data team"}],
+	"resources": [` + sg + `]}`
+	p := f.plan(excluded, false)
+	if len(p.Actions) != 0 {
+		t.Fatalf("planned %v", actionsOf(p))
+	}
+	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Address != "aws/queues/jobs" || p.Diagnostics[0].Severity != spec.Warning {
+		t.Fatalf("diagnostics %v", p.Diagnostics)
+	}
+	f.store.ledger = nil // and the tag scan does not claim it either
+	if p := f.plan(excluded, false); len(p.Actions) != 1 || p.Actions[0].Action != Adopt {
+		t.Fatalf("planned %v", actionsOf(p))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/infra-iac/infra/ownership"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -121,14 +122,6 @@ func (pl *planner) warn(addr spec.Address, hint, format string, args ...any) {
 	pl.e.emit(Event{Kind: EventWarning, Address: addr, Message: d.Message})
 }
 
-// ownerText says whose a resource is, for warnings.
-func ownerText(owner string) string {
-	if owner == "" {
-		return "it carries no " + spec.OwnershipTagKey + " tag"
-	}
-	return fmt.Sprintf("it is tagged %s=%s", spec.OwnershipTagKey, owner)
-}
-
 // declared plans every declared resource. Creates and replaces are decided
 // first, so that a value read from one of them is known to be unknown.
 func (pl *planner) declared() {
@@ -147,7 +140,7 @@ func (pl *planner) declared() {
 		}
 		obs, exists := pl.w.get(a)
 		if !exists {
-			if old, moved := pl.w.getOld(a); moved && old.Owner == pl.m.Fleet {
+			if old, moved := pl.w.getOld(a); moved && ownership.JudgeMark(pl.m.Fleet, old.Owner) == ownership.Ours {
 				pl.run.moves[a] = old.Region
 				pl.res.pending[a] = true
 				pl.run.managed++
@@ -159,7 +152,7 @@ func (pl *planner) declared() {
 			ds = append(ds, decision{d: d})
 			continue
 		}
-		ours := obs.Owner == pl.m.Fleet
+		ours := ownership.JudgeMark(pl.m.Fleet, obs.Owner) == ownership.Ours
 		if ours {
 			pl.run.managed++
 			row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: obs.Region}
@@ -198,7 +191,7 @@ func (pl *planner) declared() {
 		case !dc.ours:
 			obs := mustGet(pl.w, a)
 			pl.warn(a, "tag it "+spec.OwnershipTagKey+"="+pl.m.Fleet+" to manage it, or rename the declaration",
-				"declared and exists, but %s; it will not be changed or destroyed by this fleet", ownerText(obs.Owner))
+				"declared and exists, but %s; it will not be changed or destroyed by this fleet", ownership.Describe(obs.Owner))
 		case pl.run.destroy:
 			pl.add(Action{Address: a, Action: Delete, Region: mustGet(pl.w, a).Region, Reason: "destroy"})
 		default:
@@ -281,7 +274,7 @@ func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 				// declaration's row replaces this one, and nothing is
 				// deleted.
 				pl.run.drop = append(pl.run.drop, a)
-				if exists && obs.Owner == pl.m.Fleet {
+				if exists && ownership.JudgeMark(pl.m.Fleet, obs.Owner) == ownership.Ours {
 					pl.run.managed++
 				}
 				continue
@@ -293,7 +286,7 @@ func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 		}
 		switch {
 		case forget[a]:
-			if exists && obs.Owner == pl.m.Fleet {
+			if exists && ownership.JudgeMark(pl.m.Fleet, obs.Owner) == ownership.Ours {
 				pl.run.release[a] = true
 			}
 			pl.add(Action{Address: a, Action: Forget, Region: row.Region, Reason: "forget: the ledger row goes, the resource stays"})
@@ -301,8 +294,8 @@ func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 			// The tag scan remembered something that is gone.
 		case !exists:
 			pl.add(Action{Address: a, Action: Forget, Region: row.Region, Reason: "no longer exists in the cloud; dropping the ledger row"})
-		case obs.Owner != pl.m.Fleet:
-			pl.warn(a, "forget it to drop the ledger row", "in the ledger, but %s; left alone", ownerText(obs.Owner))
+		case ownership.JudgeMark(pl.m.Fleet, obs.Owner) != ownership.Ours:
+			pl.warn(a, "forget it to drop the ledger row", "in the ledger, but %s; left alone", ownership.Describe(obs.Owner))
 		default:
 			pl.run.managed++
 			pl.run.orphans[a] = true

@@ -1,0 +1,317 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+// CommentLimit is the size every markdown rendering stays under unless told
+// otherwise. GitHub refuses comments over 65,536 characters; the margin
+// leaves room for what a caller wraps around the plan.
+const CommentLimit = 60000
+
+// maxValue bounds one side of one change in the markdown: a policy
+// document of 20 KB would otherwise crowd every other resource out.
+const maxValue = 600
+
+// MarkdownOptions shape the pull-request rendering.
+type MarkdownOptions struct {
+	// HeadSHA is the commit the plan was made from; it goes into the footer
+	// and the hidden id line.
+	HeadSHA string
+	// Limit is the most bytes the rendering may take; CommentLimit when
+	// zero. Bytes bound characters, so a byte limit is also a character
+	// limit.
+	Limit int
+	// Elsewhere names where the uncut plan is, for the note that says
+	// details were cut: markdown such as "the [job summary](URL)".
+	Elsewhere string
+	// Marker is the first line, which finds the comment again; PlanMarker
+	// of the plan's fleet when empty.
+	Marker string
+	// Title replaces the default heading.
+	Title string
+	// Banner is markdown placed under the title: why this plan is shown.
+	Banner string
+}
+
+// PlanMarker is the hidden first line of a fleet's plan comment.
+func PlanMarker(fleet string) string { return "<!-- infra:plan fleet=" + fleet + " -->" }
+
+var idLine = regexp.MustCompile(`<!-- infra:plan-id (sha256:[0-9a-f]{64}) head=([0-9a-zA-Z]*) -->`)
+
+// ReadMarkdownPlanID reads back the plan id and head commit that
+// RenderMarkdown wrote into a comment: what a merge applies is the plan a
+// reviewer saw, so it is read from the comment, not recomputed.
+func ReadMarkdownPlanID(body string) (id, head string, ok bool) {
+	m := idLine.FindStringSubmatch(body)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// RenderMarkdown renders the plan for a pull request: the marker, the
+// header (accounts and regions), the counts, the destroys and replaces in
+// a warning block, one collapsible section per changed resource, the
+// diagnostics table and the plan id with the head commit. It draws from
+// the same Plan as RenderText and RenderJSON, so they never disagree, and
+// it never shows a secret: a sensitive change reads (sensitive).
+//
+// The result stays under opts.Limit at any plan size. The header, counts
+// and footer always fit; the warning block, the diagnostics and the
+// details share the rest, in that order of importance, and whatever is cut
+// is counted in a note pointing to opts.Elsewhere.
+func RenderMarkdown(p *Plan, opts MarkdownOptions) string {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = CommentLimit
+	}
+	marker := opts.Marker
+	if marker == "" {
+		marker = PlanMarker(p.Fleet)
+	}
+	elsewhere := opts.Elsewhere
+	if elsewhere == "" {
+		elsewhere = "the job summary"
+	}
+
+	var head strings.Builder
+	head.WriteString(marker + "\n")
+	fmt.Fprintf(&head, "<!-- infra:plan-id %s head=%s -->\n", p.ID, opts.HeadSHA)
+	title := opts.Title
+	if title == "" {
+		title = "infra plan for fleet `" + p.Fleet + "`"
+		if p.Destroy {
+			title = "infra destroy plan for fleet `" + p.Fleet + "`"
+		}
+	}
+	head.WriteString("### " + title + "\n\n")
+	if opts.Banner != "" {
+		head.WriteString(opts.Banner + "\n\n")
+	}
+	if len(p.Accounts) > 0 {
+		head.WriteString("| cloud | account | regions |\n| --- | --- | --- |\n")
+		for _, a := range p.Accounts {
+			fmt.Fprintf(&head, "| %s | `%s` | %s |\n", a.Provider, cell(a.Account), cell(joinRegions(a.Regions)))
+		}
+		head.WriteString("\n")
+	}
+	errs, warns := countDiagnostics(p.Diagnostics)
+	if errs > 0 {
+		fmt.Fprintf(&head, "**The fleet has %d error(s): apply will refuse until they are fixed.** They are listed below.\n\n", errs)
+	}
+	head.WriteString("**" + SummaryLine(p) + "**\n")
+
+	foot := fmt.Sprintf("\n---\nPlan `%s`", p.ID)
+	if opts.HeadSHA != "" {
+		foot += fmt.Sprintf(" for commit `%s`", opts.HeadSHA)
+	}
+	foot += ". Merging applies exactly this plan; if the cloud or the fleet changes first, the apply refuses and posts the new plan.\n"
+
+	// Everything below shares what the header and footer leave, with room
+	// kept for the notes of what was cut.
+	const noteRoom = 600
+	left := limit - head.Len() - len(foot) - 3*noteRoom
+	if left < 0 {
+		left = 0
+	}
+
+	destructive, rest := splitDestructive(p.Actions)
+	warning, wcut := warningBlock(destructive, min(left, limit/3))
+	left -= len(warning)
+	diags, dcut := diagnosticsTable(p.Diagnostics, errs, warns, min(left, limit/4))
+	left -= len(diags)
+	ordered := append(append([]Action{}, destructive...), rest...)
+	details, xcut := detailsSections(ordered, left)
+
+	var b strings.Builder
+	b.WriteString(head.String())
+	if warning != "" {
+		b.WriteString("\n" + warning)
+		if wcut > 0 {
+			fmt.Fprintf(&b, "> …and %d more destroyed or replaced, listed in %s.\n", wcut, elsewhere)
+		}
+	}
+	if details != "" {
+		b.WriteString("\n" + details)
+	}
+	if xcut > 0 {
+		fmt.Fprintf(&b, "\n_%d more resource(s) are not detailed here, to keep this comment under %d characters: %s has the whole plan._\n",
+			xcut, limit, elsewhere)
+	}
+	if diags != "" {
+		b.WriteString("\n" + diags)
+		if dcut > 0 {
+			fmt.Fprintf(&b, "\n_%d more diagnostic(s) are in %s._\n", dcut, elsewhere)
+		}
+	}
+	b.WriteString(foot)
+	return b.String()
+}
+
+func countDiagnostics(ds []spec.Diagnostic) (errs, warns int) {
+	for _, d := range ds {
+		if d.Severity == spec.Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// splitDestructive keeps the plan's order within each part.
+func splitDestructive(as []Action) (destructive, rest []Action) {
+	for _, a := range as {
+		if a.Action.Destructive() {
+			destructive = append(destructive, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	return destructive, rest
+}
+
+// warningBlock lists every delete and replace, one line each, in a GitHub
+// alert so that a reviewer cannot miss them. It returns how many lines did
+// not fit in budget.
+func warningBlock(as []Action, budget int) (string, int) {
+	if len(as) == 0 {
+		return "", 0
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "> [!WARNING]\n> **This plan destroys or replaces %d resource(s).** Replacing deletes the resource and creates it anew: its data and identity are lost.\n>\n", len(as))
+	for i, a := range as {
+		line := fmt.Sprintf("> - `%s` **%s** `%s`", strings.TrimSpace(actionStyle[a.Action].symbol), a.Action, a.Address)
+		if d := actionDetail(a); d != "" {
+			line += " " + cell(clip(d))
+		}
+		line += "\n"
+		if b.Len()+len(line) > budget {
+			return b.String(), len(as) - i
+		}
+		b.WriteString(line)
+	}
+	return b.String(), 0
+}
+
+// diagnosticsTable is one row per diagnostic, errors first as check sorts
+// them.
+func diagnosticsTable(ds []spec.Diagnostic, errs, warns, budget int) (string, int) {
+	if len(ds) == 0 {
+		return "", 0
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "#### Diagnostics: %d error(s), %d warning(s)\n\n| severity | address | message | hint |\n| --- | --- | --- | --- |\n", errs, warns)
+	for i, d := range ds {
+		row := fmt.Sprintf("| %s | `%s` | %s | %s |\n", d.Severity, cell(d.Address), cell(clip(d.Message)), cell(clip(d.Hint)))
+		if b.Len()+len(row) > budget {
+			if i == 0 {
+				return "", len(ds)
+			}
+			return b.String(), len(ds) - i
+		}
+		b.WriteString(row)
+	}
+	return b.String(), 0
+}
+
+// detailsSections gives each action with field changes a collapsible
+// section holding its field diff, and each other action one line. It
+// returns how many actions did not fit in budget.
+func detailsSections(as []Action, budget int) (string, int) {
+	if len(as) == 0 {
+		return "", 0
+	}
+	var b strings.Builder
+	const heading = "#### Resources\n\n"
+	if budget < len(heading) {
+		return "", len(as)
+	}
+	b.WriteString(heading)
+	for i, a := range as {
+		s := detailsOf(a)
+		if b.Len()+len(s) > budget {
+			return b.String(), len(as) - i
+		}
+		b.WriteString(s)
+	}
+	return b.String(), 0
+}
+
+func detailsOf(a Action) string {
+	symbol := strings.TrimSpace(actionStyle[a.Action].symbol)
+	if len(a.Changes) == 0 {
+		line := fmt.Sprintf("- `%s %s` %s", symbol, a.Address, a.Action)
+		if a.Region != "" {
+			line += " in " + a.Region
+		}
+		if a.Reason != "" {
+			line += ": " + cell(clip(a.Reason))
+		}
+		return line + "\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<details><summary><code>%s %s</code> %s", symbol, htmlEscape(a.Address.String()), a.Action)
+	if a.Region != "" {
+		b.WriteString(" in " + htmlEscape(a.Region))
+	}
+	fmt.Fprintf(&b, ", %d field(s)</summary>\n\n", len(a.Changes))
+	if a.Reason != "" {
+		b.WriteString(cell(clip(a.Reason)) + "\n\n")
+	}
+	b.WriteString("| field | before | after |\n| --- | --- | --- |\n")
+	for _, c := range a.Changes {
+		after := code(clip(FormatValue(c, false)))
+		if c.ForcesReplacement {
+			after += " **forces replacement**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", code(c.Field), code(clip(FormatValue(c, true))), after)
+	}
+	b.WriteString("\n</details>\n")
+	return b.String()
+}
+
+// clip bounds one value; the job summary and the plan JSON keep it whole.
+func clip(s string) string {
+	if len(s) <= maxValue {
+		return s
+	}
+	cut := maxValue
+	// Never split a UTF-8 sequence.
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// cell makes text safe inside a table cell and outside code: a pipe would
+// end the cell, a newline the row, and raw HTML could close the comment's
+// own <details>.
+func cell(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return strings.ReplaceAll(htmlEscape(s), "|", `\|`)
+}
+
+// code renders a value as a code span inside a table cell. GitHub still
+// splits cells on a pipe inside a code span unless it is escaped, and a
+// backtick in the value needs a longer fence.
+func code(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

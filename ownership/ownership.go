@@ -1,0 +1,108 @@
+// Package ownership decides whose a resource is. The ownership mark
+// (managed-by-infra=<fleet>) is the only thing that grants ownership;
+// exclusions only take it away, so a mistake fails safe: a resource whose
+// mark cannot be read is never ours.
+package ownership
+
+import (
+	"fmt"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+// Verdict is whose a resource is, from one fleet's point of view.
+type Verdict int
+
+const (
+	// Ours: the mark names this fleet, and no exclusion covers it.
+	Ours Verdict = iota
+	// Foreign: the mark names another fleet.
+	Foreign
+	// Untagged: no mark at all; infra did not create it (or a forget
+	// released it).
+	Untagged
+	// Excluded: an exclusion covers it. An exclusion always wins over a tag.
+	Excluded
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Ours:
+		return "ours"
+	case Foreign:
+		return "foreign"
+	case Untagged:
+		return "untagged"
+	case Excluded:
+		return "excluded"
+	}
+	return "unknown"
+}
+
+// Judge returns the verdict on a resource at a whose mark names owner ("" for
+// none), for fleet m.
+func Judge(m *spec.Model, a spec.Address, owner string) Verdict {
+	if _, excluded := m.Excluded(a); excluded {
+		return Excluded
+	}
+	return JudgeMark(m.Fleet, owner)
+}
+
+// JudgeMark is the verdict from the mark alone.
+func JudgeMark(fleet, owner string) Verdict {
+	switch owner {
+	case fleet:
+		return Ours
+	case "":
+		return Untagged
+	}
+	return Foreign
+}
+
+// Describe says, for a warning, what a resource's mark shows.
+func Describe(owner string) string {
+	if owner == "" {
+		return "it carries no " + spec.OwnershipTagKey + " tag"
+	}
+	return fmt.Sprintf("it is tagged %s=%s", spec.OwnershipTagKey, owner)
+}
+
+// Rung is how a kind carries its mark on a provider.
+type Rung string
+
+const (
+	// Tag: a tag managed-by-infra=<fleet>.
+	Tag Rung = "tag"
+	// Description: the product has no tags; its description field holds
+	// managed-by-infra=<fleet>.
+	Description Rung = "description"
+	// NamePrefix: the product has neither; a name starting with <fleet>-
+	// is the fleet's.
+	NamePrefix Rung = "name prefix"
+)
+
+// RungOf returns how kind k carries the mark on provider p.
+func RungOf(p spec.Provider, k spec.Kind) Rung {
+	if p == spec.Scaleway {
+		switch k {
+		case spec.ImageRegistry:
+			return Description
+		case spec.Queues, spec.Postgres:
+			return NamePrefix
+		}
+	}
+	return Tag
+}
+
+// DescriptionMark is the text a description-rung product carries.
+func DescriptionMark(fleet string) string { return spec.OwnershipTagKey + "=" + fleet }
+
+// OwnerFromPrefix returns the fleet a name-prefix-rung name belongs to, when
+// it starts with fleet + "-". It can only answer for a known fleet: a name
+// alone does not say where a fleet name ends.
+func OwnerFromPrefix(fleet, name string) string {
+	if len(name) > len(fleet)+1 && name[:len(fleet)+1] == fleet+"-" {
+		return fleet
+	}
+	return ""
+}

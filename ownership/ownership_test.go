@@ -21,7 +21,7 @@ func TestJudge(t *testing.T) {
 		{"aws/queues/jobs", "billing", Foreign},
 		{"aws/queues/jobs", "", Untagged},
 		{"aws/queues/legacy-logs", "shop", Excluded}, // an exclusion wins over a tag
-		{"aws/queues/legacy", "shop", Ours}, // a prefix, never a substring
+		{"aws/queues/legacy", "shop", Ours},          // a prefix, never a substring
 		{"aws/object-store/legacy-logs", "shop", Ours},
 	} {
 		if got := Judge(m, spec.MustParseAddress(c.addr), c.owner); got != c.want {

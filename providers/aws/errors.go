@@ -29,11 +29,16 @@ var errorCodes = map[string]providers.Code{
 	"UnauthorizedOperation": providers.PermissionDenied, "InvalidClientTokenId": providers.PermissionDenied,
 	"UnrecognizedClientException": providers.PermissionDenied, "ExpiredToken": providers.PermissionDenied,
 	"SignatureDoesNotMatch": providers.PermissionDenied, "AuthFailure": providers.PermissionDenied,
+	// S3 answers a HEAD without a body; the SDK names the status instead.
+	"Forbidden": providers.PermissionDenied,
 	// Blocked for now by a dependant or a state.
 	"DeleteConflict": providers.Conflict, "DependencyViolation": providers.Conflict,
 	"BucketNotEmpty": providers.Conflict, "InvalidDBClusterStateFault": providers.Conflict,
 	"RepositoryNotEmptyException": providers.Conflict, "InvalidRequestException": providers.Conflict,
 	"OperationAborted": providers.Conflict,
+	// SQS keeps a deleted queue's name for 60 s; a replace waits it out.
+	"AWS.SimpleQueueService.QueueDeletedRecently": providers.Conflict, "QueueDeletedRecently": providers.Conflict,
+	"ConcurrentModification": providers.Conflict,
 	// Throttled.
 	"Throttling": providers.Throttled, "ThrottlingException": providers.Throttled,
 	"RequestLimitExceeded": providers.Throttled, "TooManyRequestsException": providers.Throttled,

@@ -30,8 +30,10 @@
 //     gives back the value, and no reported field or attribute carries it.
 //   - Update: each entry of Updates is applied with Update(target, changed)
 //     and read back; the ownership mark stays.
-//   - Replace: each entry of Replaces is applied as the engine replaces:
-//     Delete, Read gives NotFound, Create with the new value, Read.
+//   - Replace: each entry of Replaces (which changes at least one forcing
+//     field, and may change mutable ones with it) is applied as the engine
+//     replaces: Delete, Read gives NotFound, Create with the new values,
+//     Read.
 //   - Tags (kinds with a tags field): tags round-trip through create, a
 //     change of value, an added and a removed key, and an emptying; the
 //     ownership tag is never among the compared tags and stays throughout.
@@ -229,14 +231,20 @@ func (s *suite) coverage(t *testing.T) {
 			updated[k] = true
 		}
 	}
-	for _, u := range s.c.Replaces {
+	// A replacement may change mutable fields along with a forcing one (a
+	// locked bucket must be versioned), but needs a forcing one.
+	for i, u := range s.c.Replaces {
+		forcing := false
 		for k := range u {
-			if f, ok := s.info.Field(k); !ok {
+			f, ok := s.info.Field(k)
+			if !ok {
 				t.Errorf("Replaces names %q, which %s does not have", k, s.c.Kind)
-			} else if !f.Replace && f.Compare != spec.CompareNever {
-				t.Errorf("Replaces names %q, which is mutable: put it in Updates", k)
 			}
+			forcing = forcing || f.Replace
 			replaced[k] = true
+		}
+		if !forcing {
+			t.Errorf("Replaces[%d] changes no forcing field: put it in Updates", i)
 		}
 	}
 	for _, f := range s.info.Fields {

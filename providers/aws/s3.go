@@ -1,0 +1,318 @@
+package aws
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// buckets is an S3 bucket. Two kinds share it: object-store (portable:
+// versioning, tags) and s3-bucket (the same bucket with object lock). One
+// physical bucket lists under both; the engine knows they are one thing.
+type buckets struct {
+	kind spec.Kind
+	// objectLock: the kind has the objectLock field (s3-bucket).
+	objectLock bool
+	clients    *regional[*s3.Client]
+}
+
+var (
+	_ providers.Driver   = (*buckets)(nil)
+	_ providers.Releaser = (*buckets)(nil)
+)
+
+func init() {
+	register(spec.ObjectStore, func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.ObjectStore, false) })
+	register(spec.S3Bucket, func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.S3Bucket, true) })
+}
+
+func newBuckets(cfg aws.Config, k spec.Kind, objectLock bool) *buckets {
+	return &buckets{kind: k, objectLock: objectLock, clients: newRegional(cfg, newS3Client)}
+}
+
+// newS3Client addresses buckets by path whenever an endpoint is configured
+// (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, or BaseEndpoint): S3-compatible
+// services and proxies serve one host, not a host per bucket. Against AWS's
+// own endpoints the SDK keeps virtual-hosted addressing.
+func newS3Client(cfg aws.Config) *s3.Client {
+	return s3.NewFromConfig(cfg, func(o *s3.Options) {
+		if o.BaseEndpoint != nil {
+			o.UsePathStyle = true
+		}
+	})
+}
+
+// List reads every page of ListBuckets, filtered to the region on the
+// server. MaxBuckets is never set: some S3-compatible services truncate at
+// it without a continuation token, and without it AWS still pages with
+// one. The listing has no tags or settings, so it is not complete.
+func (d *buckets) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	c := d.clients.get(region)
+	in := &s3.ListBucketsInput{BucketRegion: aws.String(region)}
+	var out []providers.Resource
+	err := eachPage(ctx, s3.NewListBucketsPaginator(c, in), d.kind, region, func(page *s3.ListBucketsOutput) error {
+		for _, b := range page.Buckets {
+			// The filter is the server's; a service that ignores it would
+			// hand back other regions' buckets, which must not be listed here.
+			if r := aws.ToString(b.BucketRegion); r != "" && r != region {
+				continue
+			}
+			name := aws.ToString(b.Name)
+			out = append(out, providers.Resource{Name: name, Region: region, Created: aws.ToTime(b.CreationDate), Attributes: bucketAttributes(c, region, name)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func bucketAttributes(c *s3.Client, region, name string) map[string]string {
+	u := "https://" + name + ".s3." + region + ".amazonaws.com"
+	if ep := c.Options().BaseEndpoint; ep != nil {
+		u = strings.TrimSuffix(*ep, "/") + "/" + name
+	}
+	return map[string]string{"arn": "arn:" + partition(region) + ":s3:::" + name, "url": u, "region": region}
+}
+
+// partition is the ARN partition of a region.
+func partition(region string) string {
+	switch {
+	case strings.HasPrefix(region, "cn-"):
+		return "aws-cn"
+	case strings.HasPrefix(region, "us-gov-"):
+		return "aws-us-gov"
+	}
+	return "aws"
+}
+
+func (d *buckets) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	c := d.clients.get(region)
+	head, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(name)})
+	if err != nil {
+		// S3 answers a bucket of another region with a redirect: the bucket
+		// exists, but not here.
+		if isCode(err, "MovedPermanently", "PermanentRedirect") {
+			return providers.Resource{}, providers.Errorf(providers.NotFound, "bucket %s is not in %s", name, region)
+		}
+		return providers.Resource{}, err
+	}
+	if r := aws.ToString(head.BucketRegion); r != "" && r != region {
+		return providers.Resource{}, providers.Errorf(providers.NotFound, "bucket %s is in %s, not %s", name, r, region)
+	}
+	res := providers.Resource{Name: name, Region: region, Fields: map[string]any{}, Attributes: bucketAttributes(c, region, name)}
+	v, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(name)})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	res.Fields["versioning"] = v.Status == s3types.BucketVersioningStatusEnabled
+	tags, err := bucketTags(ctx, c, name)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	res.Fields[spec.TagsField] = reportedTags(tags)
+	res.Owner = tags[spec.OwnershipTagKey]
+	if d.objectLock {
+		lock, err := c.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: aws.String(name)})
+		switch {
+		case isCode(err, "ObjectLockConfigurationNotFoundError"):
+			res.Fields["objectLock"] = false
+		case err != nil:
+			return providers.Resource{}, err
+		default:
+			res.Fields["objectLock"] = lock.ObjectLockConfiguration != nil &&
+				lock.ObjectLockConfiguration.ObjectLockEnabled == s3types.ObjectLockEnabledEnabled
+		}
+	}
+	return res, nil
+}
+
+// bucketTags reads a bucket's tags; a bucket without any answers
+// NoSuchTagSet, which is an empty set, not an absent bucket.
+func bucketTags(ctx context.Context, c *s3.Client, name string) (map[string]string, error) {
+	out, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: aws.String(name)})
+	if isCode(err, "NoSuchTagSet") {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return tagMapOf(out.TagSet, func(t s3types.Tag) (*string, *string) { return t.Key, t.Value }), nil
+}
+
+func putBucketTags(ctx context.Context, c *s3.Client, name string, tags map[string]string) error {
+	if len(tags) == 0 {
+		_, err := c.DeleteBucketTagging(ctx, &s3.DeleteBucketTaggingInput{Bucket: aws.String(name)})
+		return err
+	}
+	_, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: aws.String(name), Tagging: &s3types.Tagging{TagSet: s3Tags(tags)}})
+	return err
+}
+
+func s3Tags(m map[string]string) []s3types.Tag {
+	return tagList(m, func(k, v *string) s3types.Tag { return s3types.Tag{Key: k, Value: v} })
+}
+
+func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
+	tags, err := desiredTags(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	versioning, _ := t.Fields["versioning"].(bool)
+	lock, _ := t.Fields["objectLock"].(bool)
+	if lock && !d.objectLock {
+		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s has no object lock; declare an s3-bucket", d.kind)
+	}
+	if lock && !versioning {
+		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "bucket %s: object lock needs versioning, and S3 cannot suspend it on a locked bucket", t.Name)
+	}
+	c := d.clients.get(t.Region)
+	in := &s3.CreateBucketInput{
+		Bucket: aws.String(t.Name),
+		// Tags at create: on AWS the bucket never exists without its
+		// ownership tag. PutBucketTagging below repeats them for services
+		// that ignore create-time tags.
+		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{Tags: s3Tags(tags)},
+	}
+	// us-east-1 is the one region S3 refuses to be named in.
+	if t.Region != "us-east-1" {
+		in.CreateBucketConfiguration.LocationConstraint = s3types.BucketLocationConstraint(t.Region)
+	}
+	if lock {
+		in.ObjectLockEnabledForBucket = aws.Bool(true)
+	}
+	if _, err := c.CreateBucket(ctx, in); err != nil {
+		return providers.Resource{}, err
+	}
+	if err := putBucketTags(ctx, c, t.Name, tags); err != nil {
+		return providers.Resource{}, err
+	}
+	// A new bucket is unversioned; object lock turns versioning on by
+	// itself.
+	if versioning && !lock {
+		if err := setVersioning(ctx, c, t.Name, true); err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	return d.Read(ctx, t.Region, t.Name)
+}
+
+func setVersioning(ctx context.Context, c *s3.Client, name string, on bool) error {
+	status := s3types.BucketVersioningStatusSuspended
+	if on {
+		status = s3types.BucketVersioningStatusEnabled
+	}
+	_, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{
+		Bucket: aws.String(name), VersioningConfiguration: &s3types.VersioningConfiguration{Status: status},
+	})
+	return err
+}
+
+func (d *buckets) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	c := d.clients.get(t.Region)
+	for _, f := range changed {
+		var err error
+		switch f {
+		case "versioning":
+			on, _ := t.Fields["versioning"].(bool)
+			err = setVersioning(ctx, c, t.Name, on)
+		case spec.TagsField:
+			err = d.retag(ctx, c, t)
+		default:
+			err = providers.Errorf(providers.InvalidArgument, "%s: field %q cannot be updated in place", d.kind, f)
+		}
+		if err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	return d.Read(ctx, t.Region, t.Name)
+}
+
+// retag writes the whole tag set (S3 has no per-key tagging), keeping the
+// ownership tag the bucket carries when the target names no owner.
+func (d *buckets) retag(ctx context.Context, c *s3.Client, t providers.Target) error {
+	want, err := desiredTags(t)
+	if err != nil {
+		return err
+	}
+	if t.Owner == "" {
+		have, err := bucketTags(ctx, c, t.Name)
+		if err != nil {
+			return err
+		}
+		if o, ok := have[spec.OwnershipTagKey]; ok {
+			want[spec.OwnershipTagKey] = o
+		}
+	}
+	return putBucketTags(ctx, c, t.Name, want)
+}
+
+// Delete removes the bucket. With forceDestroy it first deletes every
+// object version and delete marker; without it S3's own refusal of a
+// non-empty bucket (BucketNotEmpty, a Conflict) is returned. An orphan has
+// no target fields, so it is never emptied.
+func (d *buckets) Delete(ctx context.Context, t providers.Target) error {
+	c := d.clients.get(t.Region)
+	if force, _ := t.Fields["forceDestroy"].(bool); force {
+		if err := emptyBucket(ctx, c, d.kind, t.Region, t.Name); err != nil {
+			return err
+		}
+	}
+	_, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(t.Name)})
+	if isCode(err, "BucketNotEmpty") {
+		return fmt.Errorf("%w (forceDestroy is not set, so infra does not delete the objects)", err)
+	}
+	return err
+}
+
+// emptyBucket deletes every version of every object, and every delete
+// marker, a page (at most 1,000 keys) per DeleteObjects call.
+func emptyBucket(ctx context.Context, c *s3.Client, k spec.Kind, region, name string) error {
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(name)})
+	return eachPage(ctx, p, k, region, func(page *s3.ListObjectVersionsOutput) error {
+		var ids []s3types.ObjectIdentifier
+		for _, v := range page.Versions {
+			ids = append(ids, s3types.ObjectIdentifier{Key: v.Key, VersionId: v.VersionId})
+		}
+		for _, m := range page.DeleteMarkers {
+			ids = append(ids, s3types.ObjectIdentifier{Key: m.Key, VersionId: m.VersionId})
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{
+			Bucket: aws.String(name), Delete: &s3types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+		})
+		if err != nil {
+			return err
+		}
+		if len(out.Errors) > 0 {
+			e := out.Errors[0]
+			return fmt.Errorf("empty bucket %s: %d objects refused deletion; %s (version %s): %s: %s",
+				name, len(out.Errors), aws.ToString(e.Key), aws.ToString(e.VersionId), aws.ToString(e.Code), aws.ToString(e.Message))
+		}
+		return nil
+	})
+}
+
+// Release removes this fleet's ownership tag and keeps every other tag.
+func (d *buckets) Release(ctx context.Context, region, name, owner string) error {
+	c := d.clients.get(region)
+	tags, err := bucketTags(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	if tags[spec.OwnershipTagKey] != owner {
+		return nil
+	}
+	delete(tags, spec.OwnershipTagKey)
+	return putBucketTags(ctx, c, name, tags)
+}

@@ -1,0 +1,110 @@
+package fleet_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// TestCompileFail builds small fleet modules with the real Go toolchain:
+// each script's bad/ program must fail to compile with the compiler's own
+// message, and its good/ twin, which differs from it in one line, must
+// build. That the twins differ in exactly one line is checked too, so each
+// case proves that line is the cause.
+func TestCompileFail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go modules")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain on PATH")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goSum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scripts run with the machine's own caches and proxy, so they
+	// build offline from the module cache, and the same in CI.
+	goEnv := map[string]string{}
+	for _, k := range []string{"GOMODCACHE", "GOCACHE", "GOPROXY", "GOPATH", "GOTOOLCHAIN", "GONOSUMDB", "GOPRIVATE", "GOSUMDB"} {
+		out, err := exec.Command(goBin, "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		goEnv[k] = strings.TrimSpace(string(out))
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/compilefail",
+		Setup: func(env *testscript.Env) error {
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
+			env.Setenv("INFRA_ROOT", root)
+			// -mod=mod lets go add the requirements the replaced module
+			// brings; the copied go.sum vouches for every one of them.
+			env.Setenv("GOFLAGS", "-mod=mod")
+			env.Setenv("HOME", env.WorkDir)
+			gomod := "module example.com/tinyfleet\n\ngo 1.26\n\n" +
+				"require github.com/infra-iac/infra v0.0.0-00010101000000-000000000000\n\n" +
+				"replace github.com/infra-iac/infra => " + root + "\n"
+			if err := os.WriteFile(filepath.Join(env.WorkDir, "go.mod"), []byte(gomod), 0o644); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(env.WorkDir, "go.sum"), goSum, 0o644)
+		},
+	})
+}
+
+// TestCompileFailTwins checks that every case has a bad and a good program
+// and that they differ in exactly one line.
+func TestCompileFailTwins(t *testing.T) {
+	scripts, err := filepath.Glob("testdata/compilefail/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scripts) < 8 {
+		t.Fatalf("found %d compile-fail cases, want at least 8", len(scripts))
+	}
+	for _, path := range scripts {
+		a, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		for _, f := range a.Files {
+			files[f.Name] = f.Data
+		}
+		bad, good := files["bad/main.go"], files["good/main.go"]
+		if bad == nil || good == nil {
+			t.Errorf("%s: want bad/main.go and good/main.go", path)
+			continue
+		}
+		bl, gl := bytes.Split(bad, []byte("\n")), bytes.Split(good, []byte("\n"))
+		if len(bl) != len(gl) {
+			t.Errorf("%s: the twins have %d and %d lines; they must differ in one line only", path, len(bl), len(gl))
+			continue
+		}
+		var diff []int
+		for i := range bl {
+			if !bytes.Equal(bl[i], gl[i]) {
+				diff = append(diff, i+1)
+			}
+		}
+		if len(diff) != 1 {
+			t.Errorf("%s: the twins differ in lines %v; they must differ in exactly one", path, diff)
+		}
+		if !bytes.Contains(a.Comment, []byte("! exec go build")) {
+			t.Errorf("%s: the script must expect the bad program to fail to build", path)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+// Package sdk is the narrow door between package fleet and the cloud
+// packages (fleet/aws, fleet/scaleway). The cloud packages must create
+// handles and expressions whose insides a fleet program cannot touch; Go has
+// no "friend" packages, so fleet fills in these function values at init and
+// the cloud packages call them. Being internal, nothing outside fleet/... can
+// reach them, which keeps the typed constructors the only way in.
+package sdk
+
+import "github.com/infra-iac/infra/spec"
+
+// Field is one spec field as a cloud package hands it over: the Go value the
+// author wrote (a literal, a fleet type such as fleet.Optional, or an
+// already built spec.Value). Package fleet interprets it; an unset optional
+// is dropped, so it stays unknown in the document.
+type Field struct {
+	Name  string
+	Value any
+}
+
+// Decl is one resource to declare.
+type Decl struct {
+	Provider spec.Provider
+	Kind     spec.Kind
+	Name     string
+	// Region is the written region ("" means the provider's placement).
+	Region string
+	Fields []Field
+}
+
+// These are set by package fleet's init, which always runs before any
+// cloud package's code because every cloud package imports fleet.
+var (
+	// Declare adds d to f (a *fleet.Fleet, possibly nil) and points ref (a
+	// *fleet.Ref[K]) at it.
+	Declare func(f any, ref any, d Decl)
+	// Use records the account and default region of provider p in f.
+	Use func(f any, p spec.Provider, account, region string)
+	// Observe points out (a *fleet.Output[T]) at attribute attr of the
+	// resource at of, known after that resource is applied.
+	Observe func(out any, of spec.Address, attr string)
+	// SecretValue points out (a *fleet.SecretValue) at the value of the
+	// secret at of.
+	SecretValue func(out any, of spec.Address)
+)
+
+// AnyMap turns a typed map into map[string]any so package fleet can
+// interpret each value; a nil map stays nil, which means unset.
+func AnyMap[V any](m map[string]V) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

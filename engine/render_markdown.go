@@ -253,7 +253,9 @@ func detailsOf(a Action) string {
 		if a.Reason != "" {
 			line += ": " + cell(clip(a.Reason))
 		}
-		return line + "\n"
+		// The blank line ends the list item, so that a <details> after it
+		// starts an HTML block instead of continuing the item.
+		return line + "\n\n"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<details><summary><code>%s %s</code> %s", symbol, htmlEscape(a.Address.String()), a.Action)
@@ -264,15 +266,26 @@ func detailsOf(a Action) string {
 	if a.Reason != "" {
 		b.WriteString(cell(clip(a.Reason)) + "\n\n")
 	}
-	b.WriteString("| field | before | after |\n| --- | --- | --- |\n")
+	// A create has no before: the column would only repeat "(unset)".
+	if a.Action == Create {
+		b.WriteString("| field | value |\n| --- | --- |\n")
+	} else {
+		b.WriteString("| field | before | after |\n| --- | --- | --- |\n")
+	}
 	for _, c := range a.Changes {
 		after := code(clip(FormatValue(c, false)))
 		if c.ForcesReplacement {
 			after += " **forces replacement**"
 		}
+		if a.Action == Create {
+			fmt.Fprintf(&b, "| %s | %s |\n", code(c.Field), after)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", code(c.Field), code(clip(FormatValue(c, true))), after)
 	}
-	b.WriteString("\n</details>\n")
+	// An HTML block runs to the next blank line: without this one, what
+	// follows </details> would be swallowed as raw HTML.
+	b.WriteString("\n</details>\n\n")
 	return b.String()
 }
 

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+func addr(s string) spec.Address {
+	// Only constants of this file come here; a typo shows as a zero
+	// address in the failing output.
+	a, _ := spec.ParseAddress(s)
+	return a
+}
+
+// samplePlan has one action of every kind, out of the destroys-first
+// order, a sensitive change, a value known after apply and diagnostics.
+func samplePlan() *Plan {
+	p := &Plan{FormatVersion: FormatVersion, Fleet: "shop",
+		Accounts: []Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-3"}}},
+		Actions: []Action{
+			{Address: addr("aws/secrets/db-password"), Action: Create, Region: "eu-west-3",
+				Changes: []Change{{Field: "value", Sensitive: true}}},
+			{Address: addr("aws/queues/jobs"), Action: Update, Region: "eu-west-3",
+				Changes: []Change{{Field: "visibilityTimeoutSec", Before: 30.0, After: 120.0}}},
+			{Address: addr("aws/secrets/db-url"), Action: Create, Region: "eu-west-3",
+				Changes: []Change{{Field: "value", Sensitive: true}, {Field: "description", KnownAfterApply: true}}},
+			{Address: addr("aws/security-group/web"), Action: Replace, Region: "eu-west-3",
+				Changes: []Change{{Field: "description", Before: "web", After: "web tier", ForcesReplacement: true}}},
+			{Address: addr("aws/object-store/old-assets"), Action: Delete, Region: "eu-west-3", Reason: "no longer declared"},
+			{Address: addr("aws/queues/mail"), Action: Adopt, Region: "eu-west-3", Reason: "exists and is tagged for this fleet"},
+		},
+		Diagnostics: []spec.Diagnostic{{Severity: spec.Warning, Address: "aws/queues/legacy", Message: "owned by fleet billing: left alone", Hint: "exclude it | or rename"}},
+	}
+	p.summarize()
+	p.ID = p.computeID()
+	return p
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	got := RenderMarkdown(samplePlan(), MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567"})
+	golden := filepath.Join("testdata", "plan.md")
+	if os.Getenv("INFRA_UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (INFRA_UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("markdown differs from %s (INFRA_UPDATE_GOLDEN=1 rewrites it):\n%s", golden, got)
+	}
+}
+
+func TestMarkdownDestroysComeFirst(t *testing.T) {
+	md := RenderMarkdown(samplePlan(), MarkdownOptions{})
+	if !strings.HasPrefix(md, PlanMarker("shop")+"\n") {
+		t.Fatalf("the marker is not the first line:\n%s", md)
+	}
+	warn := strings.Index(md, "[!WARNING]")
+	del := strings.Index(md, "aws/object-store/old-assets")
+	repl := strings.Index(md, "aws/security-group/web")
+	create := strings.Index(md, "aws/secrets/db-password")
+	details := strings.Index(md, "#### Resources")
+	if warn < 0 || !(warn < repl && warn < del && del < details && repl < create && details < create) {
+		t.Fatalf("destroys and replaces are not first (warning %d, replace %d, delete %d, details %d, create %d):\n%s",
+			warn, repl, del, details, create, md)
+	}
+	// Within the details, destructive actions come first too.
+	rest := md[details:]
+	if strings.Index(rest, "aws/security-group/web") > strings.Index(rest, "aws/queues/jobs") {
+		t.Fatalf("details do not start with the destroys:\n%s", rest)
+	}
+	// Every renderer counts the same.
+	if !strings.Contains(md, "**"+SummaryLine(samplePlan())+"**") {
+		t.Fatalf("the count line differs from the text renderer's:\n%s", md)
+	}
+}
+
+func TestMarkdownPlanIDRoundTrip(t *testing.T) {
+	p := samplePlan()
+	md := RenderMarkdown(p, MarkdownOptions{HeadSHA: "abc123"})
+	id, head, ok := ReadMarkdownPlanID("some preface\n" + md)
+	if !ok || id != p.ID || head != "abc123" {
+		t.Fatalf("read back %q %q %v, want %q abc123", id, head, ok, p.ID)
+	}
+	if _, _, ok := ReadMarkdownPlanID("no id here"); ok {
+		t.Fatal("found an id in a body without one")
+	}
+}
+
+func TestMarkdownNeverShowsASecret(t *testing.T) {
+	const canary = "CANARY-md-s3cr3t-91ab"
+	f := newFixture(t)
+	f.env["DB_PASSWORD"] = canary
+	d := doc(password, db, dbURL)
+	p := f.plan(d, false)
+	md := RenderMarkdown(p, MarkdownOptions{})
+	if strings.Contains(md, canary) {
+		t.Fatal("the canary leaked into the markdown")
+	}
+	if !strings.Contains(md, spec.Redacted) {
+		t.Fatalf("a secret's change does not read %s:\n%s", spec.Redacted, md)
+	}
+	// A change marked sensitive stays hidden even if a driver filled it.
+	leaky := samplePlan()
+	leaky.Actions[0].Changes[0].Before = canary
+	leaky.Actions[0].Changes[0].After = canary
+	if md := RenderMarkdown(leaky, MarkdownOptions{}); strings.Contains(md, canary) {
+		t.Fatal("a sensitive change showed its value")
+	}
+}
+
+func TestMarkdownEscapesWhatWouldBreakTheComment(t *testing.T) {
+	p := samplePlan()
+	p.Actions[1].Changes[0].After = "a|b`c</details><script>"
+	md := RenderMarkdown(p, MarkdownOptions{})
+	if strings.Count(md, "</details>") != strings.Count(md, "<details>") {
+		t.Fatalf("a value closed a details section:\n%s", md)
+	}
+	if strings.Contains(md, "<script>") {
+		t.Fatalf("raw HTML got through:\n%s", md)
+	}
+	if !strings.Contains(md, `a\|b`) {
+		t.Fatalf("a pipe in a value was not escaped:\n%s", md)
+	}
+}
+
+// bigPlan has n actions of each destructive and constructive kind, each
+// with fields, and n diagnostics: every section wants more than the limit.
+func bigPlan(n int) *Plan {
+	p := &Plan{FormatVersion: FormatVersion, Fleet: "big",
+		Accounts: []Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-1", "eu-west-3"}}}}
+	long := strings.Repeat("x", 2000)
+	for i := 0; i < n; i++ {
+		kind := []ActionKind{Create, Update, Replace, Delete}[i%4]
+		a := Action{Address: addr(fmt.Sprintf("aws/queues/q-%05d", i)), Action: kind, Region: "eu-west-3"}
+		if kind != Delete {
+			a.Changes = []Change{
+				{Field: "visibilityTimeoutSec", Before: 30.0, After: float64(i), ForcesReplacement: kind == Replace},
+				{Field: "tags", Before: map[string]any{"team": "a"}, After: map[string]any{"team": long}},
+			}
+		} else {
+			a.Reason = "no longer declared"
+		}
+		p.Actions = append(p.Actions, a)
+		p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Warning, Address: a.Address.String(), Message: "warned " + long})
+	}
+	p.summarize()
+	p.ID = p.computeID()
+	return p
+}
+
+func TestMarkdownSizeCapAt2000Resources(t *testing.T) {
+	p := bigPlan(2000)
+	md := RenderMarkdown(p, MarkdownOptions{HeadSHA: "deadbeef", Elsewhere: "the [job summary](https://example.invalid/run)"})
+	t.Logf("comment for 2,000 resources: %d characters", len(md))
+	if len(md) >= CommentLimit {
+		t.Fatalf("comment is %d characters, over %d", len(md), CommentLimit)
+	}
+	for _, want := range []string{PlanMarker("big"), "**" + SummaryLine(p) + "**", "[!WARNING]", "more destroyed or replaced, listed in the [job summary]",
+		"are not detailed here", "more diagnostic(s) are in", p.ID, "deadbeef"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the cut comment lacks %q", want)
+		}
+	}
+	if id, _, ok := ReadMarkdownPlanID(md); !ok || id != p.ID {
+		t.Error("the plan id cannot be read back from the cut comment")
+	}
+	if strings.Count(md, "<details>") != strings.Count(md, "</details>") {
+		t.Error("a details section was cut in half")
+	}
+	// Any limit holds, also a tiny one.
+	for _, limit := range []int{2000, 10000, 1 << 20} {
+		if md := RenderMarkdown(p, MarkdownOptions{Limit: limit}); len(md) > limit && limit > 2000 {
+			t.Errorf("limit %d: %d characters", limit, len(md))
+		}
+	}
+	// The uncut rendering holds everything, for the job summary.
+	var text bytes.Buffer
+	if err := RenderText(&text, p, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	full := RenderMarkdown(p, MarkdownOptions{Limit: 100 << 20})
+	if strings.Contains(full, "not detailed here") || strings.Count(full, "<details>") != 1500 {
+		t.Errorf("the uncut rendering cut something (%d details)", strings.Count(full, "<details>"))
+	}
+}

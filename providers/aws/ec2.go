@@ -208,6 +208,33 @@ func retagEC2(ctx context.Context, c *ec2.Client, id string, have, want map[stri
 	return nil
 }
 
+// filterPattern makes name safe as an EC2 filter value: AWS treats * and ?
+// as wildcards (and a backslash as their escape), moto also [ and ]. Each
+// becomes ?, which matches any one character on both; the caller keeps only
+// exact matches.
+func filterPattern(name string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`*?\[]`, r) {
+			return '?'
+		}
+		return r
+	}, name)
+}
+
+// releaseEC2 removes the ownership tag from an EC2 resource if it names
+// owner. DeleteTags with the value deletes only a tag that still has it, so
+// a concurrent claim by another fleet survives.
+func releaseEC2(ctx context.Context, c *ec2.Client, id string, tags map[string]string, owner string) error {
+	if tags[spec.OwnershipTagKey] != owner {
+		return nil
+	}
+	_, err := c.DeleteTags(ctx, &ec2.DeleteTagsInput{
+		Resources: []string{id},
+		Tags:      []ec2types.Tag{{Key: aws.String(spec.OwnershipTagKey), Value: aws.String(owner)}},
+	})
+	return err
+}
+
 // defaultVPC returns the region's default VPC id, or "" when it has none.
 // It is looked up when needed rather than cached: a default VPC can be
 // deleted and made again, and an emulator reset makes a new one.
@@ -224,23 +251,22 @@ func defaultVPC(ctx context.Context, c *ec2.Client) (string, error) {
 	return aws.ToString(out.Vpcs[0].VpcId), nil
 }
 
-// securityGroupsNamed returns the security groups called name in the
-// region, in any VPC.
+// securityGroupsNamed returns the default VPC's security group called
+// name. It asks by GroupNames, which AWS answers from the default VPC only
+// and which, unlike a group-name filter, takes * and ? literally. A missing
+// group is InvalidGroup.NotFound.
 func securityGroupsNamed(ctx context.Context, c *ec2.Client, name string) ([]ec2types.SecurityGroup, error) {
-	p := ec2.NewDescribeSecurityGroupsPaginator(c, &ec2.DescribeSecurityGroupsInput{
-		Filters: []ec2types.Filter{{Name: aws.String("group-name"), Values: []string{name}}},
-	})
-	var out []ec2types.SecurityGroup
-	err := eachPage(ctx, p, spec.SecurityGroup, c.Options().Region, func(page *ec2.DescribeSecurityGroupsOutput) error {
-		out = append(out, page.SecurityGroups...)
-		return nil
-	})
-	return out, err
+	out, err := c.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{GroupNames: []string{name}})
+	if err != nil {
+		return nil, err
+	}
+	return out.SecurityGroups, nil
 }
 
 // pickGroup chooses among security groups sharing a name, which EC2 allows
 // in different VPCs: the one in vpc, or in the default VPC when vpc is
-// empty. A single group is taken as is.
+// empty. A single group is taken as is when vpc is empty: AWS answers
+// GroupNames from the default VPC (moto from any VPC).
 func pickGroup(ctx context.Context, c *ec2.Client, groups []ec2types.SecurityGroup, vpc string) (ec2types.SecurityGroup, bool, error) {
 	if len(groups) == 0 {
 		return ec2types.SecurityGroup{}, false, nil

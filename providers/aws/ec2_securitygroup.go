@@ -1,0 +1,429 @@
+package aws
+
+import (
+	"context"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// securityGroups is the security-group kind: an EC2 security group in the
+// region's default VPC, named by its GroupName (unique within a VPC). Its ingress is a set of TCP
+// single-port rules open to CIDR blocks; egress is left as EC2 makes it.
+type securityGroups struct {
+	clients *regional[*ec2.Client]
+	// pageSize is the listing's MaxResults; zero leaves EC2's default
+	// (everything in one page, or 1,000 a page when paginated).
+	pageSize int32
+}
+
+var (
+	_ providers.Driver   = (*securityGroups)(nil)
+	_ providers.Releaser = (*securityGroups)(nil)
+)
+
+func init() {
+	register(spec.SecurityGroup, func(cfg aws.Config) providers.Driver {
+		return &securityGroups{clients: newRegional(cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })}
+	})
+}
+
+// groupWait bounds the wait for a new group to become visible to
+// DescribeSecurityGroups (EC2 is eventually consistent).
+const groupWait = 2 * time.Minute
+
+// ec2Charset is what EC2 accepts in a VPC security group's name and
+// description. Anything else, an apostrophe above all, fails the call after
+// the plan was approved; the predecessor shipped that bug.
+const ec2Charset = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ._-:/()#,@[]+=&;{}!$*"
+
+func checkEC2Text(what, s string) error {
+	if len(s) == 0 || len(s) > 255 {
+		return providers.Errorf(providers.InvalidArgument, "security group %s must be 1 to 255 characters, is %d", what, len(s))
+	}
+	for _, r := range s {
+		if !strings.ContainsRune(ec2Charset, r) {
+			return providers.Errorf(providers.InvalidArgument, "security group %s %q: character %q is not allowed by EC2 (allowed: letters, digits, spaces and %s)",
+				what, s, r, "._-:/()#,@[]+=&;{}!$*")
+		}
+	}
+	return nil
+}
+
+func checkGroupName(name string) error {
+	if name == "default" {
+		return providers.Errorf(providers.InvalidArgument, `security group "default" belongs to its VPC; infra never manages it`)
+	}
+	if strings.HasPrefix(strings.ToLower(name), "sg-") {
+		return providers.Errorf(providers.InvalidArgument, "security group name %q: EC2 refuses names starting with sg-", name)
+	}
+	return checkEC2Text("name", name)
+}
+
+// List reports the groups of the region's default VPC, where this kind's
+// groups live; a region without one has none.
+func (d *securityGroups) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	c := d.clients.get(region)
+	vpc, err := defaultVPC(ctx, c)
+	if err != nil || vpc == "" {
+		return nil, err
+	}
+	in := &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{{Name: aws.String("vpc-id"), Values: []string{vpc}}}}
+	if d.pageSize > 0 {
+		in.MaxResults = aws.Int32(d.pageSize)
+	}
+	var out []providers.Resource
+	err = eachPage(ctx, ec2.NewDescribeSecurityGroupsPaginator(c, in), spec.SecurityGroup, region, func(page *ec2.DescribeSecurityGroupsOutput) error {
+		for _, g := range page.SecurityGroups {
+			if aws.ToString(g.GroupName) != "default" {
+				out = append(out, groupResource(region, g))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (d *securityGroups) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	g, err := d.find(ctx, region, name)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	return groupResource(region, g), nil
+}
+
+// find returns the group called name, or a NotFound error.
+func (d *securityGroups) find(ctx context.Context, region, name string) (ec2types.SecurityGroup, error) {
+	if name == "default" {
+		return ec2types.SecurityGroup{}, providers.Errorf(providers.NotFound, "security group %q is never managed", name)
+	}
+	c := d.clients.get(region)
+	groups, err := securityGroupsNamed(ctx, c, name)
+	if err != nil {
+		return ec2types.SecurityGroup{}, err
+	}
+	g, ok, err := pickGroup(ctx, c, groups, "")
+	if err != nil {
+		return ec2types.SecurityGroup{}, err
+	}
+	if !ok {
+		return ec2types.SecurityGroup{}, providers.Errorf(providers.NotFound, "no security group named %q in %s", name, region)
+	}
+	return g, nil
+}
+
+func (d *securityGroups) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
+	if err := checkGroupName(t.Name); err != nil {
+		return providers.Resource{}, err
+	}
+	desc, _ := targetString(t.Fields, "description")
+	if err := checkEC2Text("description", desc); err != nil {
+		return providers.Resource{}, err
+	}
+	rules, err := targetIngress(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	tags, err := desiredTags(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	c := d.clients.get(t.Region)
+	// No VpcId: EC2 puts the group in the region's default VPC.
+	out, err := c.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{
+		GroupName:   aws.String(t.Name),
+		Description: aws.String(desc),
+		TagSpecifications: []ec2types.TagSpecification{{
+			ResourceType: ec2types.ResourceTypeSecurityGroup, Tags: ec2Tags(tags),
+		}},
+	})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	id := aws.ToString(out.GroupId)
+	if add := authorizations(rules); len(add) > 0 {
+		// A failure here leaves the group with fewer rules than declared;
+		// the next plan reads that truthfully and updates it.
+		if _, err := c.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: add}); err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	return d.readID(ctx, t.Region, id)
+}
+
+// readID describes one group by id, waiting until EC2 shows it.
+func (d *securityGroups) readID(ctx context.Context, region, id string) (providers.Resource, error) {
+	out, err := ec2.NewSecurityGroupExistsWaiter(d.clients.get(region)).WaitForOutput(ctx,
+		&ec2.DescribeSecurityGroupsInput{GroupIds: []string{id}}, groupWait)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	if len(out.SecurityGroups) == 0 {
+		return providers.Resource{}, providers.Errorf(providers.NotFound, "security group %s vanished", id)
+	}
+	return groupResource(region, out.SecurityGroups[0]), nil
+}
+
+func (d *securityGroups) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	var doIngress, doTags bool
+	for _, f := range changed {
+		switch f {
+		case "ingress":
+			doIngress = true
+		case spec.TagsField:
+			doTags = true
+		case "description":
+			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "security group %s: EC2 cannot change a description; it forces replacement", t.Name)
+		default:
+			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "security group %s: unknown field %q", t.Name, f)
+		}
+	}
+	g, err := d.find(ctx, t.Region, t.Name)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	c := d.clients.get(t.Region)
+	id := aws.ToString(g.GroupId)
+	if doIngress {
+		rules, err := targetIngress(t.Fields)
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		add, remove := ingressChanges(g.IpPermissions, rules)
+		// Revoke first: a rule both revoked and re-added (never the case
+		// for an identical rule) cannot collide.
+		if len(remove) > 0 {
+			if _, err := c.RevokeSecurityGroupIngress(ctx, &ec2.RevokeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: remove}); err != nil {
+				return providers.Resource{}, err
+			}
+		}
+		if len(add) > 0 {
+			if _, err := c.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: add}); err != nil {
+				return providers.Resource{}, err
+			}
+		}
+	}
+	if doTags {
+		want, err := desiredTags(t)
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		if err := retagEC2(ctx, c, id, ec2TagMap(g.Tags), want); err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	return d.readID(ctx, t.Region, id)
+}
+
+func (d *securityGroups) Delete(ctx context.Context, t providers.Target) error {
+	g, err := d.find(ctx, t.Region, t.Name)
+	if err != nil {
+		return err
+	}
+	// A group still used by an instance or another group's rule is refused
+	// with DependencyViolation (Conflict): the engine retries after the
+	// dependants are gone.
+	_, err = d.clients.get(t.Region).DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: g.GroupId})
+	return err
+}
+
+// Release removes this fleet's ownership tag and keeps every other tag.
+func (d *securityGroups) Release(ctx context.Context, region, name, owner string) error {
+	g, err := d.find(ctx, region, name)
+	if err != nil {
+		return err
+	}
+	return releaseEC2(ctx, d.clients.get(region), aws.ToString(g.GroupId), ec2TagMap(g.Tags), owner)
+}
+
+func groupResource(region string, g ec2types.SecurityGroup) providers.Resource {
+	tags := ec2TagMap(g.Tags)
+	return providers.Resource{
+		Name:   aws.ToString(g.GroupName),
+		Region: region,
+		Fields: map[string]any{
+			"description":  aws.ToString(g.Description),
+			"ingress":      reportedIngress(g.IpPermissions),
+			spec.TagsField: reportedTags(tags),
+		},
+		Attributes: map[string]string{
+			"groupId": aws.ToString(g.GroupId),
+			"vpcId":   aws.ToString(g.VpcId),
+		},
+		Owner: tags[spec.OwnershipTagKey],
+		// DescribeSecurityGroups carries everything Read reports.
+		Complete: true,
+	}
+}
+
+// rule is one ingress rule infra can express: TCP on one port from a CIDR
+// block (IPv4 or IPv6).
+type rule struct {
+	port int32
+	cidr string
+}
+
+// targetIngress reads the ingress field: a list of {"port", "cidr"}. A
+// CIDR with host bits set is refused, because EC2 would store it masked and
+// the rule would then differ from the declaration on every plan.
+func targetIngress(f map[string]any) (map[rule]bool, error) {
+	out := map[rule]bool{}
+	raw, ok := f["ingress"]
+	if !ok || raw == nil {
+		return out, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, providers.Errorf(providers.InvalidArgument, "ingress is %T, want a list", raw)
+	}
+	for i, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return nil, providers.Errorf(providers.InvalidArgument, "ingress rule %d is %T, want {port, cidr}", i, x)
+		}
+		port, ok := targetNumber(m, "port")
+		if !ok || port < 0 || port > 65535 || port != float64(int32(port)) {
+			return nil, providers.Errorf(providers.InvalidArgument, "ingress rule %d: port must be an integer from 0 to 65535", i)
+		}
+		cidr, _ := m["cidr"].(string)
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return nil, providers.Errorf(providers.InvalidArgument, "ingress rule %d: cidr %q: %v", i, cidr, err)
+		}
+		if p.Masked() != p {
+			return nil, providers.Errorf(providers.InvalidArgument, "ingress rule %d: cidr %q has host bits set; write %q", i, cidr, p.Masked().String())
+		}
+		out[rule{port: int32(port), cidr: p.String()}] = true
+	}
+	return out, nil
+}
+
+// cidrsOf lists a permission's IPv4 and IPv6 sources.
+func cidrsOf(p ec2types.IpPermission) []string {
+	out := make([]string, 0, len(p.IpRanges)+len(p.Ipv6Ranges))
+	for _, r := range p.IpRanges {
+		out = append(out, aws.ToString(r.CidrIp))
+	}
+	for _, r := range p.Ipv6Ranges {
+		out = append(out, aws.ToString(r.CidrIpv6))
+	}
+	return out
+}
+
+func tcpSinglePort(p ec2types.IpPermission) (int32, bool) {
+	if aws.ToString(p.IpProtocol) != "tcp" || p.FromPort == nil || p.ToPort == nil || *p.FromPort != *p.ToPort {
+		return 0, false
+	}
+	return *p.FromPort, true
+}
+
+// reportedIngress reports every ingress rule. The ones infra can express
+// are {"port", "cidr"}; the others (UDP, port ranges, all traffic, sources
+// that are groups or prefix lists) carry extra keys, so that they differ
+// from any declared rule: the set compares unequal, and the update revokes
+// them. Leaving them out would hide open ports.
+func reportedIngress(perms []ec2types.IpPermission) []any {
+	out := []any{}
+	for _, p := range perms {
+		port, simple := tcpSinglePort(p)
+		odd := func(source, value string) map[string]any {
+			m := map[string]any{"protocol": aws.ToString(p.IpProtocol), source: value}
+			if p.FromPort != nil {
+				m["port"] = float64(*p.FromPort)
+			}
+			if p.ToPort != nil {
+				m["toPort"] = float64(*p.ToPort)
+			}
+			return m
+		}
+		for _, c := range cidrsOf(p) {
+			if simple {
+				out = append(out, map[string]any{"port": float64(port), "cidr": c})
+			} else {
+				out = append(out, odd("cidr", c))
+			}
+		}
+		for _, g := range p.UserIdGroupPairs {
+			out = append(out, odd("sourceGroup", aws.ToString(g.GroupId)))
+		}
+		for _, l := range p.PrefixListIds {
+			out = append(out, odd("prefixList", aws.ToString(l.PrefixListId)))
+		}
+	}
+	return out
+}
+
+// authorizations turns rules into EC2 permissions, one per rule.
+func authorizations(rules map[rule]bool) []ec2types.IpPermission {
+	list := make([]rule, 0, len(rules))
+	for r := range rules {
+		list = append(list, r)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].port != list[j].port {
+			return list[i].port < list[j].port
+		}
+		return list[i].cidr < list[j].cidr
+	})
+	out := make([]ec2types.IpPermission, 0, len(list))
+	for _, r := range list {
+		out = append(out, tcpPermission(r.port, r.cidr))
+	}
+	return out
+}
+
+func tcpPermission(port int32, cidr string) ec2types.IpPermission {
+	p := ec2types.IpPermission{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(port), ToPort: aws.Int32(port)}
+	if strings.Contains(cidr, ":") {
+		p.Ipv6Ranges = []ec2types.Ipv6Range{{CidrIpv6: aws.String(cidr)}}
+	} else {
+		p.IpRanges = []ec2types.IpRange{{CidrIp: aws.String(cidr)}}
+	}
+	return p
+}
+
+// ingressChanges compares the group's permissions with the declared rules:
+// what to authorize, and what to revoke, including every rule infra cannot
+// express (the set is declared whole).
+func ingressChanges(have []ec2types.IpPermission, want map[rule]bool) (add, remove []ec2types.IpPermission) {
+	present := map[rule]bool{}
+	for _, p := range have {
+		port, simple := tcpSinglePort(p)
+		if !simple {
+			remove = append(remove, p)
+			continue
+		}
+		for _, c := range cidrsOf(p) {
+			if x := (rule{port, c}); want[x] {
+				present[x] = true
+			} else {
+				remove = append(remove, tcpPermission(port, c))
+			}
+		}
+		if len(p.UserIdGroupPairs) > 0 || len(p.PrefixListIds) > 0 {
+			remove = append(remove, ec2types.IpPermission{
+				IpProtocol: p.IpProtocol, FromPort: p.FromPort, ToPort: p.ToPort,
+				UserIdGroupPairs: p.UserIdGroupPairs, PrefixListIds: p.PrefixListIds,
+			})
+		}
+	}
+	missing := map[rule]bool{}
+	for r := range want {
+		if !present[r] {
+			missing[r] = true
+		}
+	}
+	return authorizations(missing), remove
+}

@@ -18,6 +18,18 @@ import (
 // build. That the twins differ in exactly one line is checked too, so each
 // case proves that line is the cause.
 func TestCompileFail(t *testing.T) {
+	testscript.Run(t, moduleParams(t, "testdata/compilefail"))
+}
+
+// TestTutorial runs docs/sdk.md's tutorial, from an empty module to check
+// (plan needs credentials, so it stops there).
+func TestTutorial(t *testing.T) {
+	testscript.Run(t, moduleParams(t, "testdata/tutorial"))
+}
+
+// moduleParams runs the scripts in dir, each in a fresh module that
+// requires this one through a replace, as a user's module would.
+func moduleParams(t *testing.T, dir string) testscript.Params {
 	if testing.Short() {
 		t.Skip("builds Go modules")
 	}
@@ -43,8 +55,8 @@ func TestCompileFail(t *testing.T) {
 		}
 		goEnv[k] = strings.TrimSpace(string(out))
 	}
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/compilefail",
+	return testscript.Params{
+		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			for k, v := range goEnv {
 				env.Setenv(k, v)
@@ -54,7 +66,7 @@ func TestCompileFail(t *testing.T) {
 			// brings; the copied go.sum vouches for every one of them.
 			env.Setenv("GOFLAGS", "-mod=mod")
 			env.Setenv("HOME", env.WorkDir)
-			gomod := "module example.com/tinyfleet\n\ngo 1.26\n\n" +
+			gomod := "module example.com/shop\n\ngo 1.26\n\n" +
 				"require github.com/infra-iac/infra v0.0.0-00010101000000-000000000000\n\n" +
 				"replace github.com/infra-iac/infra => " + root + "\n"
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "go.mod"), []byte(gomod), 0o644); err != nil {
@@ -62,7 +74,7 @@ func TestCompileFail(t *testing.T) {
 			}
 			return os.WriteFile(filepath.Join(env.WorkDir, "go.sum"), goSum, 0o644)
 		},
-	})
+	}
 }
 
 // TestCompileFailTwins checks that every case has a bad and a good program
@@ -107,4 +119,43 @@ func TestCompileFailTwins(t *testing.T) {
 			t.Errorf("%s: the script must expect the bad program to fail to build", path)
 		}
 	}
+}
+
+// TestTutorialMatchesTheDocs keeps the tutorial script and docs/sdk.md
+// telling the same story: the script's program is the page's first Go
+// block, and what it expects synth to print is the page's first JSON block.
+func TestTutorialMatchesTheDocs(t *testing.T) {
+	page, err := os.ReadFile("../docs/sdk.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := txtar.ParseFile("testdata/tutorial/tutorial.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, file := range map[string]string{"go": "infra/main.go", "json": "want.json"} {
+		block := firstBlock(string(page), lang)
+		var script []byte
+		for _, f := range a.Files {
+			if f.Name == file {
+				script = f.Data
+			}
+		}
+		if block == "" || string(script) != block {
+			t.Errorf("docs/sdk.md's first %s block and the tutorial script's %s differ:\n%s\n---\n%s", lang, file, block, script)
+		}
+	}
+}
+
+func firstBlock(page, lang string) string {
+	start := strings.Index(page, "```"+lang+"\n")
+	if start < 0 {
+		return ""
+	}
+	rest := page[start+len("```"+lang+"\n"):]
+	end := strings.Index(rest, "```\n")
+	if end < 0 {
+		return ""
+	}
+	return rest[:end]
 }

@@ -510,10 +510,16 @@ func TestRunVerbs(t *testing.T) {
 	if code := fleet.Run(bad, []string{"check"}, &out, &errs); code != 1 {
 		t.Errorf("check = %d", code)
 	}
-	for _, want := range []string{"zero fleet.Ref", "duplicate address", "cannot carry"} {
+	for _, want := range []string{"zero fleet.Ref", "duplicate address", "cannot carry", "3 error(s), 0 warning(s)"} {
 		if !strings.Contains(errs.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs.String())
 		}
+	}
+	// synth too, since `infra check --fleet DIR` sees only what synth says.
+	out.Reset()
+	errs.Reset()
+	if code := fleet.Run(bad, []string{"synth"}, &out, &errs); code != 1 || out.Len() == 0 || !strings.Contains(errs.String(), "duplicate address") {
+		t.Errorf("synth = %d, stdout %d bytes, stderr:\n%s", code, out.Len(), errs.String())
 	}
 }
 

@@ -25,17 +25,21 @@ func Main(f *Fleet) {
 }
 
 // Run is Main without the process: it runs one command line on f's
-// document, writes synth's output to stdout and the SDK's diagnostics to
-// stderr, and returns the exit code. It lets a test, or a program that
-// builds several fleets, do what Main does.
+// document, writes synth's output to stdout and diagnostics to stderr, and
+// returns the exit code. It lets a test, or a program that builds several
+// fleets, do what Main does.
 //
 // Problems the document cannot carry (a zero Ref, a malformed Format) make
 // every verb fail, since the document is then not the fleet that was
-// written; synth still prints it, for inspection. Everything else is left to
-// the verb: check and plan report it with their own rows.
+// written. They are printed together with check's rows for the same
+// document, so every problem shows at once, whether the program runs the
+// verb itself or `infra check --fleet ./infra` runs its synth. synth still
+// prints the document, for inspection. Every other problem is left to the
+// verb: check and plan report it with their own rows.
 func Run(f *Fleet, args []string, stdout, stderr io.Writer) int {
 	doc, own := f.document()
-	if verb(args) == "synth" {
+	synth := verb(args) == "synth"
+	if synth {
 		out, err := spec.EncodeDocument(doc)
 		if err != nil {
 			fmt.Fprintf(stderr, "error: cannot encode the fleet document: %v\n", err)
@@ -45,19 +49,16 @@ func Run(f *Fleet, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "error: %v\n", err)
 			return 1
 		}
-		printDiagnostics(stderr, own)
-		if spec.HasErrors(own) {
-			return 1
-		}
-		return 0
 	}
 	if spec.HasErrors(own) {
-		// Show check's rows as well, so every problem is reported at once.
 		printDiagnostics(stderr, mergeDiagnostics(own, spec.Validate(doc)))
 		fmt.Fprintln(stderr, "error: the fleet program has problems its document cannot carry; fix them first")
 		return 1
 	}
 	printDiagnostics(stderr, own)
+	if synth {
+		return 0
+	}
 	return cli.Run(args, doc)
 }
 
@@ -75,8 +76,21 @@ func verb(args []string) string {
 	return ""
 }
 
+// printDiagnostics writes rows the way `infra check` does, so the two read
+// as one table.
 func printDiagnostics(w io.Writer, ds []spec.Diagnostic) {
+	errs := 0
 	for _, d := range ds {
-		fmt.Fprintln(w, d.String())
+		line := fmt.Sprintf("%s: %s: %s", d.Severity, d.Address, d.Message)
+		if d.Hint != "" {
+			line += " (hint: " + d.Hint + ")"
+		}
+		fmt.Fprintln(w, line)
+		if d.Severity == spec.Error {
+			errs++
+		}
+	}
+	if len(ds) > 0 {
+		fmt.Fprintf(w, "%d error(s), %d warning(s)\n", errs, len(ds)-errs)
 	}
 }

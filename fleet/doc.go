@@ -6,7 +6,7 @@
 //
 //	f := fleet.New("shop")
 //	cloud := aws.Use(f, "123456789012", aws.Paris)
-//	assets := cloud.ObjectStore("shop-assets", fleet.ObjectStoreSpec{Versioning: fleet.Set(true)})
+//	cloud.ObjectStore("shop-assets", fleet.ObjectStoreSpec{Versioning: fleet.Set(true)})
 //	fleet.Main(f)
 //
 // The compiler then refuses, among others: a reference to a resource of the

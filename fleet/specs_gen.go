@@ -14,8 +14,9 @@ type ComputeSpec struct {
 	// TimeoutSec is field timeoutSec. Unset, it stays unknown (never compared)
 	// and is created as 30.
 	TimeoutSec Optional[int]
-	// Env is field env. Unset, it stays unknown (never compared) and the cloud
-	// picks at create.
+	// Env is field env. Each value may be known only after apply (an Output);
+	// fleet.Literals lifts a plain map. Unset, it stays unknown (never compared)
+	// and the cloud picks at create.
 	Env Env
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud

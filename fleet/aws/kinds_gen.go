@@ -200,8 +200,12 @@ type InstanceSpec struct {
 // Its required fields are parameters:
 //   - imageID (field imageId): An AMI id, or "latest" for the newest Amazon
 //     Linux 2023 at create (never drift). Changing it replaces the resource.
-//   - instanceType: Changing it replaces the resource.
-//   - securityGroup
+//   - instanceType: Written family then size, such as T3.Micro();
+//     InstanceTypeRaw reaches a type the table lacks. Changing it replaces
+//     the resource.
+//   - securityGroup: A handle on the security-group it uses; the reference
+//     is also an ordering edge. It must be in the same region as this
+//     resource.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Instance(name string, imageID string, instanceType InstanceType, securityGroup fleet.Ref[SecurityGroup], opts InstanceSpec) fleet.Ref[Instance] {
@@ -220,9 +224,11 @@ func (c *Cloud) Instance(name string, imageID string, instanceType InstanceType,
 // address aws/compute/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
-//   - image: Container image URI.
+//   - image: Container image URI. It may be known only after apply (an
+//     Output); fleet.Lit gives a value you have.
 //   - executionRole: AWS: the IAM role ARN the function runs as (required on
-//     AWS).
+//     AWS). It may be known only after apply (an Output); fleet.Lit gives a
+//     value you have.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Compute(name string, image fleet.Output[string], executionRole fleet.Output[string], opts fleet.ComputeSpec) fleet.Ref[Compute] {
@@ -280,7 +286,8 @@ func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[O
 // Its required fields are parameters:
 //   - masterUsername: Changing it replaces the resource.
 //   - masterPasswordSecret: The secret holding the master password, read
-//     once at create. It shapes creation only and is never compared.
+//     once at create. A handle on the secrets it uses; the reference is also
+//     an ordering edge. It shapes creation only and is never compared.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Postgres(name string, masterUsername string, masterPasswordSecret fleet.Ref[Secrets], opts fleet.PostgresSpec) fleet.Ref[Postgres] {

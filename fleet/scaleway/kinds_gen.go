@@ -193,9 +193,11 @@ func (Secrets) attrVersion() {}
 // address scaleway/compute/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
-//   - image: Container image URI.
+//   - image: Container image URI. It may be known only after apply (an
+//     Output); fleet.Lit gives a value you have.
 //   - namespace: Scaleway: the containers namespace (required on Scaleway).
-//     Changing it replaces the resource.
+//     A handle on the scaleway-container-namespace it uses; the reference is
+//     also an ordering edge. Changing it replaces the resource.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Compute(name string, image fleet.Output[string], namespace fleet.Ref[ContainerNamespace], opts fleet.ComputeSpec) fleet.Ref[Compute] {
@@ -253,7 +255,8 @@ func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[O
 // Its required fields are parameters:
 //   - masterUsername: Changing it replaces the resource.
 //   - masterPasswordSecret: The secret holding the master password, read
-//     once at create. It shapes creation only and is never compared.
+//     once at create. A handle on the secrets it uses; the reference is also
+//     an ordering edge. It shapes creation only and is never compared.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Postgres(name string, masterUsername string, masterPasswordSecret fleet.Ref[Secrets], opts fleet.PostgresSpec) fleet.Ref[Postgres] {
@@ -300,11 +303,13 @@ type ContainerSpec struct {
 	// TimeoutSec is field timeoutSec. Unset, it stays unknown (never compared)
 	// and is created as 30.
 	TimeoutSec fleet.Optional[int]
-	// Env is field env. Unset, it stays unknown (never compared) and the cloud
-	// picks at create.
+	// Env is field env. Each value may be known only after apply (an Output);
+	// fleet.Literals lifts a plain map. Unset, it stays unknown (never compared)
+	// and the cloud picks at create.
 	Env fleet.Env
 	// SecretEnv is field secretEnv. Environment variables set from this fleet's
-	// secrets. It shapes creation only and is never compared. Unset, it stays
+	// secrets. A handle on the secrets it uses; the reference is also an ordering
+	// edge. It shapes creation only and is never compared. Unset, it stays
 	// unknown (never compared) and the cloud picks at create.
 	SecretEnv map[string]fleet.Ref[Secrets]
 	// Tags is field tags. User tags; the ownership tag is added by infra and
@@ -318,8 +323,10 @@ type ContainerSpec struct {
 // scaleway/scaleway-container/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
-//   - namespace: Changing it replaces the resource.
-//   - image
+//   - namespace: A handle on the scaleway-container-namespace it uses; the
+//     reference is also an ordering edge. Changing it replaces the resource.
+//   - image: It may be known only after apply (an Output); fleet.Lit gives a
+//     value you have.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Container(name string, namespace fleet.Ref[ContainerNamespace], image fleet.Output[string], opts ContainerSpec) fleet.Ref[Container] {
@@ -374,11 +381,13 @@ type FunctionSpec struct {
 	// the cloud picks at create.
 	Code fleet.Optional[string]
 	// SourceBucket is field sourceBucket. A bucket on any cloud, passed as
-	// SOURCE_BUCKET. Unset, it stays unknown (never compared) and the cloud picks
-	// at create.
+	// SOURCE_BUCKET. A handle on the object-store or s3-bucket it uses; the
+	// reference is also an ordering edge. Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
 	SourceBucket fleet.BucketRef
-	// Env is field env. Unset, it stays unknown (never compared) and the cloud
-	// picks at create.
+	// Env is field env. Each value may be known only after apply (an Output);
+	// fleet.Literals lifts a plain map. Unset, it stays unknown (never compared)
+	// and the cloud picks at create.
 	Env fleet.Env
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
@@ -391,7 +400,8 @@ type FunctionSpec struct {
 // Cloud's region.
 //
 // Its required fields are parameters:
-//   - namespace: Changing it replaces the resource.
+//   - namespace: A handle on the scaleway-function-namespace it uses; the
+//     reference is also an ordering edge. Changing it replaces the resource.
 //   - runtime: Changing it replaces the resource.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.

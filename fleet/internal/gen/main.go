@@ -334,6 +334,24 @@ func fieldDoc(f spec.Field, param bool) string {
 	if f.Doc != "" {
 		parts = append(parts, strings.ToUpper(f.Doc[:1])+f.Doc[1:]+".")
 	}
+	if f.IsRef() && len(f.RefKinds) > 0 {
+		var ks []string
+		for _, k := range f.RefKinds {
+			ks = append(ks, string(k))
+		}
+		parts = append(parts, "A handle on the "+strings.Join(ks, " or ")+" it uses; the reference is also an ordering edge.")
+	}
+	if f.RegionLocal {
+		parts = append(parts, "It must be in the same region as this resource.")
+	}
+	switch {
+	case f.Expr && f.Type == spec.TypeStringMap:
+		parts = append(parts, "Each value may be known only after apply (an Output); fleet.Literals lifts a plain map.")
+	case f.Expr:
+		parts = append(parts, "It may be known only after apply (an Output); fleet.Lit gives a value you have.")
+	case f.Name == "instanceType":
+		parts = append(parts, "Written family then size, such as T3.Micro(); InstanceTypeRaw reaches a type the table lacks.")
+	}
 	if f.Replace {
 		parts = append(parts, "Changing it replaces the resource.")
 	}

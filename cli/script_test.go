@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/infra-iac/infra/internal/moto"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
@@ -19,9 +20,11 @@ import (
 // commands share one cloud. Only this test binary knows that variable; the
 // real command has no way to reach the memory driver.
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
+	code := testscript.RunMain(m, map[string]func() int{
 		"infra": runTestInfra,
-	}))
+	})
+	moto.StopShared()
+	os.Exit(code)
 }
 
 func runTestInfra() int {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/infra-iac/infra/engine"
@@ -48,7 +50,7 @@ func (g *globals) open(ctx context.Context, command string, lock bool) (*session
 		return nil, err
 	}
 	if lock {
-		s.lock, err = s.store.Lock(ctx, lockInfo(command, g.f.Getenv))
+		s.lock, err = takeLock(ctx, s.store, lockInfo(command, g.f.Getenv), g.io())
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +85,32 @@ func (s *session) close() {
 	}
 }
 
+// takeLock takes the fleet's lock. A lock whose holder was a process on
+// this host that no longer runs (killed, crashed) is broken, with a
+// warning: waiting for a dead process helps no one, and its id is right
+// there. A live holder, or one on another host, is never second-guessed.
+func takeLock(ctx context.Context, store state.Store, info state.LockInfo, io *IOStreams) (state.Lock, error) {
+	l, err := store.Lock(ctx, info)
+	var locked *state.LockedError
+	if err == nil || !errors.As(err, &locked) || !holderDead(locked.Info) {
+		return l, err
+	}
+	fmt.Fprintf(io.ErrOut, "warning: breaking lock %s: its holder (pid %d on this host, running %q) is no longer running\n",
+		locked.Info.ID, locked.Info.PID, locked.Info.Command)
+	if err := store.Unlock(ctx, locked.Info.ID); err != nil {
+		return nil, err
+	}
+	return store.Lock(ctx, info)
+}
+
+func holderDead(info state.LockInfo) bool {
+	host, _ := os.Hostname()
+	if info.Host == "" || info.Host != host || info.PID <= 0 || info.PID == os.Getpid() {
+		return false
+	}
+	return syscall.Kill(info.PID, 0) == syscall.ESRCH
+}
+
 func lockInfo(command string, getenv func(string) string) state.LockInfo {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
@@ -92,7 +120,7 @@ func lockInfo(command string, getenv func(string) string) state.LockInfo {
 	}
 	host, _ := os.Hostname()
 	return state.LockInfo{ID: hex.EncodeToString(b), Holder: fmt.Sprintf("%s@%s pid %d", who, host, os.Getpid()),
-		RunID: getenv("GITHUB_RUN_ID"), Command: command, Created: time.Now().UTC()}
+		RunID: getenv("GITHUB_RUN_ID"), Command: command, Created: time.Now().UTC(), Host: host, PID: os.Getpid()}
 }
 
 // progress prints engine events to stderr, one line each.

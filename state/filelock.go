@@ -207,6 +207,10 @@ func complete(info LockInfo) LockInfo {
 	if info.Created.IsZero() {
 		info.Created = time.Now().UTC().Truncate(time.Second)
 	}
+	if info.Host == "" && info.PID == 0 {
+		info.Host, _ = os.Hostname()
+		info.PID = os.Getpid()
+	}
 	return info
 }
 

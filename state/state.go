@@ -118,6 +118,10 @@ type LockInfo struct {
 	RunID   string    `json:"runId,omitempty"`
 	Command string    `json:"command"`
 	Created time.Time `json:"created"`
+	// Host and PID identify the holding process, so a run on the same host
+	// can tell that the holder died (SIGKILL, a crash) and break its lock.
+	Host string `json:"host,omitempty"`
+	PID  int    `json:"pid,omitempty"`
 }
 
 // Lock is a held lock.

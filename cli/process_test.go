@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infra-iac/infra/internal/moto"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// These tests run the real infra binary as separate processes against the
+// AWS emulator: what a user's shell or CI does.
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func infraBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "infra-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "infra")
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/infra").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// chainFleet is 20 resources with a dependency chain: ten secrets each
+// composed from the one before, five queues, five security groups.
+func chainFleet(t *testing.T, dir string) string {
+	t.Helper()
+	var rs []string
+	rs = append(rs, `{"address": "aws/secrets/ci-chain-00", "spec": {"value": {"fromEnv": "CHAIN_SEED"}}}`)
+	for i := 1; i < 10; i++ {
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/secrets/ci-chain-%02d", "spec": {"value": {"composed": {"format": "{0}+%d", "args": [{"secretValue": "aws/secrets/ci-chain-%02d"}]}}}}`, i, i, i-1))
+	}
+	for i := 0; i < 5; i++ {
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/queues/ci-queue-%d", "spec": {"visibilityTimeoutSec": %d}}`, i, 30+i))
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/security-group/ci-group-%d", "spec": {"description": "group %d", "ingress": [{"port": %d, "cidr": "10.0.0.0/8"}]}}`, i, i, 8000+i))
+	}
+	doc := `{"apiVersion": "infra/v1", "fleet": "crash", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"},
+  "resources": [` + strings.Join(rs, ",\n") + `]}`
+	path := filepath.Join(dir, "fleet.json")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func processEnv(srv *moto.Server) []string {
+	env := append(os.Environ(), srv.Env()...)
+	return append(env, "CHAIN_SEED=seed-value", "NO_COLOR=1")
+}
+
+// TestSIGKILLAtEveryStepConverges kills an apply of a 20-resource chain
+// after its k-th action, for every k, then applies again: the plan is then
+// empty, and every resource in the account is declared, tagged and in the
+// ledger, once.
+func TestSIGKILLAtEveryStepConverges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the crash test runs 40 applies against the emulator")
+	}
+	bin := infraBinary(t)
+	srv := moto.Shared(t)
+	runs, killedMidway := 0, 0
+	for k := 1; k <= 20; k++ {
+		if err := srv.Reset(); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		fleet := chainFleet(t, dir)
+		stateDir := filepath.Join(dir, "state")
+		args := []string{"apply", "--yes", "--fleet", fleet, "--state", stateDir}
+
+		cmd := exec.Command(bin, args...)
+		cmd.Env = processEnv(srv)
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done, killed := 0, false
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), " ... ok") {
+				done++
+				if done == k {
+					cmd.Process.Signal(syscall.SIGKILL)
+					killed = true
+					break
+				}
+			}
+		}
+		go func() {
+			for sc.Scan() {
+			}
+		}()
+		cmd.Wait()
+		runs++
+		if killed && k < 20 {
+			killedMidway++
+		}
+
+		re := exec.Command(bin, args...)
+		re.Env = processEnv(srv)
+		if out, err := re.CombinedOutput(); err != nil {
+			t.Fatalf("k=%d: re-run: %v\n%s", k, err, out)
+		}
+		runs++
+		plan := exec.Command(bin, "plan", "--detailed-exitcode", "--fleet", fleet, "--state", stateDir)
+		plan.Env = processEnv(srv)
+		if out, err := plan.CombinedOutput(); err != nil {
+			t.Fatalf("k=%d: plan after re-run is not empty: %v\n%s", k, err, out)
+		}
+		auditAccount(t, k, srv, stateDir)
+	}
+	t.Logf("%d applies; %d of them killed mid-apply", runs, killedMidway)
+}
+
+// auditAccount checks every resource in the emulator is declared, tagged
+// for the fleet and in the ledger, exactly once.
+func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir string) {
+	t.Helper()
+	srv.Setenv()
+	ctx := context.Background()
+	b, err := awsprovider.New(ctx, awsprovider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, _ := state.OpenFile(stateDir, "crash")
+	ledger, err := store.LoadLedger(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, kind := range []spec.Kind{spec.Secrets, spec.Queues, spec.SecurityGroup} {
+		d, _ := b.Driver(kind)
+		rs, err := d.List(ctx, "eu-west-3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			a := spec.Address{Provider: spec.AWS, Kind: kind, Name: r.Name}
+			found = append(found, a.String())
+			if r.Owner == "" && !r.Complete {
+				full, err := d.Read(ctx, "eu-west-3", r.Name)
+				if err == nil {
+					r = full
+				}
+			}
+			if r.Owner != "crash" {
+				t.Errorf("k=%d: %s is not tagged for the fleet (owner %q)", k, a, r.Owner)
+			}
+			if _, ok := ledger.Get(a); !ok {
+				t.Errorf("k=%d: %s is not in the ledger", k, a)
+			}
+		}
+	}
+	sort.Strings(found)
+	if len(found) != 20 || len(ledger.Rows) != 20 {
+		t.Errorf("k=%d: %d resources in the account, %d rows in the ledger: %v", k, len(found), len(ledger.Rows), found)
+	}
+}
+
+// TestTwoAppliesAtOnce: exactly one proceeds; the other exits 1 within a
+// second, naming the holder.
+func TestTwoAppliesAtOnce(t *testing.T) {
+	bin := infraBinary(t)
+	srv := moto.Shared(t)
+	if err := srv.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fleet := chainFleet(t, dir)
+	stateDir := filepath.Join(dir, "state")
+	type result struct {
+		code    int
+		elapsed time.Duration
+		stderr  string
+	}
+	results := make(chan result, 2)
+	start := make(chan struct{})
+	for i := 0; i < 2; i++ {
+		go func() {
+			cmd := exec.Command(bin, "apply", "--yes", "--fleet", fleet, "--state", stateDir)
+			cmd.Env = processEnv(srv)
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			<-start
+			t0 := time.Now()
+			err := cmd.Run()
+			code := 0
+			if exit, ok := err.(*exec.ExitError); ok {
+				code = exit.ExitCode()
+			}
+			results <- result{code, time.Since(t0), errb.String()}
+		}()
+	}
+	close(start)
+	a, b := <-results, <-results
+	if a.code == 0 {
+		a, b = b, a
+	}
+	if b.code != 0 {
+		t.Fatalf("the winner failed: %s", b.stderr)
+	}
+	if a.code != 1 || !strings.Contains(a.stderr, "is locked by") || !strings.Contains(a.stderr, "infra unlock ") {
+		t.Fatalf("the loser: exit %d\n%s", a.code, a.stderr)
+	}
+	if a.elapsed > time.Second {
+		t.Errorf("the loser took %s to give up", a.elapsed)
+	}
+	t.Logf("loser exited in %s: %s", a.elapsed.Round(time.Millisecond), strings.TrimSpace(a.stderr))
+	var lock map[string]any
+	if b, err := os.ReadFile(filepath.Join(stateDir, "crash", "lock.json")); err == nil {
+		json.Unmarshal(b, &lock)
+		t.Errorf("a lock was left behind: %v", lock)
+	}
+}

@@ -49,8 +49,10 @@ func Start(ctx context.Context, logDir string) (*Server, error) {
 	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
 	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Its own process group, so Stop takes the Flask workers with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so Stop takes the Flask workers with it; and
+	// a parent that dies without stopping it (a test timeout, a kill) takes
+	// it along instead of leaking a server.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start moto_server: %w", err)

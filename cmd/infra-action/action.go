@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/infra-iac/infra/cli"
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+)
+
+// env is everything the action takes from its surroundings, so that a
+// test can run it whole in-process.
+type env struct {
+	getenv func(string) string
+	// stdout receives the log and the workflow commands (annotations,
+	// masks).
+	stdout io.Writer
+	http   *http.Client
+	// factory makes the command line's factory (local mode).
+	factory func(out, errOut io.Writer) *cli.Factory
+	// invoker reaches the executor (executor mode), made only when needed.
+	invoker func(ctx context.Context) (invoker, error)
+	// tempDir holds the synthesized documents.
+	tempDir string
+}
+
+// inputs are action.yml's inputs (docs/ci.md).
+type inputs struct {
+	command       string
+	fleets        []string
+	state         string
+	executor      string
+	token         string
+	comment       bool
+	sweepPrefix   string
+	sweepDelete   bool
+	onPlanChanged string
+}
+
+func readInputs(gha *githubactions.Action) (inputs, error) {
+	in := inputs{
+		command:       gha.GetInput("command"),
+		fleets:        strings.Fields(gha.GetInput("fleet")),
+		state:         gha.GetInput("state"),
+		executor:      gha.GetInput("executor"),
+		token:         gha.GetInput("github-token"),
+		sweepPrefix:   gha.GetInput("sweep-prefix"),
+		onPlanChanged: gha.GetInput("on-plan-changed"),
+	}
+	if len(in.fleets) == 0 {
+		in.fleets = []string{""}
+	}
+	if in.state == "" {
+		in.state = ".infra"
+	}
+	var err error
+	if in.comment, err = boolInput(gha, "comment", true); err != nil {
+		return in, err
+	}
+	if in.sweepDelete, err = boolInput(gha, "sweep-delete", false); err != nil {
+		return in, err
+	}
+	switch in.onPlanChanged {
+	case "":
+		in.onPlanChanged = "fail"
+	case "fail", "apply":
+	default:
+		return in, fmt.Errorf("input on-plan-changed is %q; want fail or apply", in.onPlanChanged)
+	}
+	switch in.command {
+	case "plan", "apply", "sweep", "discover":
+	case "":
+		return in, errors.New("input command is required: plan, apply, sweep or discover")
+	default:
+		return in, fmt.Errorf("input command is %q; want plan, apply, sweep or discover", in.command)
+	}
+	return in, nil
+}
+
+func boolInput(gha *githubactions.Action, name string, def bool) (bool, error) {
+	v := gha.GetInput(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return def, fmt.Errorf("input %s is %q; want true or false", name, v)
+	}
+	return b, nil
+}
+
+// action is one run of the action.
+type action struct {
+	e      env
+	gha    *githubactions.Action
+	gctx   *githubactions.GitHubContext
+	in     inputs
+	cl     *commandLine
+	runner runner
+	api    *repoAPI
+	log    io.Writer
+}
+
+// run runs the action and returns the process's exit code. Every failure
+// becomes an error annotation and exit code 1.
+func run(ctx context.Context, e env) int {
+	gha := githubactions.New(githubactions.WithWriter(e.stdout), githubactions.WithGetenv(e.getenv))
+	a := &action{e: e, gha: gha, log: e.stdout}
+	if err := a.main(ctx); err != nil {
+		// Through the library, so the message is escaped as a workflow
+		// command needs; it becomes an error annotation.
+		gha.Errorf("%s", err.Error())
+		return 1
+	}
+	return 0
+}
+
+func (a *action) main(ctx context.Context) error {
+	var err error
+	if a.in, err = readInputs(a.gha); err != nil {
+		return err
+	}
+	if a.in.token != "" {
+		// GitHub masks the secrets it passes, but a token handed over
+		// another way would not be.
+		a.gha.AddMask(a.in.token)
+	}
+	if a.gctx, err = a.gha.Context(); err != nil {
+		return fmt.Errorf("read the GitHub context: %w", err)
+	}
+	a.cl = &commandLine{factory: a.e.factory, state: a.in.state, log: a.log}
+	if a.in.executor == "" {
+		a.runner = local{a.cl}
+	} else {
+		inv, err := a.e.invoker(ctx)
+		if err != nil {
+			return fmt.Errorf("reach the executor %s: %w", a.in.executor, err)
+		}
+		runID := fmt.Sprintf("github:%s/runs/%d/attempts/%d", a.gctx.Repository, a.gctx.RunID, a.gctx.RunAttempt)
+		a.runner = remote{inv: inv, function: a.in.executor, runID: runID, log: a.log}
+	}
+	switch a.in.command {
+	case "plan":
+		return a.plan(ctx)
+	case "apply":
+		return a.apply(ctx)
+	case "discover":
+		return a.discover(ctx)
+	default:
+		return a.sweep(ctx)
+	}
+}
+
+// github returns the API client, made on first use so that a run that
+// comments nowhere needs no token.
+func (a *action) github() (*repoAPI, error) {
+	if a.api != nil {
+		return a.api, nil
+	}
+	if a.in.token == "" {
+		return nil, errors.New("input github-token is empty; the default is the workflow's token (permissions: pull-requests: write)")
+	}
+	owner, repo := a.gctx.Repo()
+	if owner == "" || repo == "" {
+		return nil, errors.New("GITHUB_REPOSITORY is not set; the action runs inside a GitHub workflow")
+	}
+	api, err := newRepoAPI(a.e.http, a.gctx.APIURL, a.in.token, owner, repo)
+	if err != nil {
+		return nil, err
+	}
+	a.api = api
+	return api, nil
+}
+
+func (a *action) synth(input string) (*fleetDoc, error) {
+	return a.cl.synth(input, a.e.tempDir)
+}
+
+// runURL is where this run's job summary is.
+func (a *action) runURL() string {
+	if a.gctx.RunID == 0 || a.gctx.Repository == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/actions/runs/%d", strings.TrimSuffix(a.gctx.ServerURL, "/"), a.gctx.Repository, a.gctx.RunID)
+}
+
+// elsewhere names the job summary for the notes of what a comment cut.
+func (a *action) elsewhere() string {
+	if u := a.runURL(); u != "" {
+		return "the [job summary](" + u + ")"
+	}
+	return "the job summary"
+}
+
+// setOutput and summary write GitHub's files. go-githubactions panics when
+// a file cannot be written; outside a workflow (no file named) the value
+// goes to the log instead.
+func (a *action) setOutput(k, v string) error {
+	if a.e.getenv("GITHUB_OUTPUT") == "" {
+		fmt.Fprintf(a.log, "output %s=%s\n", k, v)
+		return nil
+	}
+	return guard(func() { a.gha.SetOutput(k, v) })
+}
+
+// summaryLimit is what the action writes to the job summary, under the
+// 1 MiB GitHub accepts per step.
+const summaryLimit = 900_000
+
+func (a *action) summary(markdown string) error {
+	if a.e.getenv("GITHUB_STEP_SUMMARY") == "" {
+		return nil
+	}
+	return guard(func() { a.gha.AddStepSummary(markdown) })
+}
+
+func guard(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("write a GitHub file: %v", r)
+		}
+	}()
+	f()
+	return nil
+}
+
+// annotate turns diagnostics into annotations, on the document's line
+// when the fleet is a .json document.
+func (a *action) annotate(f *fleetDoc, ds []spec.Diagnostic) {
+	var lines []string
+	if f.Source != "" {
+		if b, err := os.ReadFile(f.Source); err == nil {
+			lines = strings.Split(string(b), "\n")
+		}
+	}
+	for _, d := range ds {
+		fields := map[string]string{"title": "infra: " + d.Address}
+		if f.Source != "" {
+			fields["file"] = f.Source
+			if n := lineOf(lines, d.Address); n > 0 {
+				fields["line"] = strconv.Itoa(n)
+			}
+		}
+		msg := d.Message
+		if d.Hint != "" {
+			msg += " (" + d.Hint + ")"
+		}
+		g := a.gha.WithFieldsMap(fields)
+		if d.Severity == spec.Error {
+			g.Errorf("%s: %s", d.Address, msg)
+		} else {
+			g.Warningf("%s: %s", d.Address, msg)
+		}
+	}
+}
+
+// lineOf finds the line of a document that an address or a document path
+// ("placement.aws") is about: the first line naming it in quotes.
+func lineOf(lines []string, where string) int {
+	needle := where
+	if !strings.Contains(where, "/") {
+		needle, _, _ = strings.Cut(where, ".")
+	}
+	needle = strconv.Quote(needle)
+	for i, l := range lines {
+		if strings.Contains(l, needle) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// eventString reads a string at a path of the event payload.
+func (a *action) eventString(path ...string) string {
+	var v any = a.gctx.Event
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[k]
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return ""
+}
+
+func renderText(p *engine.Plan) string {
+	var b strings.Builder
+	_ = engine.RenderText(&b, p, engine.TextOptions{})
+	return b.String()
+}
+
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// repoAPI is the part of the GitHub REST API the action uses: the comments
+// of one pull request, and the pull requests of one commit.
+type repoAPI struct {
+	c           *github.Client
+	owner, repo string
+}
+
+// newRepoAPI talks to apiURL (GITHUB_API_URL: api.github.com, a GitHub
+// Enterprise server's /api/v3, or a test's server) with the token.
+func newRepoAPI(hc *http.Client, apiURL, token, owner, repo string) (*repoAPI, error) {
+	if !strings.HasSuffix(apiURL, "/") {
+		apiURL += "/"
+	}
+	base, err := url.Parse(apiURL)
+	if err != nil || base.Scheme == "" || base.Host == "" {
+		return nil, fmt.Errorf("GITHUB_API_URL %q is not a URL", apiURL)
+	}
+	c := github.NewClient(hc)
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	// Set directly: WithEnterpriseURLs would append /api/v3/ to a URL that
+	// GitHub already gives whole.
+	c.BaseURL = base
+	c.UserAgent = "infra-action"
+	return &repoAPI{c: c, owner: owner, repo: repo}, nil
+}
+
+// findComment returns the first comment of PR number whose first line is
+// marker, reading every page: a marker on page three is still found, so a
+// long discussion never gets a second plan comment.
+func (r *repoAPI) findComment(ctx context.Context, number int, marker string) (*github.IssueComment, error) {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		cs, resp, err := r.c.Issues.ListComments(ctx, r.owner, r.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the comments of #%d: %w", number, err)
+		}
+		for _, c := range cs {
+			if firstLine(c.GetBody()) == marker {
+				return c, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// upsertComment edits the comment that starts with marker, or creates it:
+// one comment per marker per pull request. An unchanged body is left
+// alone, so a re-run notifies nobody. It returns the comment's URL.
+func (r *repoAPI) upsertComment(ctx context.Context, number int, marker, body string) (string, error) {
+	old, err := r.findComment(ctx, number, marker)
+	if err != nil {
+		return "", err
+	}
+	if old != nil {
+		if old.GetBody() == body {
+			return old.GetHTMLURL(), nil
+		}
+		c, _, err := r.c.Issues.EditComment(ctx, r.owner, r.repo, old.GetID(), &github.IssueComment{Body: github.String(body)})
+		if err != nil {
+			return "", fmt.Errorf("edit comment %d on #%d: %w", old.GetID(), number, err)
+		}
+		return c.GetHTMLURL(), nil
+	}
+	c, _, err := r.c.Issues.CreateComment(ctx, r.owner, r.repo, number, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return "", fmt.Errorf("comment on #%d: %w", number, err)
+	}
+	return c.GetHTMLURL(), nil
+}
+
+// mergedPullRequest finds the pull request whose merge made commit sha: the
+// one that names sha as its merge commit, else the only merged one that
+// contains it. A commit pushed without a pull request has none.
+func (r *repoAPI) mergedPullRequest(ctx context.Context, sha string) (*github.PullRequest, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var merged []*github.PullRequest
+	for {
+		prs, resp, err := r.c.PullRequests.ListPullRequestsWithCommit(ctx, r.owner, r.repo, sha, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the pull requests of commit %s: %w", sha, err)
+		}
+		for _, pr := range prs {
+			if pr.GetMergeCommitSHA() == sha && pr.MergedAt != nil {
+				return pr, nil
+			}
+			if pr.MergedAt != nil {
+				merged = append(merged, pr)
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if len(merged) == 1 {
+		return merged[0], nil
+	}
+	return nil, nil
+}

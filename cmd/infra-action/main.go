@@ -1,0 +1,56 @@
+// Command infra-action is the GitHub Action of infra (action.yml builds it
+// from the action's own source with the runner's Go and runs it).
+//
+//	command: plan      on pull_request: plan every fleet and keep one comment
+//	                   per fleet on the pull request up to date
+//	command: apply     on push to the default branch: apply the plan reviewed
+//	                   on the merged pull request, and nothing else
+//	command: sweep     `infra sweep` to the job summary
+//	command: discover  `infra discover` to the job summary
+//
+// Inputs come as INPUT_* variables, outputs go to GITHUB_OUTPUT, the
+// report to GITHUB_STEP_SUMMARY; docs/ci.md describes them.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/infra-iac/infra/cli"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+)
+
+func main() { os.Exit(realMain()) }
+
+func realMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tmp, err := os.MkdirTemp(os.Getenv("RUNNER_TEMP"), "infra-action-")
+	if err != nil {
+		fmt.Fprintf(os.Stdout, "::error::infra-action: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	return run(ctx, env{
+		getenv: os.Getenv,
+		stdout: os.Stdout,
+		// Long enough for GitHub's slowest answers, short enough that a
+		// hung connection does not hold the job for hours.
+		http: &http.Client{Timeout: 60 * time.Second},
+		factory: func(out, errOut io.Writer) *cli.Factory {
+			f := cli.DefaultFactory()
+			f.IO = cli.Test(os.Stdin, out, errOut)
+			return f
+		},
+		invoker: func(ctx context.Context) (invoker, error) {
+			return awsprovider.NewInvoker(ctx, awsprovider.Options{})
+		},
+		tempDir: tmp,
+	})
+}

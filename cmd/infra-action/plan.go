@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+)
+
+// plan plans every fleet, writes the job summary, annotations and outputs,
+// and on a pull request keeps one comment per fleet up to date.
+func (a *action) plan(ctx context.Context) error {
+	number, head := a.pullRequest()
+	var plans []*engine.Plan
+	var failures []error
+	for _, input := range a.in.fleets {
+		f, err := a.synth(input)
+		if err != nil {
+			failures = append(failures, err)
+			continue
+		}
+		p, err := a.runner.Plan(ctx, f)
+		if err != nil {
+			failures = append(failures, err)
+			continue
+		}
+		plans = append(plans, p)
+		fmt.Fprintf(a.log, "fleet %s:\n%s", p.Fleet, renderText(p))
+		a.annotate(f, p.Diagnostics)
+		if err := a.summary(engine.RenderMarkdown(p, engine.MarkdownOptions{HeadSHA: head, Limit: summaryLimit / len(a.in.fleets),
+			Elsewhere: "the step log"})); err != nil {
+			return err
+		}
+		if number != 0 && a.in.comment {
+			api, err := a.github()
+			if err != nil {
+				return err
+			}
+			body := engine.RenderMarkdown(p, engine.MarkdownOptions{HeadSHA: head, Elsewhere: a.elsewhere()})
+			url, err := api.upsertComment(ctx, number, engine.PlanMarker(p.Fleet), body)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.log, "plan of fleet %s is on #%d: %s (%d characters)\n", p.Fleet, number, url, len(body))
+		}
+		if spec.HasErrors(p.Diagnostics) {
+			failures = append(failures, fmt.Errorf("fleet %s has errors; fix them (infra check lists them all)", p.Fleet))
+		}
+	}
+	if err := a.planOutputs(plans); err != nil {
+		return err
+	}
+	return errors.Join(failures...)
+}
+
+// pullRequest is the number and head commit of the pull request this run
+// is for, or 0 when it is for none.
+func (a *action) pullRequest() (int, string) {
+	if !strings.HasPrefix(a.gctx.EventName, "pull_request") {
+		return 0, a.gctx.SHA
+	}
+	n, err := strconv.Atoi(a.eventString("pull_request", "number"))
+	if err != nil {
+		n, _ = strconv.Atoi(a.eventString("number"))
+	}
+	head := a.eventString("pull_request", "head", "sha")
+	if head == "" {
+		head = a.gctx.SHA
+	}
+	return n, head
+}
+
+// planOutputs sets plan-id, has-changes, has-destroys and summary. With one
+// fleet plan-id is its id; with several, one "fleet=id" line each.
+func (a *action) planOutputs(plans []*engine.Plan) error {
+	var ids, lines []string
+	changes, destroys := false, false
+	for _, p := range plans {
+		if len(plans) == 1 {
+			ids = append(ids, p.ID)
+		} else {
+			ids = append(ids, p.Fleet+"="+p.ID)
+		}
+		lines = append(lines, prefixFleet(plans, p.Fleet, engine.SummaryLine(p)))
+		changes = changes || p.HasChanges()
+		destroys = destroys || p.HasDestroys()
+	}
+	return a.setOutputs(ids, lines, changes, destroys)
+}
+
+// setOutputs sets the four outputs every command that plans shares.
+func (a *action) setOutputs(ids, lines []string, changes, destroys bool) error {
+	for _, kv := range [][2]string{
+		{"plan-id", strings.Join(ids, "\n")},
+		{"has-changes", strconv.FormatBool(changes)},
+		{"has-destroys", strconv.FormatBool(destroys)},
+		{"summary", strings.Join(lines, "\n")},
+	} {
+		if err := a.setOutput(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func prefixFleet(plans []*engine.Plan, fleet, line string) string {
+	if len(plans) == 1 {
+		return line
+	}
+	return fleet + ": " + line
+}

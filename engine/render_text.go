@@ -58,11 +58,14 @@ func RenderText(w io.Writer, p *Plan, opts TextOptions) error {
 		st := actionStyle[a.Action]
 		detail := actionDetail(a)
 		line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, a.Address, a.Action)
+		if detail == "" {
+			line = strings.TrimRight(line, " ")
+		}
 		line = paint(st.color, line)
 		if detail != "" {
 			line += " " + paint(ansiDim, detail)
 		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		b.WriteString(line + "\n")
 	}
 	b.WriteString(SummaryLine(p) + "\n")
 	_, err := io.WriteString(w, b.String())

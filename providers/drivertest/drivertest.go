@@ -37,6 +37,8 @@
 //   - Tags (kinds with a tags field): tags round-trip through create, a
 //     change of value, an added and a removed key, and an emptying; the
 //     ownership tag is never among the compared tags and stays throughout.
+//   - TagsRefused (cases with NoUserTags, instead of Tags): a create with
+//     user tags fails with InvalidArgument and makes nothing.
 //   - Delete: delete with the target, and as an orphan (Fields nil); Read
 //     then gives NotFound (by the backend's ErrorCode) and List no longer
 //     shows it. Deleting what is gone is nil or NotFound.
@@ -92,9 +94,14 @@ type Harness struct {
 	Owner string
 	// Reset, when set, wipes the cloud before each subtest (moto's
 	// /moto-api/reset). Without it, subtests rely on fresh names and their
-	// own cleanup, as on a real cloud, and List checks only this run's
-	// names.
+	// own cleanup, as on a real cloud.
 	Reset func(t *testing.T)
+	// Exclusive says the region holds nothing of the kind but what the
+	// suite makes (the test wiped the cloud once before the run), so List
+	// must show exactly the subtest's resources even without Reset, and a
+	// failed cleanup shows. Without Reset or Exclusive, List checks only
+	// the names of this run.
+	Exclusive bool
 	// Settle is how long a read or a listing may take to reflect a write on
 	// an eventually consistent cloud; the suite polls until then. Zero: one
 	// try.
@@ -143,6 +150,14 @@ type Case struct {
 	// Unreported are compared fields the driver cannot report; the suite
 	// does not require them. Say why in the driver's documentation.
 	Unreported []string
+	// NoUserTags, when set, says why this cloud cannot hold user tags on
+	// the kind (Scaleway Queues and Serverless SQL have neither tags nor a
+	// free-text field; their owner is the name prefix). Such a driver must
+	// refuse user tags rather than drop them: instead of Tags, the
+	// TagsRefused subtest checks that a create with user tags fails with
+	// InvalidArgument and leaves nothing behind, and that an update to no
+	// user tags is accepted.
+	NoUserTags string
 	// Untested are fields the Coverage subtest need not find in Updates or
 	// Replaces, each with the reason (a field of another cloud, say).
 	Untested map[string]string
@@ -192,8 +207,10 @@ func runCase(t *testing.T, h Harness, c Case) {
 	s.sub(t, "CreateRead", s.createRead)
 	s.sub(t, "Update", s.update)
 	s.sub(t, "Replace", s.replace)
-	if _, ok := info.Field(spec.TagsField); ok {
+	if _, ok := info.Field(spec.TagsField); ok && c.NoUserTags == "" {
 		s.sub(t, "Tags", s.tags)
+	} else if ok {
+		s.sub(t, "TagsRefused", s.tagsRefused)
 	}
 	s.sub(t, "Delete", s.delete)
 	s.sub(t, "List", s.list)
@@ -329,6 +346,29 @@ func (s *suite) tags(t *testing.T) {
 	}
 }
 
+// tagsRefused checks a kind whose cloud cannot hold user tags: they are
+// refused, never silently dropped.
+func (s *suite) tagsRefused(t *testing.T) {
+	fields := cloneMap(s.c.Create)
+	fields[spec.TagsField] = map[string]any{"team": "conformance"}
+	tg := s.target(s.name("notags"), fields)
+	_, err := s.d.Create(ctx(t), s.copyTarget(tg))
+	if err == nil {
+		_ = s.d.Delete(context.Background(), s.copyTarget(tg))
+		t.Fatalf("create with user tags succeeded, but the case says the cloud cannot hold them (%s)", s.c.NoUserTags)
+	}
+	if code := providers.CodeOf(s.h.Backend, err); code != providers.InvalidArgument {
+		t.Errorf("create with user tags: %v (code %s), want invalid argument", err, code)
+	}
+	s.gone(t, tg.Name)
+	tg.Fields[spec.TagsField] = map[string]any{}
+	s.create(t, tg)
+	if _, err := s.d.Update(ctx(t), s.copyTarget(tg), []string{spec.TagsField}); err != nil {
+		t.Fatalf("update to no user tags: %v", err)
+	}
+	s.readBack(t, tg)
+}
+
 func (s *suite) delete(t *testing.T) {
 	declared := s.target(s.name("delete"), s.c.Create)
 	orphan := s.target(s.name("orphan"), s.c.Create)
@@ -405,7 +445,7 @@ func (s *suite) checkListing(rs []providers.Resource, targets map[string]provide
 		tg, ours := targets[r.Name]
 		switch {
 		case ours:
-		case s.h.Reset != nil:
+		case s.h.Reset != nil || s.h.Exclusive:
 			problems = append(problems, fmt.Sprintf("listed %q, which the test did not make", r.Name))
 			continue
 		case strings.HasPrefix(r.Name, s.stem):

@@ -1,0 +1,327 @@
+package scaleway
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	container "github.com/scaleway/scaleway-sdk-go/api/container/v1"
+	"github.com/scaleway/scaleway-sdk-go/scw"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// containers is scaleway-container and, with portable set, compute: a
+// Serverless Containers container on the v1 API, owned through its tags.
+// Both kinds see the same containers; compute reports only its fields.
+// Memory is in MB of 10^6 bytes, as the API counts; the namespace is
+// reported by name.
+type containers struct {
+	b        *Backend
+	api      *container.API
+	ns       *containerNamespaces
+	kind     spec.Kind
+	portable bool
+}
+
+var (
+	_ providers.Driver   = (*containers)(nil)
+	_ providers.Releaser = (*containers)(nil)
+)
+
+func init() {
+	register(spec.ScalewayContainer, func(b *Backend) providers.Driver {
+		api := container.NewAPI(b.client)
+		return &containers{b: b, api: api, ns: &containerNamespaces{b: b, api: api}, kind: spec.ScalewayContainer}
+	})
+	register(spec.Compute, func(b *Backend) providers.Driver {
+		api := container.NewAPI(b.client)
+		return &containers{b: b, api: api, ns: &containerNamespaces{b: b, api: api}, kind: spec.Compute, portable: true}
+	})
+}
+
+const megabyte = 1000 * 1000
+
+func (d *containers) all(ctx context.Context, region string, name *string) ([]*container.Container, map[string]string, error) {
+	project, _, err := d.b.scope(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	nss, err := d.ns.all(ctx, region, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := map[string]string{}
+	for _, n := range nss {
+		names[n.ID] = n.Name
+	}
+	cs, err := allPages(ctx, d.kind, region, func(page int32) ([]*container.Container, uint64, error) {
+		out, err := d.api.ListContainers(&container.ListContainersRequest{Region: scw.Region(region), ProjectID: &project,
+			Name: name, Page: &page, PageSize: &d.b.opts.PageSize, OrderBy: container.ListContainersRequestOrderByCreatedAtAsc}, scw.WithContext(ctx))
+		if err != nil {
+			return nil, 0, err
+		}
+		return out.Containers, out.TotalCount, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var live []*container.Container
+	for _, c := range cs {
+		if c.Status != container.ContainerStatusDeleting {
+			live = append(live, c)
+		}
+	}
+	return live, names, nil
+}
+
+func (d *containers) find(ctx context.Context, region, name string) (*container.Container, map[string]string, error) {
+	cs, names, err := d.all(ctx, region, &name)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := byName(d.kind, region, name, cs, func(c *container.Container) string { return c.Name })
+	return c, names, err
+}
+
+func (d *containers) resource(region string, c *container.Container, namespaces map[string]string) providers.Resource {
+	tags, owner := readTags(c.Tags)
+	fields := map[string]any{spec.TagsField: tags, "image": c.Image, "memoryMb": float64(uint64(c.MemoryLimitBytes) / megabyte),
+		"env": envAny(c.EnvironmentVariables)}
+	if c.Timeout != nil {
+		if td := c.Timeout.ToTimeDuration(); td != nil {
+			fields["timeoutSec"] = float64(*td / time.Second)
+		}
+	}
+	if ns, ok := namespaces[c.NamespaceID]; ok {
+		fields["namespace"] = ns
+	}
+	if !d.portable {
+		fields["port"] = float64(c.Port)
+		fields["minScale"] = float64(c.MinScale)
+		fields["maxScale"] = float64(c.MaxScale)
+		fields["cpuLimit"] = float64(c.MvcpuLimit)
+	}
+	r := providers.Resource{Name: c.Name, Region: region, Owner: owner, Complete: true, Fields: fields,
+		Attributes: map[string]string{"id": c.ID}}
+	if c.PublicEndpoint != "" {
+		r.Attributes["url"] = c.PublicEndpoint
+	}
+	if c.CreatedAt != nil {
+		r.Created = *c.CreatedAt
+	}
+	return r
+}
+
+func (d *containers) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	cs, names, err := d.all(ctx, region, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]providers.Resource, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, d.resource(region, c, names))
+	}
+	return out, nil
+}
+
+func (d *containers) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	c, names, err := d.find(ctx, region, name)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	return d.resource(region, c, names), nil
+}
+
+// settings reads the target's numeric settings into a request's fields.
+type containerSettings struct {
+	minScale, maxScale, port, cpu *uint32
+	memory                        *scw.Size
+	timeout                       *scw.Duration
+}
+
+func (d *containers) settings(t providers.Target, only map[string]bool) (containerSettings, error) {
+	var s containerSettings
+	want := func(f string) bool { return only == nil || only[f] }
+	num := func(f string) (*uint32, error) {
+		if !want(f) {
+			return nil, nil
+		}
+		v, ok, err := targetUint(t.Fields, f)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return &v, nil
+	}
+	var err error
+	if mb, e := num("memoryMb"); e != nil {
+		return s, e
+	} else if mb != nil {
+		s.memory = ptr(scw.Size(uint64(*mb) * megabyte))
+	}
+	if sec, e := num("timeoutSec"); e != nil {
+		return s, e
+	} else if sec != nil {
+		s.timeout = scw.NewDurationFromTimeDuration(time.Duration(*sec) * time.Second)
+	}
+	if d.portable {
+		return s, nil
+	}
+	if s.minScale, err = num("minScale"); err != nil {
+		return s, err
+	}
+	if s.maxScale, err = num("maxScale"); err != nil {
+		return s, err
+	}
+	if s.port, err = num("port"); err != nil {
+		return s, err
+	}
+	if s.cpu, err = num("cpuLimit"); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func (d *containers) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
+	nsName, _ := targetString(t.Fields, "namespace")
+	image, _ := targetString(t.Fields, "image")
+	if nsName == "" {
+		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s on scaleway needs namespace (a scaleway-container-namespace)", d.kind)
+	}
+	if _, role := t.Fields["executionRole"]; role {
+		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute on scaleway cannot use executionRole: Scaleway containers have no execution role")
+	}
+	ns, err := d.ns.find(ctx, t.Region, nsName)
+	if err != nil {
+		return providers.Resource{}, fmt.Errorf("namespace %s: %w", nsName, err)
+	}
+	tags, err := tagList(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	env, err := targetStringMap(t.Fields, "env")
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	secretEnv, err := targetStringMap(t.Fields, "secretEnv")
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	s, err := d.settings(t, nil)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	// Every enum is set: unset, the SDK sends "unknown_…".
+	req := &container.CreateContainerRequest{Region: scw.Region(t.Region), NamespaceID: ns.ID, Name: t.Name, Image: image,
+		EnvironmentVariables: env, SecretEnvironmentVariables: secretEnv, Tags: tags,
+		Privacy: container.ContainerPrivacyPublic, Protocol: container.ContainerProtocolHTTP1, Sandbox: container.ContainerSandboxV2,
+		MinScale: s.minScale, MaxScale: s.maxScale, Port: s.port, MvcpuLimit: s.cpu, MemoryLimitBytes: s.memory, Timeout: s.timeout,
+		Command: []string{}, Args: []string{}}
+	c, err := d.api.CreateContainer(req, scw.WithContext(ctx))
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	return d.waitReady(ctx, t.Region, c.ID, t.Name, map[string]string{ns.ID: ns.Name})
+}
+
+func (d *containers) waitReady(ctx context.Context, region, id, name string, names map[string]string) (providers.Resource, error) {
+	timeout, interval := d.b.wait()
+	d.b.progress("scaleway/%s/%s: waiting for the container to be ready", d.kind, name)
+	c, err := d.api.WaitForContainer(&container.WaitForContainerRequest{Region: scw.Region(region), ContainerID: id,
+		Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	if c.Status == container.ContainerStatusError {
+		// The container exists (and is ours); the image does not serve.
+		return providers.Resource{}, providers.Errorf(providers.Conflict, "scaleway/%s/%s: container is in error: %s", d.kind, name, deref(c.ErrorMessage))
+	}
+	d.b.progress("scaleway/%s/%s: %s", d.kind, name, c.Status)
+	return d.resource(region, c, names), nil
+}
+
+func (d *containers) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	c, names, err := d.find(ctx, t.Region, t.Name)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	only := map[string]bool{}
+	for _, f := range changed {
+		only[f] = true
+	}
+	s, err := d.settings(t, only)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	// The enums go back as they are; unset, they would be "unknown_…".
+	req := &container.UpdateContainerRequest{Region: scw.Region(t.Region), ContainerID: c.ID, Privacy: c.Privacy,
+		Protocol: c.Protocol, Sandbox: c.Sandbox, MinScale: s.minScale, MaxScale: s.maxScale, Port: s.port,
+		MvcpuLimit: s.cpu, MemoryLimitBytes: s.memory, Timeout: s.timeout}
+	for _, f := range changed {
+		switch f {
+		case "memoryMb", "timeoutSec", "minScale", "maxScale", "port", "cpuLimit":
+		case "image":
+			img, _ := targetString(t.Fields, f)
+			req.Image = &img
+		case "env":
+			env, err := targetStringMap(t.Fields, f)
+			if err != nil {
+				return providers.Resource{}, err
+			}
+			req.EnvironmentVariables = &env
+		case "secretEnv":
+			env, err := targetStringMap(t.Fields, f)
+			if err != nil {
+				return providers.Resource{}, err
+			}
+			req.SecretEnvironmentVariables = &env
+		case spec.TagsField:
+			tags, err := tagList(t)
+			if err != nil {
+				return providers.Resource{}, err
+			}
+			req.Tags = &tags
+		case "executionRole":
+			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute on scaleway cannot use executionRole: Scaleway containers have no execution role")
+		default:
+			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s: field %q cannot be updated in place", d.kind, f)
+		}
+	}
+	if _, err := d.api.UpdateContainer(req, scw.WithContext(ctx)); err != nil {
+		return providers.Resource{}, err
+	}
+	return d.waitReady(ctx, t.Region, c.ID, t.Name, names)
+}
+
+func (d *containers) Delete(ctx context.Context, t providers.Target) error {
+	c, _, err := d.find(ctx, t.Region, t.Name)
+	if err != nil {
+		return err
+	}
+	if _, err := d.api.DeleteContainer(&container.DeleteContainerRequest{Region: scw.Region(t.Region), ContainerID: c.ID}, scw.WithContext(ctx)); err != nil {
+		return err
+	}
+	timeout, interval := d.b.wait()
+	d.b.progress("scaleway/%s/%s: waiting for the deletion", d.kind, t.Name)
+	_, err = d.api.WaitForContainer(&container.WaitForContainerRequest{Region: scw.Region(t.Region), ContainerID: c.ID,
+		Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
+	if err == nil || gone(err, false) {
+		return nil
+	}
+	return err
+}
+
+func (d *containers) Release(ctx context.Context, region, name, owner string) error {
+	c, _, err := d.find(ctx, region, name)
+	if err != nil {
+		return err
+	}
+	tags, found := withoutOwner(c.Tags, owner)
+	if !found {
+		return nil
+	}
+	_, err = d.api.UpdateContainer(&container.UpdateContainerRequest{Region: scw.Region(region), ContainerID: c.ID,
+		Privacy: c.Privacy, Protocol: c.Protocol, Sandbox: c.Sandbox, Tags: &tags}, scw.WithContext(ctx))
+	return err
+}

@@ -1,0 +1,275 @@
+package aws
+
+import (
+	"context"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// users is the iam kind: an IAM user, named by its UserName, with attached
+// managed policies compared as a set of ARNs. IAM is global: a listing in
+// any region shows every user of the account, reported in the region
+// asked.
+type users struct {
+	clients  *regional[*iam.Client]
+	pageSize int32 // ListUsers' MaxItems; 0 for the service's default
+}
+
+var (
+	_ providers.Driver   = (*users)(nil)
+	_ providers.Releaser = (*users)(nil)
+)
+
+func init() {
+	register(spec.IAM, func(cfg aws.Config) providers.Driver {
+		return &users{clients: newRegional(cfg, func(c aws.Config) *iam.Client { return iam.NewFromConfig(c) })}
+	})
+}
+
+// List is not complete: ListUsers carries neither tags nor policies.
+func (d *users) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	in := &iam.ListUsersInput{}
+	if d.pageSize > 0 {
+		in.MaxItems = aws.Int32(d.pageSize)
+	}
+	var out []providers.Resource
+	err := eachPage(ctx, iam.NewListUsersPaginator(d.clients.get(region), in), spec.IAM, region, func(page *iam.ListUsersOutput) error {
+		for _, u := range page.Users {
+			out = append(out, providers.Resource{
+				Name: aws.ToString(u.UserName), Region: region, Created: aws.ToTime(u.CreateDate),
+				Attributes: map[string]string{"arn": aws.ToString(u.Arn), "id": aws.ToString(u.UserId)},
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (d *users) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	c := d.clients.get(region)
+	u, err := c.GetUser(ctx, &iam.GetUserInput{UserName: aws.String(name)})
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	// GetUser carries the tags (ListUsers does not).
+	tags := iamTagMap(u.User.Tags)
+	policies, err := attachedPolicies(ctx, c, region, name)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	reported := make([]any, len(policies))
+	for i, p := range policies {
+		reported[i] = p
+	}
+	return providers.Resource{
+		Name: aws.ToString(u.User.UserName), Region: region, Created: aws.ToTime(u.User.CreateDate),
+		Fields:     map[string]any{"policies": reported, spec.TagsField: reportedTags(tags)},
+		Attributes: map[string]string{"arn": aws.ToString(u.User.Arn), "id": aws.ToString(u.User.UserId)},
+		Owner:      tags[spec.OwnershipTagKey],
+	}, nil
+}
+
+// attachedPolicies returns the ARNs of the user's attached managed
+// policies, sorted.
+func attachedPolicies(ctx context.Context, c *iam.Client, region, name string) ([]string, error) {
+	var arns []string
+	p := iam.NewListAttachedUserPoliciesPaginator(c, &iam.ListAttachedUserPoliciesInput{UserName: aws.String(name)})
+	err := eachPage(ctx, p, spec.IAM, region, func(page *iam.ListAttachedUserPoliciesOutput) error {
+		for _, a := range page.AttachedPolicies {
+			arns = append(arns, aws.ToString(a.PolicyArn))
+		}
+		return nil
+	})
+	sort.Strings(arns)
+	return arns, err
+}
+
+func (d *users) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
+	tags, err := desiredTags(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	want, err := targetPolicies(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	c := d.clients.get(t.Region)
+	// Tags go with the create: the user never exists without its ownership
+	// tag. A failed attach below leaves a user this fleet owns, which the
+	// next apply finishes.
+	if _, err := c.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(t.Name), Tags: iamTags(tags)}); err != nil {
+		return providers.Resource{}, err
+	}
+	if err := d.setPolicies(ctx, c, t.Region, t.Name, want); err != nil {
+		return providers.Resource{}, err
+	}
+	return d.Read(ctx, t.Region, t.Name)
+}
+
+// targetPolicies reads the policies field: a list of ARNs.
+func targetPolicies(t providers.Target) ([]string, error) {
+	var out []string
+	switch ps := t.Fields["policies"].(type) {
+	case nil:
+	case []string:
+		out = append(out, ps...)
+	case []any:
+		for _, p := range ps {
+			s, ok := p.(string)
+			if !ok {
+				return nil, providers.Errorf(providers.InvalidArgument, "policies: %v is not a policy ARN", p)
+			}
+			out = append(out, s)
+		}
+	default:
+		return nil, providers.Errorf(providers.InvalidArgument, "policies is %T, want a list of policy ARNs", ps)
+	}
+	return out, nil
+}
+
+// setPolicies attaches and detaches managed policies until the user has
+// exactly want.
+func (d *users) setPolicies(ctx context.Context, c *iam.Client, region, name string, want []string) error {
+	have, err := attachedPolicies(ctx, c, region, name)
+	if err != nil {
+		return err
+	}
+	wanted := map[string]bool{}
+	for _, p := range want {
+		wanted[p] = true
+	}
+	had := map[string]bool{}
+	for _, p := range have {
+		had[p] = true
+		if !wanted[p] {
+			if _, err := c.DetachUserPolicy(ctx, &iam.DetachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range want {
+		if !had[p] {
+			had[p] = true
+			if _, err := c.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (d *users) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	c := d.clients.get(t.Region)
+	for _, f := range changed {
+		var err error
+		switch f {
+		case "policies":
+			var want []string
+			if want, err = targetPolicies(t); err == nil {
+				err = d.setPolicies(ctx, c, t.Region, t.Name, want)
+			}
+		case spec.TagsField:
+			err = d.retag(ctx, c, t)
+		default:
+			err = providers.Errorf(providers.InvalidArgument, "iam: field %q cannot be updated in place", f)
+		}
+		if err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	return d.Read(ctx, t.Region, t.Name)
+}
+
+func (d *users) retag(ctx context.Context, c *iam.Client, t providers.Target) error {
+	u, err := c.GetUser(ctx, &iam.GetUserInput{UserName: aws.String(t.Name)})
+	if err != nil {
+		return err
+	}
+	want, err := desiredTags(t)
+	if err != nil {
+		return err
+	}
+	set, remove := tagChanges(iamTagMap(u.User.Tags), want, spec.OwnershipTagKey)
+	if len(set) > 0 {
+		if _, err := c.TagUser(ctx, &iam.TagUserInput{UserName: aws.String(t.Name), Tags: iamTags(set)}); err != nil {
+			return err
+		}
+	}
+	if len(remove) > 0 {
+		if _, err := c.UntagUser(ctx, &iam.UntagUserInput{UserName: aws.String(t.Name), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete removes what IAM refuses to delete a user with and infra can
+// answer for: attached and inline policies, access keys, the console
+// password. Group memberships, MFA devices, SSH keys, signing certificates
+// and service credentials are left: they belong to someone's setup, and
+// IAM's DeleteConflict names them.
+func (d *users) Delete(ctx context.Context, t providers.Target) error {
+	c := d.clients.get(t.Region)
+	name := aws.String(t.Name)
+	if err := d.setPolicies(ctx, c, t.Region, t.Name, nil); err != nil {
+		return err
+	}
+	var inline []string
+	err := eachPage(ctx, iam.NewListUserPoliciesPaginator(c, &iam.ListUserPoliciesInput{UserName: name}), spec.IAM, t.Region,
+		func(page *iam.ListUserPoliciesOutput) error { inline = append(inline, page.PolicyNames...); return nil })
+	if err != nil {
+		return err
+	}
+	for _, p := range inline {
+		if _, err := c.DeleteUserPolicy(ctx, &iam.DeleteUserPolicyInput{UserName: name, PolicyName: aws.String(p)}); err != nil {
+			return err
+		}
+	}
+	var keys []iamtypes.AccessKeyMetadata
+	err = eachPage(ctx, iam.NewListAccessKeysPaginator(c, &iam.ListAccessKeysInput{UserName: name}), spec.IAM, t.Region,
+		func(page *iam.ListAccessKeysOutput) error { keys = append(keys, page.AccessKeyMetadata...); return nil })
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if _, err := c.DeleteAccessKey(ctx, &iam.DeleteAccessKeyInput{UserName: name, AccessKeyId: k.AccessKeyId}); err != nil {
+			return err
+		}
+	}
+	if _, err := c.DeleteLoginProfile(ctx, &iam.DeleteLoginProfileInput{UserName: name}); err != nil && !isCode(err, "NoSuchEntity") {
+		return err
+	}
+	_, err = c.DeleteUser(ctx, &iam.DeleteUserInput{UserName: name})
+	return err
+}
+
+// Release removes this fleet's ownership tag and keeps every other tag.
+func (d *users) Release(ctx context.Context, region, name, owner string) error {
+	c := d.clients.get(region)
+	u, err := c.GetUser(ctx, &iam.GetUserInput{UserName: aws.String(name)})
+	if err != nil {
+		return err
+	}
+	if iamTagMap(u.User.Tags)[spec.OwnershipTagKey] != owner {
+		return nil
+	}
+	_, err = c.UntagUser(ctx, &iam.UntagUserInput{UserName: aws.String(name), TagKeys: []string{spec.OwnershipTagKey}})
+	return err
+}
+
+func iamTags(m map[string]string) []iamtypes.Tag {
+	return tagList(m, func(k, v *string) iamtypes.Tag { return iamtypes.Tag{Key: k, Value: v} })
+}
+
+func iamTagMap(tags []iamtypes.Tag) map[string]string {
+	return tagMapOf(tags, func(t iamtypes.Tag) (*string, *string) { return t.Key, t.Value })
+}

@@ -461,9 +461,11 @@ func (s *Server) fnFunctions(c *call, rest []string) {
 			if !ok {
 				return
 			}
-			sandbox, ok := c.enum(in, "sandbox", "v1", "v2")
-			if !ok {
-				return
+			// The API accepts an unset sandbox (recorded: the SDK sent
+			// "unknown_sandbox" and got v2 back).
+			sandbox := str(in, "sandbox")
+			if sandbox == "" || strings.HasPrefix(sandbox, "unknown_") {
+				sandbox = "v2"
 			}
 			if str(in, "runtime") == "" || strings.HasPrefix(str(in, "runtime"), "unknown") {
 				c.invalid("runtime", "required")
@@ -1063,12 +1065,12 @@ func (s *Server) mnq(c *call, rest []string) {
 			return
 		}
 		p := str(in, "project_id")
-		if _, ok := c.projectOrg(p); !ok {
-			return
-		}
 		key := p + "/" + c.region
 		o, exists := s.get(SQSInfo, key)
 		if rest[0] == "activate-sqs" {
+			if _, ok := c.projectOrg(p); !ok {
+				return
+			}
 			if exists && o.m["status"] == "enabled" {
 				c.conflict("sqs_info", p, "SQS is already activated for this project")
 				return
@@ -1082,7 +1084,7 @@ func (s *Server) mnq(c *call, rest []string) {
 			return
 		}
 		if !exists || o.m["status"] != "enabled" {
-			c.notFound("sqs_info", p)
+			c.notFound("MnqSQSNamespace", p)
 			return
 		}
 		o.m["status"], o.m["updated_at"] = "disabled", s.ts()
@@ -1093,8 +1095,9 @@ func (s *Server) mnq(c *call, rest []string) {
 			return
 		}
 		key := p + "/" + c.region
-		if s.sqsLag[key] > 0 {
+		if s.sqsLag[key] > 0 || s.lagNext {
 			s.sqsLag[key]--
+			s.lagNext = false
 			c.denied("sqs_info", "read")
 			return
 		}
@@ -1158,10 +1161,11 @@ func (s *Server) sqsCredentials(c *call, rest []string) {
 	}
 	id := rest[0]
 	o, ok := s.get(SQSCreds, id)
-	if !ok || (c.r.Method == http.MethodGet && s.credLag[id] > 0) {
+	if !ok || (c.r.Method == http.MethodGet && (s.credLag[id] > 0 || s.lagNext)) {
 		if ok {
 			s.credLag[id]--
 		}
+		s.lagNext = false
 		c.notFound("sqs_credentials", id)
 		return
 	}

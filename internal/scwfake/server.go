@@ -93,6 +93,7 @@ type Server struct {
 	credLag     map[string]int    // credential id -> 404s left
 	rules       map[string][]map[string]any
 	now         func() time.Time
+	lagNext     bool
 }
 
 // object is one resource: its JSON form and a pending transition.
@@ -183,6 +184,15 @@ func (s *Server) UnscopedListings() []Request {
 		out = append(out, r)
 	}
 	return out
+}
+
+// Lag makes the next read of SQS info refuse (403) and the next read of an
+// SQS credential answer 404, as the real API does for a while after an
+// activation or a mint; the replay uses it where a recording shows it.
+func (s *Server) Lag() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lagNext = true
 }
 
 // Settle completes every pending transition at once.
@@ -498,7 +508,9 @@ func (s *Server) transition(coll, id string, o *object) {
 		m[k] = v
 	}
 	m["status"] = o.next
-	m["updated_at"] = s.ts()
+	if _, has := m["updated_at"]; has {
+		m["updated_at"] = s.ts()
+	}
 	if f, ok := readyHooks[coll]; ok {
 		f(s, m)
 	}

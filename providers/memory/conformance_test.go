@@ -26,7 +26,10 @@ func TestConformance(t *testing.T) {
 				Backend:     cloud.Backend(p),
 				Region:      "region-a",
 				OtherRegion: "region-b",
-				Cases:       cases,
+				// A fresh cloud per provider: List must show exactly what
+				// each subtest made.
+				Exclusive: true,
+				Cases:     cases,
 			})
 		})
 	}

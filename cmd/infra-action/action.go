@@ -49,13 +49,13 @@ type inputs struct {
 
 func readInputs(gha *githubactions.Action) (inputs, error) {
 	in := inputs{
-		command:       gha.GetInput("command"),
-		fleets:        strings.Fields(gha.GetInput("fleet")),
-		state:         gha.GetInput("state"),
-		executor:      gha.GetInput("executor"),
-		token:         gha.GetInput("github-token"),
-		sweepPrefix:   gha.GetInput("sweep-prefix"),
-		onPlanChanged: gha.GetInput("on-plan-changed"),
+		command:       input(gha, "command"),
+		fleets:        strings.Fields(input(gha, "fleet")),
+		state:         input(gha, "state"),
+		executor:      input(gha, "executor"),
+		token:         input(gha, "github-token"),
+		sweepPrefix:   input(gha, "sweep-prefix"),
+		onPlanChanged: input(gha, "on-plan-changed"),
 	}
 	if len(in.fleets) == 0 {
 		in.fleets = []string{""}
@@ -87,8 +87,19 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 	return in, nil
 }
 
+// input reads INPUT_NAME-WITH-DASHES, as the runner names inputs for
+// JavaScript and container actions, else INPUT_NAME_WITH_UNDERSCORES, as
+// action.yml passes them: a composite action passes its inputs itself, and
+// a name with a dash is not one a shell can read.
+func input(gha *githubactions.Action, name string) string {
+	if v := gha.GetInput(name); v != "" || !strings.Contains(name, "-") {
+		return v
+	}
+	return gha.GetInput(strings.ReplaceAll(name, "-", "_"))
+}
+
 func boolInput(gha *githubactions.Action, name string, def bool) (bool, error) {
-	v := gha.GetInput(name)
+	v := input(gha, name)
 	if v == "" {
 		return def, nil
 	}

@@ -388,11 +388,24 @@ func TestInputsAreChecked(t *testing.T) {
 	h.gh.assertRequests(t)
 }
 
-func TestSweepIsReportedAsNotBuilt(t *testing.T) {
+// sweep arrives with its own issue: until then the action says so; after,
+// the table reaches the job summary.
+func TestSweepWritesTheTableToTheSummary(t *testing.T) {
 	h := newHarness(t)
+	h.writeFleet(queue)
+	h.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "ci-tests-leftover", Region: "eu-west-3"})
 	r := h.run("schedule", map[string]any{}, map[string]string{"command": "sweep", "sweep-prefix": "ci-tests-"})
-	if r.code != 1 || !strings.Contains(r.log, "not built yet") || !strings.Contains(r.summary, "not built yet") {
+	if strings.Contains(r.log, errSweepNotBuilt.Error()) {
+		if r.code != 1 || !strings.Contains(r.summary, "not built yet") {
+			t.Fatalf("exit %d:\n%s\nsummary:\n%s", r.code, r.log, r.summary)
+		}
+		t.Skip("infra sweep is not in this build yet")
+	}
+	if r.code != 0 || !strings.Contains(r.summary, "### infra sweep `ci-tests-`: dry run") || !strings.Contains(r.summary, "ci-tests-leftover") {
 		t.Fatalf("exit %d:\n%s\nsummary:\n%s", r.code, r.log, r.summary)
+	}
+	if _, ok := h.cloud.Get(spec.AWS, spec.Queues, "eu-west-3", "ci-tests-leftover"); !ok {
+		t.Fatal("a dry run deleted")
 	}
 }
 

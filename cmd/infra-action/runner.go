@@ -55,7 +55,9 @@ type runner interface {
 	// allowed).
 	Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error)
 	Discover(ctx context.Context, f *fleetDoc) (*engine.Discovery, error)
-	Sweep(ctx context.Context, prefix string, del bool) (string, error)
+	// Sweep sweeps the regions of f when given, else each cloud's
+	// configured region.
+	Sweep(ctx context.Context, f *fleetDoc, prefix string, del bool) (string, error)
 }
 
 // errSweepNotBuilt: the sweep verb arrives with its own issue.
@@ -218,8 +220,11 @@ func (l local) Discover(ctx context.Context, f *fleetDoc) (*engine.Discovery, er
 	return &dx, nil
 }
 
-func (l local) Sweep(ctx context.Context, prefix string, del bool) (string, error) {
+func (l local) Sweep(ctx context.Context, f *fleetDoc, prefix string, del bool) (string, error) {
 	args := []string{"sweep", "--no-color", "--prefix", prefix}
+	if f != nil {
+		args = append(args, "--fleet", f.File)
+	}
 	if del {
 		args = append(args, "--yes")
 	}
@@ -332,9 +337,12 @@ func (r remote) Discover(ctx context.Context, f *fleetDoc) (*engine.Discovery, e
 	return resp.Discovery, nil
 }
 
-func (r remote) Sweep(ctx context.Context, prefix string, del bool) (string, error) {
-	resp, err := r.invoke(ctx, executor.Request{Operation: executor.OpSweep, RunID: r.runID,
-		Options: executor.Options{Prefix: prefix, Yes: del}})
+func (r remote) Sweep(ctx context.Context, f *fleetDoc, prefix string, del bool) (string, error) {
+	req := executor.Request{Operation: executor.OpSweep, RunID: r.runID, Options: executor.Options{Prefix: prefix, Yes: del}}
+	if f != nil {
+		req.Document = f.Doc
+	}
+	resp, err := r.invoke(ctx, req)
 	if err != nil {
 		return "", err
 	}

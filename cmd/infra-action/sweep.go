@@ -19,7 +19,16 @@ func (a *action) sweep(ctx context.Context) error {
 	if a.in.sweepDelete {
 		verb = "deletion"
 	}
-	out, err := a.runner.Sweep(ctx, a.in.sweepPrefix, a.in.sweepDelete)
+	// A fleet named explicitly decides the regions (its placement) and
+	// the exclusions; without one, each cloud's configured region is swept.
+	var f *fleetDoc
+	if a.in.fleets[0] != "" {
+		var err error
+		if f, err = a.synth(a.in.fleets[0]); err != nil {
+			return err
+		}
+	}
+	out, err := a.runner.Sweep(ctx, f, a.in.sweepPrefix, a.in.sweepDelete)
 	fmt.Fprint(a.log, out)
 	md := fmt.Sprintf("### infra sweep `%s`: %s\n\n", a.in.sweepPrefix, verb)
 	if out != "" {

@@ -237,6 +237,15 @@ func (s *Server) Leftovers() []string {
 			if coll == Secrets && o.m["deletion_requested_at"] != nil {
 				continue
 			}
+			if coll == Versions {
+				// A version goes with its secret.
+				sec, ok := s.objs[Secrets][str(o.m, "secret_id")]
+				if !ok || sec.m["deletion_requested_at"] != nil {
+					continue
+				}
+				out = append(out, fmt.Sprintf("%s %v revision %v", coll, sec.m["name"], o.m["revision"]))
+				continue
+			}
 			out = append(out, fmt.Sprintf("%s %v (%v)", coll, o.m["name"], o.m["id"]))
 		}
 	}

@@ -42,7 +42,13 @@ type env struct {
 // configuration path: SCW_* variables, no config file.
 func newEnv(t *testing.T, fleet string) *env {
 	t.Helper()
-	m := moto.Shared(t)
+	return newEnvOn(t, fleet, moto.Shared(t))
+}
+
+// newEnvOn is newEnv with the moto_server that plays Scaleway's S3 and
+// SQS given.
+func newEnvOn(t *testing.T, fleet string, m *moto.Server) *env {
+	t.Helper()
 	if err := m.Reset(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,170 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/infra-iac/infra/providers"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// The function's environment, documented in docs/executor.md.
+const (
+	// EnvState is where the state lives: s3://bucket/prefix.
+	EnvState = "INFRA_STATE"
+	// EnvCredentialsSecret names the Secrets Manager secret holding the
+	// Scaleway credentials (and any fromEnv value), read at cold start.
+	EnvCredentialsSecret = "INFRA_CREDENTIALS_SECRET"
+	// EnvStopMargin overrides how long before the deadline no new action
+	// starts (a Go duration such as 45s).
+	EnvStopMargin = "INFRA_STOP_MARGIN"
+	// EnvParallelism bounds concurrent cloud calls.
+	EnvParallelism = "INFRA_PARALLELISM"
+)
+
+// FromEnv configures the executor for Lambda from the function's
+// environment. It makes no call and builds no client: the AWS backend is
+// made by the first request and kept for the warm ones, so the cold start
+// stays cheap. Only the credentials secret is read now, in the background.
+// A setting that does not parse fails every request with the reason,
+// rather than the start, whose failure Lambda reports without it.
+func FromEnv(getenv func(string) string, log io.Writer) Config {
+	if log == nil {
+		log = io.Discard
+	}
+	var problems []string
+	margin := time.Duration(0)
+	if v := getenv(EnvStopMargin); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			problems = append(problems, fmt.Sprintf("%s=%q is not a duration such as 30s", EnvStopMargin, v))
+		}
+		margin = d
+	}
+	parallelism := 0
+	if v := getenv(EnvParallelism); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			problems = append(problems, fmt.Sprintf("%s=%q is not a positive number", EnvParallelism, v))
+		}
+		parallelism = n
+	}
+	location := getenv(EnvState)
+	if location != "" && !strings.HasPrefix(location, "s3://") {
+		problems = append(problems, fmt.Sprintf("%s=%q: want s3://bucket/prefix", EnvState, location))
+	}
+	aws := &lazyAWS{}
+	creds := startCredentials(getenv(EnvCredentialsSecret), func(ctx context.Context, id string) (spec.Sensitive, error) {
+		b, err := aws.get(ctx)
+		if err != nil {
+			return spec.Sensitive{}, err
+		}
+		return b.ReadSecretString(ctx, id)
+	})
+	cfg := Config{
+		StopMargin:  margin,
+		Parallelism: parallelism,
+		Function:    getenv("AWS_LAMBDA_FUNCTION_NAME"),
+		Log:         log,
+		Ready: func(ctx context.Context) error {
+			if len(problems) > 0 {
+				return fmt.Errorf("the function is misconfigured: %s", strings.Join(problems, "; "))
+			}
+			_, err := creds.wait(ctx)
+			return err
+		},
+		Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
+			out := map[spec.Provider]providers.Backend{}
+			why := map[spec.Provider]string{}
+			for _, p := range ps {
+				switch p {
+				case spec.AWS:
+					b, err := aws.get(ctx)
+					if err != nil {
+						return nil, nil, err
+					}
+					out[p] = b
+				case spec.Scaleway:
+					c, err := creds.wait(ctx)
+					if err != nil {
+						return nil, nil, err
+					}
+					b, reason, err := scalewayBackend(ctx, c)
+					if err != nil {
+						return nil, nil, err
+					}
+					if b == nil {
+						why[p] = reason
+						continue
+					}
+					out[p] = b
+				default:
+					why[p] = fmt.Sprintf("this executor has no %s backend", p)
+				}
+			}
+			return out, why, nil
+		},
+		Getenv: func(name string) string {
+			// Only the secret: the function's own environment is visible to
+			// anyone who may read its configuration, so it is no place for
+			// a secret value.
+			c, _ := creds.wait(context.Background())
+			v, _ := c.Lookup(name)
+			return v.Reveal()
+		},
+	}
+	if location != "" {
+		cfg.State = func(ctx context.Context) (state.Blobs, string, error) {
+			b, err := aws.get(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			blobs, prefix, err := b.OpenStateBlobs(location)
+			if err != nil {
+				return nil, "", err
+			}
+			return blobs, prefix, nil
+		}
+	}
+	return cfg
+}
+
+// scalewayBackend is the seam for the Scaleway provider (providers/scaleway,
+// being built): it will build the backend from the credentials secret's
+// SCW_* values. Until then a Scaleway resource is unreachable, with a reason
+// that says so, and apply refuses rather than pretend.
+func scalewayBackend(ctx context.Context, c *Credentials) (providers.Backend, string, error) {
+	if c == nil {
+		return nil, fmt.Sprintf("no Scaleway credentials: set %s to a Secrets Manager secret holding SCW_ACCESS_KEY, SCW_SECRET_KEY and SCW_DEFAULT_PROJECT_ID", EnvCredentialsSecret), nil
+	}
+	return nil, fmt.Sprintf("this executor build has no Scaleway backend yet (the credentials in %s were read and are held for it)", c.Secret), nil
+}
+
+// lazyAWS makes the AWS backend on first use and keeps it, so warm
+// invocations reuse its clients and connections. A failure is not kept:
+// the next request tries again.
+type lazyAWS struct {
+	mu sync.Mutex
+	b  *awsprovider.Backend
+}
+
+func (l *lazyAWS) get(ctx context.Context) (*awsprovider.Backend, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b != nil {
+		return l.b, nil
+	}
+	b, err := awsprovider.New(ctx, awsprovider.Options{})
+	if err != nil {
+		return nil, err
+	}
+	l.b = b
+	return b, nil
+}

@@ -1,0 +1,147 @@
+package aws
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/spec"
+)
+
+func testZip(t *testing.T, content string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	f, err := w.Create("bootstrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte(content))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestExecutorPolicyCoversEveryKind(t *testing.T) {
+	for _, k := range Kinds() {
+		if _, ok := executorKindActions[k]; !ok {
+			t.Errorf("kind %s has a driver but no executor permissions: add it to executorKindActions", k)
+		}
+	}
+	p, err := ExecutorPolicy(ExecutorPolicyInput{Region: "eu-west-3", Account: moto.Account, Function: "infra-executor",
+		Bucket: "st", Prefix: "/teams/", CredentialsSecret: "infra/creds", Kinds: []spec.Kind{spec.Queues}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc policyDocument
+	if err := json.Unmarshal([]byte(p), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]policyStatement{}
+	for _, s := range doc.Statement {
+		got[s.Sid] = s
+	}
+	if r := got["State"].Resource[0]; r != "arn:aws:s3:::st/teams/*" {
+		t.Errorf("state resource %s", r)
+	}
+	if r := got["Credentials"].Resource[0]; r != "arn:aws:secretsmanager:eu-west-3:"+moto.Account+":secret:infra/creds-??????" {
+		t.Errorf("credentials resource %s", r)
+	}
+	for _, a := range got["Fleet"].Action {
+		if !strings.HasPrefix(a, "sqs:") && a != "tag:GetResources" {
+			t.Errorf("queues only, yet %s is granted", a)
+		}
+	}
+	if _, ok := got["PassRoleToLambda"]; ok {
+		t.Error("PassRole granted without the compute kind")
+	}
+	if _, err := ExecutorPolicy(ExecutorPolicyInput{Kinds: []spec.Kind{spec.ScalewayFunction}}); err == nil {
+		t.Error("a Scaleway kind was accepted")
+	}
+}
+
+func TestDeployExecutorOnMoto(t *testing.T) {
+	b, srv := newTestBackend(t)
+	if err := srv.Config(`{"lambda":{"use_docker":false}}`); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	spec := ExecutorSpec{Function: "infra-executor", Bucket: "infra-state-test", Prefix: "fleets", Zip: testZip(t, "v1"),
+		CredentialsSecret: "infra/creds", GitHubRepo: "acme/shop", Env: map[string]string{"INFRA_STOP_MARGIN": "45s"}}
+	out, err := b.DeployExecutor(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(out.Changes, "\n")
+	for _, want := range []string{"created the state bucket infra-state-test", "enabled versioning", "blocked public access",
+		"created role infra-executor-role", "set policy infra-executor", "created function infra-executor",
+		"created the OIDC provider", "created role infra-executor-invoker"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("changes lack %q:\n%s", want, joined)
+		}
+	}
+	if out.State != "s3://infra-state-test/fleets" || !strings.HasSuffix(out.FunctionARN, ":function:infra-executor") {
+		t.Errorf("deployed: %+v", out)
+	}
+
+	cfg := b.Config()
+	v, err := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }).GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String("infra-state-test")})
+	if err != nil || v.Status != s3types.BucketVersioningStatusEnabled {
+		t.Fatalf("versioning: %v %v", v, err)
+	}
+	fn, err := lambda.NewFromConfig(cfg).GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("infra-executor")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fn.Configuration
+	if string(c.Runtime) != "provided.al2023" || aws.ToString(c.Handler) != "bootstrap" || aws.ToInt32(c.Timeout) != 900 ||
+		c.Environment.Variables["INFRA_STATE"] != "s3://infra-state-test/fleets" ||
+		c.Environment.Variables["INFRA_CREDENTIALS_SECRET"] != "infra/creds" || c.Environment.Variables["INFRA_STOP_MARGIN"] != "45s" ||
+		aws.ToString(c.Role) != out.RoleARN || string(c.Architectures[0]) != "arm64" {
+		t.Errorf("function: %+v", c)
+	}
+	inv, err := iam.NewFromConfig(cfg).GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String("infra-executor-invoker"), PolicyName: aws.String("invoke-infra-executor")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameJSON(decodePolicy(aws.ToString(inv.PolicyDocument)), InvokerPolicy(out.FunctionARN)) {
+		t.Errorf("invoker policy: %s", decodePolicy(aws.ToString(inv.PolicyDocument)))
+	}
+	role, err := iam.NewFromConfig(cfg).GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String("infra-executor-invoker")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trust := decodePolicy(aws.ToString(role.Role.AssumeRolePolicyDocument)); !strings.Contains(trust, "repo:acme/shop:ref:refs/heads/main") {
+		t.Errorf("invoker trust: %s", trust)
+	}
+
+	// The same spec again changes nothing.
+	again, err := b.DeployExecutor(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Changes) != 0 {
+		t.Errorf("a second deploy changed: %v", again.Changes)
+	}
+	// A new build updates the code only; a new setting the configuration.
+	spec.Zip = testZip(t, "v2")
+	spec.TimeoutSec = 600
+	third, err := b.DeployExecutor(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(third.Changes, "; "); !strings.Contains(got, "updated the code") || !strings.Contains(got, "updated the configuration") || strings.Contains(got, "created") {
+		t.Errorf("third deploy: %s", got)
+	}
+}

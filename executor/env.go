@@ -27,6 +27,9 @@ const (
 	EnvStopMargin = "INFRA_STOP_MARGIN"
 	// EnvParallelism bounds concurrent cloud calls.
 	EnvParallelism = "INFRA_PARALLELISM"
+	// EnvOperations restricts the operations served: "plan,discover" for
+	// a function pull requests may invoke.
+	EnvOperations = "INFRA_OPERATIONS"
 )
 
 // FromEnv configures the executor for Lambda from the function's
@@ -56,6 +59,16 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 		}
 		parallelism = n
 	}
+	var ops []Operation
+	if v := getenv(EnvOperations); v != "" {
+		for _, o := range strings.Split(v, ",") {
+			op := Operation(strings.TrimSpace(o))
+			if !validOperation(op) {
+				problems = append(problems, fmt.Sprintf("%s: %q is not an operation (want %s)", EnvOperations, op, joinOps(Operations)))
+			}
+			ops = append(ops, op)
+		}
+	}
 	location := getenv(EnvState)
 	if location != "" && !strings.HasPrefix(location, "s3://") {
 		problems = append(problems, fmt.Sprintf("%s=%q: want s3://bucket/prefix", EnvState, location))
@@ -71,6 +84,7 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 	cfg := Config{
 		StopMargin:  margin,
 		Parallelism: parallelism,
+		Operations:  ops,
 		Function:    getenv("AWS_LAMBDA_FUNCTION_NAME"),
 		Log:         log,
 		Ready: func(ctx context.Context) error {
@@ -134,6 +148,15 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 		}
 	}
 	return cfg
+}
+
+func validOperation(op Operation) bool {
+	for _, o := range Operations {
+		if o == op {
+			return true
+		}
+	}
+	return false
 }
 
 // scalewayBackend is the seam for the Scaleway provider (providers/scaleway,

@@ -37,6 +37,11 @@ type Config struct {
 	StopMargin time.Duration
 	// Parallelism bounds concurrent cloud calls (engine.Options).
 	Parallelism int
+	// Operations, when set, are the only operations this function serves
+	// (INFRA_OPERATIONS). A function for pull requests serves plan alone:
+	// a role that may invoke a function may send it any payload, so the
+	// function itself must refuse to apply.
+	Operations []Operation
 	// Function names this function in the lock's holder.
 	Function string
 	// Log receives one line per event (stderr, so CloudWatch). Nil
@@ -100,6 +105,9 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 	default:
 		return failed(fmt.Sprintf("unknown operation %q; want one of plan, apply, destroy, discover, sweep", req.Operation))
 	}
+	if !h.allowed(req.Operation) {
+		return failed(fmt.Sprintf("this function serves only %s (INFRA_OPERATIONS); invoke the function deployed for %s", joinOps(h.cfg.Operations), req.Operation))
+	}
 	if h.cfg.Ready != nil {
 		if err := h.cfg.Ready(ctx); err != nil {
 			return failed(err.Error())
@@ -121,6 +129,26 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 	default:
 		return h.apply(work, s, req, b)
 	}
+}
+
+func (h *Handler) allowed(op Operation) bool {
+	if len(h.cfg.Operations) == 0 {
+		return true
+	}
+	for _, o := range h.cfg.Operations {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+func joinOps(ops []Operation) string {
+	s := make([]string, len(ops))
+	for i, o := range ops {
+		s[i] = string(o)
+	}
+	return strings.Join(s, ", ")
 }
 
 // session is one request's fleet, state and engine.

@@ -533,3 +533,26 @@ func TestBudget(t *testing.T) {
 		t.Fatal("no deadline must mean no stop")
 	}
 }
+
+func TestOperationsAllowList(t *testing.T) {
+	f := newFixture(t)
+	f.h.cfg.Operations = []Operation{OpPlan}
+	doc := queuesDoc("jobs")
+	if resp := f.do(context.Background(), Request{Operation: OpPlan, Document: doc}); resp.Status != StatusDone {
+		t.Fatalf("plan: %s", resp.Message)
+	}
+	resp := f.do(context.Background(), Request{Operation: OpApply, Document: doc, Options: Options{Unreviewed: true}})
+	if resp.Status != StatusFailed || !strings.Contains(resp.Message, "serves only plan") || len(f.cloud.Addresses()) != 0 {
+		t.Fatalf("apply on a plan-only function: %s: %s", resp.Status, resp.Message)
+	}
+	cfg := FromEnv(func(k string) string {
+		return map[string]string{EnvOperations: "plan, discover"}[k]
+	}, nil)
+	if fmt.Sprint(cfg.Operations) != "[plan discover]" {
+		t.Fatalf("parsed %v", cfg.Operations)
+	}
+	cfg = FromEnv(func(k string) string { return map[string]string{EnvOperations: "plan,nuke"}[k] }, nil)
+	if err := cfg.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "nuke") {
+		t.Fatalf("bad operation: %v", err)
+	}
+}

@@ -1,0 +1,353 @@
+package cli
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/executor"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/spec"
+)
+
+// newExecutor groups the verbs about the executor Lambda (docs/executor.md).
+func newExecutor(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "executor",
+		Short: "Deploy the executor Lambda, or send it a fleet to plan or apply",
+		Long: `The executor is infra running as a Lambda function with the state in S3, so
+CI needs only the right to invoke it. See docs/executor.md.`,
+	}
+	c.AddCommand(newExecutorInvoke(g), newExecutorDeploy(g))
+	for _, sub := range c.Commands() {
+		sub.Args = wrapArgs(sub.Args)
+	}
+	return c
+}
+
+// defaultFunction is the executor's name unless --function or
+// INFRA_EXECUTOR_FUNCTION says otherwise.
+const defaultFunction = "infra-executor"
+
+func (g *globals) executorFunction(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if v := g.f.Getenv("INFRA_EXECUTOR_FUNCTION"); v != "" {
+		return v
+	}
+	return defaultFunction
+}
+
+type invokeOptions struct {
+	function       string
+	operation      string
+	expectPlanID   string
+	planFile       string
+	runID          string
+	unreviewed     bool
+	force          bool
+	write          bool
+	json           bool
+	maxInvocations int
+	prefix         string
+	olderThan      string
+	regions        []string
+	yes            bool
+}
+
+func newExecutorInvoke(g *globals) *cobra.Command {
+	opts := &invokeOptions{}
+	c := &cobra.Command{
+		Use:   "invoke",
+		Short: "Send the fleet to the executor and print its answer, invoking again while it is incomplete",
+		Example: `  infra executor invoke --operation plan
+  infra plan --out plan.json && infra executor invoke --operation apply --plan plan.json`,
+		RunE: func(c *cobra.Command, args []string) error { return runInvoke(c.Context(), g, opts) },
+	}
+	f := c.Flags()
+	f.StringVar(&opts.function, "function", "", "the executor function's name or ARN (default $INFRA_EXECUTOR_FUNCTION, else infra-executor)")
+	f.StringVar(&opts.operation, "operation", "plan", "plan, apply, destroy, discover or sweep")
+	f.StringVar(&opts.expectPlanID, "expect-plan-id", "", "apply or destroy only if the fresh plan has this id (sha256:…)")
+	f.StringVar(&opts.planFile, "plan", "", "read the expected plan id from a saved plan (plan --out FILE)")
+	f.StringVar(&opts.runID, "run-id", "", "the run's id, the same for every invocation (default $GITHUB_RUN_ID, else random)")
+	f.BoolVar(&opts.unreviewed, "unreviewed", false, "apply or destroy whatever the fresh plan is, without an expected id")
+	f.BoolVar(&opts.force, "force", false, "override the brake that refuses to destroy most of the fleet")
+	f.BoolVar(&opts.write, "write", false, "discover: save the rebuilt ledger")
+	f.BoolVar(&opts.json, "json", false, "print each response as one line of JSON")
+	f.IntVar(&opts.maxInvocations, "max-invocations", 100, "give up when still incomplete after this many invocations")
+	f.StringVar(&opts.prefix, "prefix", "", "sweep: the name prefix")
+	f.StringVar(&opts.olderThan, "older-than", "", "sweep: only resources older than this")
+	f.StringSliceVar(&opts.regions, "region", nil, "sweep: a region to sweep (repeatable)")
+	f.BoolVar(&opts.yes, "yes", false, "sweep: delete, not only list")
+	return c
+}
+
+func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
+	op := executor.Operation(opts.operation)
+	known := false
+	for _, o := range executor.Operations {
+		known = known || o == op
+	}
+	if !known {
+		return usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover or sweep", opts.operation)}
+	}
+	req := executor.Request{Operation: op, ExpectPlanID: opts.expectPlanID, RunID: opts.runID,
+		Options: executor.Options{Force: opts.force, Unreviewed: opts.unreviewed, Write: opts.write,
+			Prefix: opts.prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes}}
+	if opts.planFile != "" {
+		if opts.expectPlanID != "" {
+			return usageError{fmt.Errorf("--plan and --expect-plan-id both name the plan; pass one")}
+		}
+		data, err := os.ReadFile(opts.planFile)
+		if err != nil {
+			return fmt.Errorf("--plan: %w", err)
+		}
+		p, err := engine.DecodePlan(data)
+		if err != nil {
+			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
+		}
+		req.ExpectPlanID = p.ID
+	}
+	if req.RunID == "" {
+		req.RunID = g.f.Getenv("GITHUB_RUN_ID")
+	}
+	if req.RunID == "" {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		req.RunID = "cli-" + hex.EncodeToString(b)
+	}
+	if op != executor.OpSweep {
+		doc, err := g.loadDocument(ctx)
+		if err != nil {
+			return err
+		}
+		if req.Document, err = json.Marshal(doc); err != nil {
+			return fmt.Errorf("encode the fleet document: %w", err)
+		}
+	}
+	fn := g.executorFunction(opts.function)
+	inv, err := awsprovider.NewInvoker(ctx, awsprovider.Options{})
+	if err != nil {
+		return err
+	}
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("encode the request: %w", err)
+	}
+	io := g.io()
+	var rows []engine.Applied
+	var last executor.Response
+	for i := 1; ; i++ {
+		t0 := time.Now()
+		body, err := inv.Invoke(ctx, fn, payload)
+		if err != nil {
+			return err
+		}
+		var resp executor.Response
+		if err := json.Unmarshal(body, &resp); err != nil {
+			return fmt.Errorf("%s answered something that is not an executor response: %w", fn, err)
+		}
+		if resp.ProtocolVersion > executor.ProtocolVersion {
+			fmt.Fprintf(io.ErrOut, "warning: %s speaks executor protocol %d, this infra %d: update infra\n", fn, resp.ProtocolVersion, executor.ProtocolVersion)
+		}
+		if opts.json {
+			line, err := json.Marshal(resp)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(io.Out, string(line))
+		} else if i == 1 && resp.Plan != nil && (op == executor.OpApply || op == executor.OpDestroy) && resp.Status != executor.StatusRefused {
+			// What is being applied, once, before the progress.
+			if err := engine.RenderText(io.Out, resp.Plan, engine.TextOptions{Color: io.ColorEnabled()}); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(io.ErrOut, "%s: invocation %d: %s (%s): %s\n", fn, i, resp.Status, time.Since(t0).Round(time.Millisecond), resp.Message)
+		for _, a := range resp.Applied {
+			if a.Status != engine.StatusNotStarted || resp.Status != executor.StatusIncomplete {
+				rows = append(rows, a)
+			}
+		}
+		last = resp
+		if resp.Status != executor.StatusIncomplete {
+			break
+		}
+		if i >= opts.maxInvocations {
+			return exitError{code: ExitError, err: fmt.Errorf("%s is still incomplete after %d invocations; invoke it again with --run-id %s to resume", fn, i, req.RunID)}
+		}
+	}
+	if !opts.json {
+		if err := printInvokeResult(g, op, last, rows); err != nil {
+			return err
+		}
+	}
+	switch last.Status {
+	case executor.StatusDone:
+		return nil
+	case executor.StatusRefused:
+		return exitError{code: ExitError, err: fmt.Errorf("%s refused: %s", fn, last.Message)}
+	default:
+		return exitError{code: ExitError, err: fmt.Errorf("%s: %s", fn, last.Message)}
+	}
+}
+
+// printInvokeResult renders the final answer as the local verbs would.
+func printInvokeResult(g *globals, op executor.Operation, resp executor.Response, rows []engine.Applied) error {
+	io := g.io()
+	printDiagnostics(io.ErrOut, resp.Diagnostics, io.ColorEnabled())
+	switch {
+	case resp.Plan != nil && (op == executor.OpPlan || resp.Status == executor.StatusRefused):
+		if resp.Status == executor.StatusRefused {
+			fmt.Fprintln(io.Out, "The fresh plan:")
+		}
+		return engine.RenderText(io.Out, resp.Plan, engine.TextOptions{Color: io.ColorEnabled()})
+	case op == executor.OpApply || op == executor.OpDestroy:
+		for _, a := range rows {
+			if a.Status == engine.StatusFailed {
+				fmt.Fprintf(io.ErrOut, "%s %s ... failed: %s\n", a.Action, a.Address, a.Error)
+			}
+		}
+		if len(rows) > 0 {
+			fmt.Fprintln(io.Out, resultLine(&engine.Report{Applied: rows}))
+		}
+	case resp.Discovery != nil:
+		renderDiscovery(g, resp.Discovery, len(resp.Discovery.Ledger.Rows)-len(resp.Discovery.Added)+len(resp.Discovery.Removed), strings.HasSuffix(resp.Message, "; saved"))
+	}
+	return nil
+}
+
+type deployOptions struct {
+	function          string
+	pkg               string
+	credentialsSecret string
+	arch              string
+	timeout           int32
+	memory            int32
+	kinds             []string
+	operations        []string
+	githubRepo        string
+	githubSubject     string
+	json              bool
+}
+
+func newExecutorDeploy(g *globals) *cobra.Command {
+	opts := &deployOptions{}
+	c := &cobra.Command{
+		Use:   "deploy",
+		Short: "Create or update the executor: its state bucket, its role and the function",
+		Long: `deploy creates or updates, in the account and region of the AWS credentials:
+the state bucket (versioned, private), the execution role (least privilege: the
+state prefix, its logs, the credentials secret and the actions of the kinds it
+manages), the function from the built package, and with --github-repo the role
+GitHub Actions assumes, which may only invoke the function. Running it again
+changes only what differs.`,
+		Example: `  CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -o bootstrap ./cmd/infra-executor
+  infra executor deploy --state s3://acme-infra-state/fleets --package bootstrap --github-repo acme/shop`,
+		RunE: func(c *cobra.Command, args []string) error { return runDeploy(c.Context(), g, opts) },
+	}
+	f := c.Flags()
+	f.StringVar(&opts.function, "function", "", "the function's name (default $INFRA_EXECUTOR_FUNCTION, else infra-executor)")
+	f.StringVar(&opts.pkg, "package", "bootstrap", "the deployment package: a .zip holding bootstrap, or the bootstrap binary itself")
+	f.StringVar(&opts.credentialsSecret, "credentials-secret", "", "the Secrets Manager secret with the Scaleway credentials and fromEnv values")
+	f.StringVar(&opts.arch, "arch", "arm64", "the architecture bootstrap was built for: arm64 or x86_64")
+	f.Int32Var(&opts.timeout, "timeout", 900, "the function's timeout in seconds")
+	f.Int32Var(&opts.memory, "memory", 1024, "the function's memory in MB")
+	f.StringSliceVar(&opts.kinds, "kinds", nil, "the kinds the executor may manage (default every AWS kind)")
+	f.StringSliceVar(&opts.operations, "operations", nil, "serve only these operations (plan,discover for a function pull requests may invoke)")
+	f.StringVar(&opts.githubRepo, "github-repo", "", "also deploy the invoker role for this repository's workflows (owner/name)")
+	f.StringVar(&opts.githubSubject, "github-subject", "ref:refs/heads/main", "the OIDC token subject after repo:owner/name: (ref:refs/heads/main, environment:production, pull_request)")
+	f.BoolVar(&opts.json, "json", false, "print what was deployed as JSON")
+	return c
+}
+
+func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
+	if !strings.HasPrefix(g.state, "s3://") {
+		return usageError{fmt.Errorf("deploy keeps the executor's state in S3: pass --state s3://bucket/prefix")}
+	}
+	bucket, prefix, _ := strings.Cut(strings.TrimPrefix(g.state, "s3://"), "/")
+	if bucket == "" {
+		return usageError{fmt.Errorf("--state %s: want s3://bucket/prefix", g.state)}
+	}
+	if opts.arch != "arm64" && opts.arch != "x86_64" {
+		return usageError{fmt.Errorf("--arch %q: want arm64 or x86_64", opts.arch)}
+	}
+	pkg, err := deploymentPackage(opts.pkg)
+	if err != nil {
+		return err
+	}
+	s := awsprovider.ExecutorSpec{Function: g.executorFunction(opts.function), Bucket: bucket, Prefix: prefix, Zip: pkg,
+		Architecture: opts.arch, TimeoutSec: opts.timeout, MemoryMB: opts.memory, CredentialsSecret: opts.credentialsSecret,
+		GitHubRepo: opts.githubRepo, GitHubSubject: opts.githubSubject}
+	for _, k := range opts.kinds {
+		s.Kinds = append(s.Kinds, spec.Kind(strings.TrimSpace(k)))
+	}
+	if len(opts.operations) > 0 {
+		s.Env = map[string]string{executor.EnvOperations: strings.Join(opts.operations, ",")}
+	}
+	b, err := awsprovider.New(ctx, awsprovider.Options{})
+	if err != nil {
+		return err
+	}
+	out, err := b.DeployExecutor(ctx, s)
+	if err != nil {
+		return err
+	}
+	io := g.io()
+	if opts.json {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	for _, c := range out.Changes {
+		fmt.Fprintf(io.Out, "  %s\n", c)
+	}
+	if len(out.Changes) == 0 {
+		fmt.Fprintln(io.Out, "  nothing to change")
+	}
+	fmt.Fprintf(io.Out, "Executor %s in %s: state %s\n  function %s\n  role     %s\n", s.Function, out.Region, out.State, out.FunctionARN, out.RoleARN)
+	if out.InvokerRoleARN != "" {
+		fmt.Fprintf(io.Out, "  invoker  %s (role-to-assume for aws-actions/configure-aws-credentials)\n", out.InvokerRoleARN)
+	}
+	return nil
+}
+
+// deploymentPackage reads a zip, or zips a bootstrap binary (executable,
+// named bootstrap, as provided.al2023 wants it).
+func deploymentPackage(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--package: %w (build it: CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -o bootstrap ./cmd/infra-executor)", err)
+	}
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		return data, nil
+	}
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	hdr := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}
+	hdr.SetMode(0o755)
+	// A fixed time, so the same binary always zips to the same bytes and a
+	// second deploy of it changes nothing.
+	hdr.Modified = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	fw, err := w.CreateHeader(hdr)
+	if err != nil {
+		return nil, fmt.Errorf("--package: zip %s: %w", path, err)
+	}
+	if _, err := fw.Write(data); err != nil {
+		return nil, fmt.Errorf("--package: zip %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("--package: zip %s: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}

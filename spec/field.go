@@ -83,7 +83,33 @@ type Field struct {
 	RegionLocal bool
 	// SameProvider: the reference must stay within one provider.
 	SameProvider bool
-	Doc          string
+	// OnlyOn, when set, lists the providers that can express the field;
+	// setting it elsewhere is a named error, never a silent no-op. This is
+	// where portability stops, stated once for check, the SDK generator and
+	// docs/providers.md.
+	OnlyOn []Provider
+	// RequiredOn lists the providers on which an optional field is required.
+	RequiredOn []Provider
+	Doc        string
+}
+
+// ExpressibleOn reports whether provider p can express the field.
+func (f Field) ExpressibleOn(p Provider) bool {
+	return len(f.OnlyOn) == 0 || containsProvider(f.OnlyOn, p)
+}
+
+// RequiredFor reports whether the field must be set on provider p.
+func (f Field) RequiredFor(p Provider) bool {
+	return f.ExpressibleOn(p) && (f.Required || containsProvider(f.RequiredOn, p))
+}
+
+func containsProvider(ps []Provider, p Provider) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
 }
 
 // IsRef reports whether the field holds references.

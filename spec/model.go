@@ -371,32 +371,19 @@ func (c *compiler) resources() {
 	}
 }
 
-// portability raises a named row where a portable kind needs a field one
-// cloud requires, or holds one it cannot express.
+// portability raises a named row where a portable kind holds a field its
+// cloud cannot express, or lacks one its cloud requires. The rules are the
+// fields' own metadata (OnlyOn, RequiredOn).
 func (c *compiler) portability(where string, a Address, d Declared) {
-	if a.Kind != Compute {
-		return
-	}
-	_, role := d.Fields["executionRole"]
-	_, ns := d.Fields["namespace"]
-	switch a.Provider {
-	case AWS:
-		if !role {
-			c.add(Errorf(where, "Lambda runs as an IAM role: set executionRole to its ARN",
-				"compute on aws needs executionRole"))
-		}
-		if ns {
-			c.add(Errorf(where, "namespace is a Scaleway Serverless Containers setting; remove it",
-				"compute on aws cannot use namespace"))
-		}
-	case Scaleway:
-		if !ns {
-			c.add(Errorf(where, `set namespace to {"ref": "scaleway/scaleway-container-namespace/…"}`,
-				"compute on scaleway needs namespace"))
-		}
-		if role {
-			c.add(Errorf(where, "Scaleway containers have no execution role; remove executionRole",
-				"compute on scaleway cannot use executionRole"))
+	info, _ := Lookup(a.Kind)
+	for _, f := range info.Fields {
+		_, set := d.Fields[f.Name]
+		switch {
+		case set && !f.ExpressibleOn(a.Provider):
+			c.add(Errorf(where, f.Doc+"; remove it for "+string(a.Provider),
+				"%s on %s cannot use %s", a.Kind, a.Provider, f.Name))
+		case !set && !f.Required && f.RequiredFor(a.Provider):
+			c.add(Errorf(where, f.Doc, "%s on %s needs %s", a.Kind, a.Provider, f.Name))
 		}
 	}
 }

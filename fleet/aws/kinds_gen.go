@@ -226,9 +226,9 @@ func (c *Cloud) Instance(name string, imageID string, instanceType InstanceType,
 // Its required fields are parameters:
 //   - image: Container image URI. It may be known only after apply (an
 //     Output); fleet.Lit gives a value you have.
-//   - executionRole: AWS: the IAM role ARN the function runs as (required on
-//     AWS). It may be known only after apply (an Output); fleet.Lit gives a
-//     value you have.
+//   - executionRole: AWS only, and required there: Lambda runs the function
+//     as an IAM role; set executionRole to its ARN. It may be known only
+//     after apply (an Output); fleet.Lit gives a value you have.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Compute(name string, image fleet.Output[string], executionRole fleet.Output[string], opts fleet.ComputeSpec) fleet.Ref[Compute] {

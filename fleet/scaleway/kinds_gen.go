@@ -195,8 +195,9 @@ func (Secrets) attrVersion() {}
 // Its required fields are parameters:
 //   - image: Container image URI. It may be known only after apply (an
 //     Output); fleet.Lit gives a value you have.
-//   - namespace: Scaleway: the containers namespace (required on Scaleway).
-//     A handle on the scaleway-container-namespace it uses; the reference is
+//   - namespace: Scaleway only, and required there: the containers
+//     namespace, {"ref": "scaleway/scaleway-container-namespace/…"}. A
+//     handle on the scaleway-container-namespace it uses; the reference is
 //     also an ordering edge. Changing it replaces the resource.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.

@@ -41,22 +41,6 @@ func main() {
 	}
 }
 
-// Per-cloud overrides of a portable kind's fields. The spec declares the
-// portable shape; where one cloud requires a field the other cannot
-// express (contracts: "where portability stops … raise a named diagnostic"),
-// the SDK can do better than a diagnostic and make it a parameter on one
-// cloud and absent on the other. spec/model.go's portability() states the
-// same rule for hand-written documents.
-const (
-	required = "required"
-	absent   = "absent"
-)
-
-var overrides = map[spec.Provider]map[spec.Kind]map[string]string{
-	spec.AWS:      {spec.Compute: {"executionRole": required, "namespace": absent}},
-	spec.Scaleway: {spec.Compute: {"namespace": required, "executionRole": absent}},
-}
-
 // handWritten are the identifiers each package declares by hand, so a
 // generated name can never collide with one.
 var handWritten = map[string][]string{
@@ -209,17 +193,16 @@ func paramName(field string) string {
 }
 
 // fieldsOf splits a kind's fields for provider p into parameters (required)
-// and options (optional), applying the overrides.
+// and options (optional), by where each field is expressible and required.
 func fieldsOf(p spec.Provider, info *spec.KindInfo) (params, options []spec.Field) {
 	for _, f := range info.Fields {
-		switch overrides[p][info.Kind][f.Name] {
-		case absent:
-			continue
-		case required:
-			params = append(params, f)
+		// Where portability stops (spec's OnlyOn, RequiredOn), the SDK does
+		// better than check's diagnostic: a field one cloud requires is a
+		// parameter there, and absent on a cloud that cannot express it.
+		if !f.ExpressibleOn(p) {
 			continue
 		}
-		if f.Required {
+		if f.RequiredFor(p) {
 			params = append(params, f)
 		} else {
 			options = append(options, f)
@@ -236,13 +219,7 @@ func portableOptions(info *spec.KindInfo) []spec.Field {
 		if f.Required {
 			continue
 		}
-		overridden := false
-		for _, p := range spec.Providers {
-			if _, ok := overrides[p][info.Kind][f.Name]; ok {
-				overridden = true
-			}
-		}
-		if !overridden {
+		if len(f.OnlyOn) == 0 && len(f.RequiredOn) == 0 {
 			out = append(out, f)
 		}
 	}

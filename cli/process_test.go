@@ -52,19 +52,20 @@ func infraBinary(t *testing.T) string {
 }
 
 // chainFleet is 20 resources with a dependency chain: ten secrets each
-// composed from the one before, five queues, five security groups.
-func chainFleet(t *testing.T, dir string) string {
+// composed from the one before, five queues, five security groups. Every
+// name starts with prefix, so runs can share one emulator without a reset.
+func chainFleet(t *testing.T, dir, fleet, prefix string) string {
 	t.Helper()
 	var rs []string
-	rs = append(rs, `{"address": "aws/secrets/ci-chain-00", "spec": {"value": {"fromEnv": "CHAIN_SEED"}}}`)
+	rs = append(rs, fmt.Sprintf(`{"address": "aws/secrets/%schain-00", "spec": {"value": {"fromEnv": "CHAIN_SEED"}}}`, prefix))
 	for i := 1; i < 10; i++ {
-		rs = append(rs, fmt.Sprintf(`{"address": "aws/secrets/ci-chain-%02d", "spec": {"value": {"composed": {"format": "{0}+%d", "args": [{"secretValue": "aws/secrets/ci-chain-%02d"}]}}}}`, i, i, i-1))
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/secrets/%schain-%02d", "spec": {"value": {"composed": {"format": "{0}+%d", "args": [{"secretValue": "aws/secrets/%schain-%02d"}]}}}}`, prefix, i, i, prefix, i-1))
 	}
 	for i := 0; i < 5; i++ {
-		rs = append(rs, fmt.Sprintf(`{"address": "aws/queues/ci-queue-%d", "spec": {"visibilityTimeoutSec": %d}}`, i, 30+i))
-		rs = append(rs, fmt.Sprintf(`{"address": "aws/security-group/ci-group-%d", "spec": {"description": "group %d", "ingress": [{"port": %d, "cidr": "10.0.0.0/8"}]}}`, i, i, 8000+i))
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/queues/%squeue-%d", "spec": {"visibilityTimeoutSec": %d}}`, prefix, i, 30+i))
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/security-group/%sgroup-%d", "spec": {"description": "group %d", "ingress": [{"port": %d, "cidr": "10.0.0.0/8"}]}}`, prefix, i, i, 8000+i))
 	}
-	doc := `{"apiVersion": "infra/v1", "fleet": "crash", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"},
+	doc := `{"apiVersion": "infra/v1", "fleet": "` + fleet + `", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"},
   "resources": [` + strings.Join(rs, ",\n") + `]}`
 	path := filepath.Join(dir, "fleet.json")
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -90,11 +91,9 @@ func TestSIGKILLAtEveryStepConverges(t *testing.T) {
 	srv := moto.Shared(t)
 	runs, killedMidway := 0, 0
 	for k := 1; k <= 20; k++ {
-		if err := srv.Reset(); err != nil {
-			t.Fatal(err)
-		}
 		dir := t.TempDir()
-		fleet := chainFleet(t, dir)
+		name := fmt.Sprintf("crash-%d", k)
+		fleet := chainFleet(t, dir, name, fmt.Sprintf("k%d-", k))
 		stateDir := filepath.Join(dir, "state")
 		args := []string{"apply", "--yes", "--fleet", fleet, "--state", stateDir}
 
@@ -137,14 +136,14 @@ func TestSIGKILLAtEveryStepConverges(t *testing.T) {
 		if out, err := plan.CombinedOutput(); err != nil {
 			t.Fatalf("k=%d: plan after re-run is not empty: %v\n%s", k, err, out)
 		}
-		auditAccount(t, k, srv, stateDir)
+		auditAccount(t, k, srv, stateDir, name, fmt.Sprintf("k%d-", k))
 	}
 	t.Logf("%d applies; %d of them killed mid-apply", runs, killedMidway)
 }
 
 // auditAccount checks every resource in the emulator is declared, tagged
 // for the fleet and in the ledger, exactly once.
-func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir string) {
+func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir, fleet, prefix string) {
 	t.Helper()
 	srv.Setenv()
 	ctx := context.Background()
@@ -152,7 +151,7 @@ func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, _ := state.OpenFile(stateDir, "crash")
+	store, _ := state.OpenFile(stateDir, fleet)
 	ledger, err := store.LoadLedger(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +164,9 @@ func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir string) {
 			t.Fatal(err)
 		}
 		for _, r := range rs {
+			if !strings.HasPrefix(r.Name, prefix) {
+				continue // another run's
+			}
 			a := spec.Address{Provider: spec.AWS, Kind: kind, Name: r.Name}
 			found = append(found, a.String())
 			if r.Owner == "" && !r.Complete {
@@ -173,7 +175,7 @@ func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir string) {
 					r = full
 				}
 			}
-			if r.Owner != "crash" {
+			if r.Owner != fleet {
 				t.Errorf("k=%d: %s is not tagged for the fleet (owner %q)", k, a, r.Owner)
 			}
 			if _, ok := ledger.Get(a); !ok {
@@ -192,11 +194,8 @@ func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir string) {
 func TestTwoAppliesAtOnce(t *testing.T) {
 	bin := infraBinary(t)
 	srv := moto.Shared(t)
-	if err := srv.Reset(); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	fleet := chainFleet(t, dir)
+	fleet := chainFleet(t, dir, "race", "race-")
 	stateDir := filepath.Join(dir, "state")
 	type result struct {
 		code    int
@@ -237,7 +236,7 @@ func TestTwoAppliesAtOnce(t *testing.T) {
 	}
 	t.Logf("loser exited in %s: %s", a.elapsed.Round(time.Millisecond), strings.TrimSpace(a.stderr))
 	var lock map[string]any
-	if b, err := os.ReadFile(filepath.Join(stateDir, "crash", "lock.json")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(stateDir, "race", "lock.json")); err == nil {
 		json.Unmarshal(b, &lock)
 		t.Errorf("a lock was left behind: %v", lock)
 	}

@@ -1,10 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
-	"reflect"
-	"sort"
-
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
@@ -34,14 +30,14 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 			continue
 		}
 		if f.Name == spec.TagsField {
-			before = withoutOwnershipTag(before)
+			before = spec.WithoutOwnershipTag(before)
 		}
 		after, known := r.planValue(v)
 		if !known {
 			changes = append(changes, Change{Field: f.Name, Before: canon(before), KnownAfterApply: true, ForcesReplacement: f.Replace})
 			continue
 		}
-		if equal(f, after, before) {
+		if spec.Equal(f, after, before) {
 			continue
 		}
 		changes = append(changes, Change{Field: f.Name, Before: canon(before), After: canon(after), ForcesReplacement: f.Replace})
@@ -84,83 +80,6 @@ func isInstruction(k spec.Kind, field string, v spec.Value) bool {
 	return false
 }
 
-func withoutOwnershipTag(v any) any {
-	m, ok := canon(v).(map[string]any)
-	if !ok {
-		return v
-	}
-	if _, has := m[spec.OwnershipTagKey]; !has {
-		return m
-	}
-	out := make(map[string]any, len(m))
-	for k, x := range m {
-		if k != spec.OwnershipTagKey {
-			out[k] = x
-		}
-	}
-	return out
-}
-
-// equal compares a target with a reported value under the field's rule.
-func equal(f spec.Field, target, reported any) bool {
-	a, b := canon(target), canon(reported)
-	if f.Compare == spec.CompareSet {
-		if la, ok := a.([]any); ok {
-			lb, ok := b.([]any)
-			return ok && reflect.DeepEqual(sortedJSON(la), sortedJSON(lb))
-		}
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-// canon normalises a JSON-like value so that equal values compare equal:
-// every number is a float64, every list []any, every object map[string]any.
-func canon(v any) any {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case int32:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case float32:
-		return float64(x)
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, y := range x {
-			out[i] = canon(y)
-		}
-		return out
-	case map[string]string:
-		out := make(map[string]any, len(x))
-		for k, s := range x {
-			out[k] = s
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, y := range x {
-			out[k] = canon(y)
-		}
-		return out
-	case spec.Sensitive:
-		return spec.Redacted
-	}
-	return v
-}
-
-func sortedJSON(xs []any) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		b, _ := json.Marshal(x)
-		out[i] = string(b)
-	}
-	sort.Strings(out)
-	return out
-}
+// canon is spec.Canon: the engine's values and a driver's reports meet in
+// one normal form.
+func canon(v any) any { return spec.Canon(v) }

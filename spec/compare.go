@@ -1,0 +1,96 @@
+package spec
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+)
+
+// The comparison rules, stated once: the engine diffs with them, and the
+// driver conformance suite holds drivers to them.
+
+// Canon normalises a JSON-like value so that equal values compare equal:
+// every number becomes a float64, every list []any, every object
+// map[string]any, whatever Go types a driver used. A Sensitive becomes its
+// redaction, so a secret can never be compared or kept.
+func Canon(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int32:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case float32:
+		return float64(x)
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = Canon(y)
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]any, len(x))
+		for k, s := range x {
+			out[k] = s
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, y := range x {
+			out[k] = Canon(y)
+		}
+		return out
+	case Sensitive:
+		return Redacted
+	}
+	return v
+}
+
+// Equal compares a target with a reported value under field f's rule:
+// lists the service may reorder compare as sets (by each element's JSON
+// form, so lists of objects too), everything else exactly. Duplicates are
+// kept, and an empty list is not a nil one.
+func Equal(f Field, target, reported any) bool {
+	a, b := Canon(target), Canon(reported)
+	if f.Compare == CompareSet {
+		if la, ok := a.([]any); ok {
+			lb, ok := b.([]any)
+			return ok && reflect.DeepEqual(setOf(la), setOf(lb))
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// WithoutOwnershipTag returns reported tags without the ownership tag: the
+// mark infra writes is never part of the compared tags, so it can never
+// cause an update.
+func WithoutOwnershipTag(v any) any {
+	m, ok := Canon(v).(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		if k != OwnershipTagKey {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+func setOf(xs []any) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		b, _ := json.Marshal(x)
+		out[i] = string(b)
+	}
+	sort.Strings(out)
+	return out
+}

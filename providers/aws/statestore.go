@@ -33,12 +33,7 @@ func (b *Backend) OpenStateBlobs(url string) (*StateBlobs, string, error) {
 	if !ok || bucket == "" {
 		return nil, "", fmt.Errorf("--state %s: want s3://bucket/prefix", url)
 	}
-	client := s3.NewFromConfig(b.cfg, func(o *s3.Options) {
-		// A custom endpoint (an S3-compatible service) needs path-style
-		// addressing; AWS itself accepts both.
-		o.UsePathStyle = b.cfg.BaseEndpoint != nil
-	})
-	return &StateBlobs{client: client, bucket: bucket, prefix: strings.Trim(prefix, "/")}, strings.Trim(prefix, "/"), nil
+	return &StateBlobs{client: newS3Client(b.cfg), bucket: bucket, prefix: strings.Trim(prefix, "/")}, strings.Trim(prefix, "/"), nil
 }
 
 func (s *StateBlobs) Where() string {

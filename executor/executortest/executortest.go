@@ -168,16 +168,19 @@ func (r *RIE) Stop() {
 	}
 }
 
-// InitDuration returns the first "Init Duration: N ms" the emulator
-// reported, and whether there was one.
+// InitDuration returns the init phase's duration as the emulator reports
+// it ("INIT REPORT(durationMs: N)"), and whether it did. The emulator
+// starts the init at the first invoke; the "Init Duration" of its REPORT
+// line is not the init's, so it is not read.
 func (r *RIE) InitDuration() (time.Duration, bool) {
+	const mark = "INIT REPORT(durationMs: "
 	s := r.Log()
-	i := strings.Index(s, "Init Duration: ")
+	i := strings.Index(s, mark)
 	if i < 0 {
 		return 0, false
 	}
 	var ms float64
-	if _, err := fmt.Sscanf(s[i+len("Init Duration: "):], "%f ms", &ms); err != nil {
+	if _, err := fmt.Sscanf(s[i+len(mark):], "%f", &ms); err != nil {
 		return 0, false
 	}
 	return time.Duration(ms * float64(time.Millisecond)), true

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -143,5 +144,31 @@ func TestDeployExecutorOnMoto(t *testing.T) {
 	}
 	if got := strings.Join(third.Changes, "; "); !strings.Contains(got, "updated the code") || !strings.Contains(got, "updated the configuration") || strings.Contains(got, "created") {
 		t.Errorf("third deploy: %s", got)
+	}
+}
+
+// TestExecutorDocsShowThePolicies keeps docs/executor.md true: the policies
+// it shows are the ones deploy writes.
+func TestExecutorDocsShowThePolicies(t *testing.T) {
+	data, err := os.ReadFile("../../docs/executor.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	exec, err := ExecutorPolicy(ExecutorPolicyInput{Region: "eu-west-3", Account: "123456789012", Function: "infra-executor",
+		Bucket: "acme-infra-state", Prefix: "fleets", CredentialsSecret: "infra/executor",
+		Kinds: []spec.Kind{spec.ObjectStore, spec.Queues, spec.Secrets}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]string{
+		"the execution role's trust":  LambdaTrustPolicy(),
+		"the execution role's policy": exec,
+		"the GitHub OIDC trust":       GitHubTrustPolicy("aws", "123456789012", "acme/shop", "ref:refs/heads/main"),
+		"the invoker's policy":        InvokerPolicy("arn:aws:lambda:eu-west-3:123456789012:function:infra-executor"),
+	} {
+		if !strings.Contains(doc, "```json\n"+p+"\n```") {
+			t.Errorf("docs/executor.md does not show %s as deploy writes it:\n%s", name, p)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func TestConformance(t *testing.T) {
 			Updates: []map[string]any{{"policies": []any{"ObjectStorageFullAccess", "SecretManagerReadOnly"}}, {"policies": []any{}}}, PageSize: 2,
 			OddNames: []string{"with.dots_and_underscores", "MixedCase-0"}},
 		{Kind: spec.ImageRegistry, Create: map[string]any{}, PageSize: 2,
-			Untested:   map[string]string{"immutableTags": "Container Registry tags are always mutable: true is refused (TestRegistryRefusesImmutableTags)"},
+			Untested:   map[string]string{"immutableTags": "Container Registry tags are always mutable: true is refused (TestPortabilityRefusals)"},
 			OddNames:   []string{"lower-case-0", strings.Repeat("r", 54)},
 			Unreported: nil},
 		{Kind: spec.Postgres, NewName: prefixed, Create: map[string]any{"masterUsername": "dbadmin",

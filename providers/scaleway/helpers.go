@@ -175,8 +175,8 @@ func requirePrefix(k spec.Kind, t providers.Target) error {
 		return nil
 	}
 	return providers.Errorf(providers.InvalidArgument,
-		"scaleway/%s/%s: Scaleway %s carries no tags, so its owner is its name prefix: name it %s-… (scaleway %s needs the fleet prefix)",
-		k, t.Name, k, t.Owner, k)
+		"%s on scaleway needs the fleet prefix: scaleway/%s/%s carries no tags, so its owner is its name; name it %s-…",
+		k, k, t.Name, t.Owner)
 }
 
 // noUserTags refuses user tags on a kind whose Scaleway product has no tags

@@ -3,6 +3,7 @@ package scaleway
 import (
 	"context"
 	"sort"
+	"strings"
 
 	iam "github.com/scaleway/scaleway-sdk-go/api/iam/v1alpha1"
 	"github.com/scaleway/scaleway-sdk-go/scw"
@@ -169,6 +170,12 @@ func (d *identities) rules(t providers.Target, project string) ([]*iam.RuleSpecs
 		names = append(names, v...)
 	default:
 		return nil, providers.Errorf(providers.InvalidArgument, "iam: policies is %T, want a list of permission-set names", v)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "arn:") {
+			return nil, providers.Errorf(providers.InvalidArgument,
+				"iam on scaleway cannot use AWS policy ARNs (%s): policies on Scaleway are permission-set names such as ObjectStorageReadOnly", n)
+		}
 	}
 	if len(names) == 0 {
 		return []*iam.RuleSpecs{}, nil

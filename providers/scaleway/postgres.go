@@ -113,11 +113,11 @@ func (d *postgres) Create(ctx context.Context, t providers.Target) (providers.Re
 	if err := noUserTags(spec.Postgres, t); err != nil {
 		return providers.Resource{}, err
 	}
-	minCPU, _, err := targetUint(t.Fields, "minCapacity")
+	minCPU, _, err := capacity(t, "minCapacity")
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	maxCPU, set, err := targetUint(t.Fields, "maxCapacity")
+	maxCPU, set, err := capacity(t, "maxCapacity")
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -152,7 +152,7 @@ func (d *postgres) Update(ctx context.Context, t providers.Target, changed []str
 	for _, f := range changed {
 		switch f {
 		case "minCapacity", "maxCapacity":
-			v, _, err := targetUint(t.Fields, f)
+			v, _, err := capacity(t, f)
 			if err != nil {
 				return providers.Resource{}, err
 			}
@@ -177,6 +177,17 @@ func (d *postgres) Update(ctx context.Context, t providers.Target, changed []str
 		}
 	}
 	return d.resource(t.Region, db), nil
+}
+
+// capacity reads a capacity bound: Serverless SQL counts whole vCPUs,
+// where Aurora counts half ACUs.
+func capacity(t providers.Target, field string) (uint32, bool, error) {
+	v, set, err := targetUint(t.Fields, field)
+	if err != nil {
+		return 0, false, providers.Errorf(providers.InvalidArgument,
+			"postgres on scaleway needs whole-number %s: Serverless SQL capacity is in whole vCPUs (%v)", field, t.Fields[field])
+	}
+	return v, set, nil
 }
 
 func (d *postgres) Delete(ctx context.Context, t providers.Target) error {

@@ -22,7 +22,7 @@ const stateBucket = "infra-state"
 
 // lambdaEnv starts moto (shared), wipes it, makes the state bucket and
 // returns the function's environment.
-func lambdaEnv(t *testing.T) (*moto.Server, []string) {
+func lambdaEnv(t testing.TB) (*moto.Server, []string) {
 	t.Helper()
 	srv := moto.Shared(t)
 	srv.Setenv()
@@ -159,7 +159,7 @@ func TestExecutorUnderTheRuntimeEmulator(t *testing.T) {
 
 // putCredentials stores the executor's credentials secret in moto with an
 // unsigned-but-addressed JSON call (no SDK outside providers/).
-func putCredentials(t *testing.T, srv *moto.Server, name, value string) {
+func putCredentials(t testing.TB, srv *moto.Server, name, value string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"Name": name, "SecretString": value})
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/", strings.NewReader(string(body)))

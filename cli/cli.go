@@ -123,6 +123,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g))
+	root.AddCommand(newInit(g))
 	root.AddCommand(newExecutor(g))
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

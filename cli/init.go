@@ -1,0 +1,312 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/spf13/cobra"
+
+	"github.com/infra-iac/infra/examples/workflows"
+	"github.com/infra-iac/infra/spec"
+)
+
+type initOptions struct {
+	name    string
+	account string
+}
+
+func newInit(g *globals) *cobra.Command {
+	opts := &initOptions{}
+	c := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Scaffold a fleet program, the CI workflows and a .gitignore for .infra/",
+		Long: `init writes what a repository needs to use infra:
+
+  infra/main.go                         a fleet program: one example per kind, commented
+  .github/workflows/infra-plan.yml      the plan on every pull request
+  .github/workflows/infra-apply.yml     the reviewed plan applied on merge
+  .github/workflows/infra-sweep.yml     nightly sweep of ci-tests- debris
+  .github/workflows/infra-drift.yml     an issue while the live estate differs from main
+  .gitignore                            .infra/ (local state) added
+
+It refuses to overwrite a file that exists and then writes nothing; .gitignore is
+the exception: .infra/ is appended to it. See docs/ci.md.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return runInit(g, dir, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.name, "name", "", "the fleet's name (default: the directory's name, made valid)")
+	c.Flags().StringVar(&opts.account, "aws-account", "123456789012", "the AWS account id the fleet is for")
+	return c
+}
+
+// scaffoldFile is one file init writes.
+type scaffoldFile struct {
+	path string
+	data []byte
+}
+
+func runInit(g *globals, dir string, opts *initOptions) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	name := opts.name
+	if name == "" {
+		name = fleetNameFrom(filepath.Base(abs))
+	}
+	if !spec.ValidFleetName(name) {
+		return usageError{fmt.Errorf("--name %q: a fleet name is 1-63 characters of a-z, 0-9, '-' and '_', starting with a letter", name)}
+	}
+	if !regexp.MustCompile(`^[0-9]{12}$`).MatchString(opts.account) {
+		return usageError{fmt.Errorf("--aws-account %q: an AWS account id is 12 digits", opts.account)}
+	}
+	var main bytes.Buffer
+	if err := fleetTemplate.Execute(&main, struct{ Name, Account string }{name, opts.account}); err != nil {
+		return err
+	}
+	files := []scaffoldFile{{path: filepath.Join("infra", "main.go"), data: main.Bytes()}}
+	for _, n := range workflows.Names {
+		b, err := workflows.Files.ReadFile(n)
+		if err != nil {
+			return err
+		}
+		files = append(files, scaffoldFile{path: filepath.Join(".github", "workflows", "infra-"+n), data: b})
+	}
+	// Everything is checked before anything is written, so a refusal
+	// leaves the directory as it was.
+	var exist []string
+	for _, f := range files {
+		if _, err := os.Lstat(filepath.Join(dir, f.path)); err == nil {
+			exist = append(exist, f.path)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	if len(exist) > 0 {
+		return fmt.Errorf("refusing to overwrite %s; move them away or write the rest by hand (docs/ci.md shows every file)", strings.Join(exist, ", "))
+	}
+	out := g.io().Out
+	for _, f := range files {
+		path := filepath.Join(dir, f.path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		// O_EXCL: a file that appeared since the check is still not
+		// overwritten.
+		w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, werr := w.Write(f.data)
+		if cerr := w.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return werr
+		}
+		fmt.Fprintf(out, "wrote %s\n", filepath.ToSlash(f.path))
+	}
+	added, err := ignoreState(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		return err
+	}
+	if added {
+		fmt.Fprintln(out, "added .infra/ to .gitignore")
+	}
+	fmt.Fprintf(out, `
+Fleet %s is in infra/main.go. Next:
+  go get github.com/infra-iac/infra/fleet   # the SDK, in this repository's go.mod
+  go run ./infra check                      # offline: is the fleet valid?
+  go run ./infra plan                       # what apply would do
+Then set the repository variables the workflows read (docs/ci.md).
+`, name)
+	return nil
+}
+
+// ignoreState makes .gitignore ignore .infra/, the local state directory:
+// it appends the line (creating the file) unless a line already does.
+func ignoreState(path string) (bool, error) {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	for _, l := range strings.Split(string(old), "\n") {
+		switch strings.TrimSpace(l) {
+		case ".infra", ".infra/", "/.infra", "/.infra/":
+			return false, nil
+		}
+	}
+	add := "# infra's local state (docs/state.md)\n.infra/\n"
+	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
+		add = "\n" + add
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return false, err
+	}
+	_, werr := f.WriteString(add)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr == nil, werr
+}
+
+// fleetNameFrom makes a directory's name a valid fleet name.
+func fleetNameFrom(base string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		case r == ' ' || r == '.':
+			b.WriteRune('-')
+		}
+	}
+	name := strings.TrimLeft(b.String(), "0123456789-_")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	if name == "" {
+		return "fleet"
+	}
+	return name
+}
+
+// fleetTemplate is infra/main.go. Each example is a function of its own,
+// called from declare: the examples always compile (a test builds them),
+// and using one is uncommenting one line.
+var fleetTemplate = template.Must(template.New("main.go").Delims("[[", "]]").Parse(`// Command infra declares fleet [[.Name]]: the cloud resources of this
+// repository. Pull requests show its plan; a merge applies the reviewed
+// plan (.github/workflows/infra-*.yml, docs/ci.md).
+//
+//	go run ./infra check   # offline: is the fleet valid?
+//	go run ./infra plan    # what apply would do
+//	go run ./infra apply   # do it (CI does this on merge)
+//
+// There is one example per kind below, each a function. declare calls the
+// bucket's; uncomment a call to add that example, and plan shows what it
+// would create. A resource's name is its identity: renaming one replaces it.
+package main
+
+import (
+	"github.com/infra-iac/infra/fleet"
+	"github.com/infra-iac/infra/fleet/aws"
+	"github.com/infra-iac/infra/fleet/scaleway"
+)
+
+func main() { fleet.Main(declare()) }
+
+func declare() *fleet.Fleet {
+	// The name is the value of the ownership tag on everything the fleet
+	// creates: renaming the fleet makes its resources foreign.
+	f := fleet.New("[[.Name]]")
+	// The AWS account the fleet is for, checked against the credentials
+	// before anything is listed, and the default region.
+	cloud := aws.Use(f, "[[.Account]]", aws.Paris)
+
+	assets(cloud) // object-store
+	// auditLogs(cloud)  // s3-bucket
+	// jobs(cloud)       // queues
+	// database(cloud)   // secrets and postgres
+	// deployer(cloud)   // iam
+	// api(cloud)        // image-registry and compute
+	// web(cloud)        // security-group and aws-instance
+	// serverless(f)     // the Scaleway kinds (and a second cloud)
+	return f
+}
+
+// assets is an object-store: an S3 bucket here, the same spec on Scaleway.
+// Versioning keeps every version of every object; deleting a non-empty
+// bucket is refused unless ForceDestroy.
+func assets(cloud *aws.Cloud) {
+	cloud.ObjectStore("[[.Name]]-assets", fleet.ObjectStoreSpec{
+		Versioning: fleet.Set(true),
+		Tags:       map[string]string{"team": "web"},
+	})
+}
+
+// auditLogs is an s3-bucket, the AWS-only kind for what object-store does
+// not cover: object lock, so logs cannot be deleted before their time.
+func auditLogs(cloud *aws.Cloud) {
+	cloud.S3Bucket("[[.Name]]-audit-logs", aws.S3BucketSpec{
+		Versioning: fleet.Set(true),
+		ObjectLock: fleet.Set(true),
+	})
+}
+
+// jobs is a queues resource: an SQS queue.
+func jobs(cloud *aws.Cloud) {
+	cloud.Queues("[[.Name]]-jobs", fleet.QueuesSpec{VisibilityTimeoutSec: fleet.Set(60)})
+}
+
+// database is a secrets resource holding a password, a postgres cluster
+// (Aurora Serverless v2) that uses it, and a second secret composed at
+// apply time from the password and the cluster's endpoint. The password
+// never lives in the repository: it is read from DB_PASSWORD in the
+// environment of whoever applies (the executor's, in CI). Plans and
+// comments show a secret's value as (sensitive).
+func database(cloud *aws.Cloud) {
+	password := cloud.Secrets("[[.Name]]-db-password", fleet.FromEnv("DB_PASSWORD"), fleet.SecretsSpec{})
+	db := cloud.Postgres("[[.Name]]-db", "dbadmin", password, fleet.PostgresSpec{
+		MinCapacity: fleet.Set(0.5),
+		MaxCapacity: fleet.Set(2.0),
+	})
+	cloud.Secrets("[[.Name]]-db-url",
+		fleet.Composed("postgres://dbadmin:{}@{}/main", aws.SecretValueOf(password), aws.EndpointOf(db)),
+		fleet.SecretsSpec{Description: fleet.Set("connection string of [[.Name]]-db")})
+}
+
+// deployer is an iam resource: an IAM user with managed policies attached.
+func deployer(cloud *aws.Cloud) {
+	cloud.IAM("[[.Name]]-deployer", fleet.IAMSpec{
+		Policies: []string{"arn:aws:iam::aws:policy/ReadOnlyAccess"},
+	})
+}
+
+// api is an image-registry (ECR) and a compute resource (Lambda from a
+// container image) that runs the image pushed there. The image's URI is
+// known only after the registry exists, so it is an Output.
+func api(cloud *aws.Cloud) {
+	registry := cloud.ImageRegistry("[[.Name]]-api", fleet.ImageRegistrySpec{ImmutableTags: fleet.Set(true)})
+	cloud.Compute("[[.Name]]-api",
+		fleet.Format("{}:v1", aws.URIOf(registry)),
+		fleet.Lit("arn:aws:iam::[[.Account]]:role/[[.Name]]-api"),
+		fleet.ComputeSpec{
+			MemoryMB:   fleet.Set(512),
+			TimeoutSec: fleet.Set(30),
+			Env:        fleet.Literals(map[string]string{"LOG_LEVEL": "info"}),
+		})
+}
+
+// web is a security-group open on 443 and an aws-instance (EC2) in it. The
+// instance type is checked by the compiler: there is no aws.T3.X32Large.
+func web(cloud *aws.Cloud) {
+	sg := cloud.SecurityGroup("[[.Name]]-web", "[[.Name]] web tier", aws.SecurityGroupSpec{
+		Ingress: []aws.Ingress{{Port: 443, CIDR: "0.0.0.0/0"}},
+	})
+	cloud.Instance("[[.Name]]-web-1", "ami-0123456789abcdef0", aws.T3.Micro(), sg, aws.InstanceSpec{})
+}
+
+// serverless adds Scaleway to the fleet (a project id and a default
+// region) with its own kinds: a functions namespace and a function in it,
+// a containers namespace and a container in it.
+func serverless(f *fleet.Fleet) {
+	scw := scaleway.Use(f, "11111111-2222-3333-4444-555555555555", scaleway.Paris)
+	fns := scw.FunctionNamespace("[[.Name]]-functions", scaleway.FunctionNamespaceSpec{})
+	scw.Function("[[.Name]]-hello", fns, "go122", scaleway.FunctionSpec{})
+	containers := scw.ContainerNamespace("[[.Name]]-containers", scaleway.ContainerNamespaceSpec{})
+	scw.Container("[[.Name]]-worker", containers, fleet.Lit("rg.fr-par.scw.cloud/[[.Name]]/worker:v1"), scaleway.ContainerSpec{})
+}
+`))

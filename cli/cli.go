@@ -125,6 +125,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g))
 	root.AddCommand(newInit(g))
 	root.AddCommand(newExecutor(g))
+	root.AddCommand(newSweep(g))
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/infra-iac/infra/providers"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
+	scwprovider "github.com/infra-iac/infra/providers/scaleway"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
@@ -41,6 +42,16 @@ func defaultBackends(ctx context.Context, ps []spec.Provider) (map[spec.Provider
 		switch p {
 		case spec.AWS:
 			b, err := awsprovider.New(ctx, awsprovider.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			out[p] = b
+		case spec.Scaleway:
+			// The standard Scaleway configuration: the active profile of
+			// ~/.config/scw/config.yaml, then SCW_ACCESS_KEY,
+			// SCW_SECRET_KEY, SCW_DEFAULT_PROJECT_ID, SCW_DEFAULT_REGION,
+			// SCW_API_URL. The project is the account the engine checks.
+			b, err := scwprovider.New(scwprovider.Options{})
 			if err != nil {
 				return nil, nil, err
 			}

@@ -39,6 +39,8 @@ type harness struct {
 	vars map[string]string
 	// inv, when set, is the executor (executor mode).
 	inv invoker
+	// runs counts the runs, so each has its own GITHUB_RUN_ID as on GitHub.
+	runs int
 }
 
 func newHarness(t *testing.T) *harness {
@@ -104,7 +106,7 @@ func (h *harness) run(event string, payload map[string]any, in map[string]string
 		"GITHUB_API_URL":      h.gh.URL(),
 		"GITHUB_SERVER_URL":   "https://github.example",
 		"GITHUB_REPOSITORY":   "acme/shop",
-		"GITHUB_RUN_ID":       "42",
+		"GITHUB_RUN_ID":       fmt.Sprint(42 + h.runs),
 		"GITHUB_RUN_ATTEMPT":  "1",
 		"GITHUB_SHA":          "f00dfeed",
 		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
@@ -120,6 +122,7 @@ func (h *harness) run(event string, payload map[string]any, in map[string]string
 	for k, v := range in {
 		vars["INPUT_"+strings.ToUpper(k)] = v
 	}
+	h.runs++
 	var stdout bytes.Buffer
 	code := run(context.Background(), env{
 		getenv:  func(k string) string { return vars[k] },

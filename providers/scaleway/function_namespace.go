@@ -164,10 +164,34 @@ func (d *functionNamespaces) Update(ctx context.Context, t providers.Target, cha
 	return d.waitReady(ctx, t.Region, n.ID, t.Name)
 }
 
+// Delete removes the namespace. Scaleway deletes its functions with it,
+// so a namespace still holding a function this fleet does not own is
+// refused rather than taking it along.
 func (d *functionNamespaces) Delete(ctx context.Context, t providers.Target) error {
 	n, err := d.find(ctx, t.Region, t.Name)
 	if err != nil {
 		return err
+	}
+	project, _, err := d.b.scope(ctx)
+	if err != nil {
+		return err
+	}
+	inside, err := allPages(ctx, spec.ScalewayFunction, t.Region, func(page int32) ([]*function.Function, uint64, error) {
+		out, err := d.api.ListFunctions(&function.ListFunctionsRequest{Region: scw.Region(t.Region), NamespaceID: n.ID,
+			ProjectID: &project, Page: &page, PageSize: &d.b.opts.PageSize}, scw.WithContext(ctx))
+		if err != nil {
+			return nil, 0, err
+		}
+		return out.Functions, uint64(out.TotalCount), nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range inside {
+		if _, owner := readTags(f.Tags); f.Status != function.FunctionStatusDeleting && (owner == "" || owner != t.Owner) {
+			return providers.Errorf(providers.Conflict, "scaleway/%s/%s still holds function %s, which this fleet does not own; deleting the namespace would delete it too",
+				spec.ScalewayFunctionNamespace, t.Name, f.Name)
+		}
 	}
 	if _, err := d.api.DeleteNamespace(&function.DeleteNamespaceRequest{Region: scw.Region(t.Region), NamespaceID: n.ID}, scw.WithContext(ctx)); err != nil {
 		return err

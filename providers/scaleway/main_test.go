@@ -103,6 +103,16 @@ func (e *env) reset(t *testing.T) {
 // assertScoped fails when a listing reached the fake without a project.
 func (e *env) assertScoped(t *testing.T) {
 	t.Helper()
+	lists := 0
+	for _, r := range e.fake.Requests() {
+		if r.IsList() {
+			lists++
+		}
+	}
+	if lists == 0 {
+		t.Error("the fake saw no listing: the scoping check would be vacuous")
+	}
+	t.Logf("%d listings reached the fake, each checked for its project", lists)
 	for _, r := range e.fake.UnscopedListings() {
 		t.Errorf("a listing without project_id reached the fake: %s %s?%s", r.Method, r.Path, r.Query.Encode())
 	}

@@ -16,8 +16,8 @@ func TestUnscopedListingsAreCaught(t *testing.T) {
 		"/functions/v1beta1/regions/fr-par/namespaces?project_id=p",
 		"/iam/v1alpha1/applications?organization_id=o",
 		"/secret-manager/v1beta1/regions/fr-par/secrets?organization_id=o", // organization-wide: flagged
-		"/containers/v1/regions/fr-par/containers",                        // unscoped: flagged
-		"/serverless-sqldb/v1alpha1/regions/fr-par/databases/some-id",     // a read, not a listing
+		"/containers/v1/regions/fr-par/containers",                         // unscoped: flagged
+		"/serverless-sqldb/v1alpha1/regions/fr-par/databases/some-id",      // a read, not a listing
 	} {
 		resp, err := http.Get(fake.URL + path)
 		if err != nil {

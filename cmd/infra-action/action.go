@@ -43,6 +43,7 @@ type inputs struct {
 	token         string
 	comment       bool
 	sweepPrefix   string
+	sweepAge      string
 	sweepDelete   bool
 	onPlanChanged string
 }
@@ -55,6 +56,7 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		executor:      input(gha, "executor"),
 		token:         input(gha, "github-token"),
 		sweepPrefix:   input(gha, "sweep-prefix"),
+		sweepAge:      input(gha, "sweep-older-than"),
 		onPlanChanged: input(gha, "on-plan-changed"),
 	}
 	if len(in.fleets) == 0 {

@@ -118,6 +118,15 @@ func TestRemoteReportsWhatTheExecutorCannotSay(t *testing.T) {
 
 // In executor mode a refused apply posts the executor's fresh plan and
 // changes nothing; the request carried the reviewed id.
+// The executor has no sweep yet, and says so; the action says what to do.
+func TestRemoteSweepNotBuilt(t *testing.T) {
+	r := remote{inv: &scripted{answers: []string{response(t, executor.Response{Status: executor.StatusFailed,
+		Message: "sweep is not built yet in this executor: it arrives with the sweep issue"})}}, function: "f", log: io.Discard}
+	if _, err := r.Sweep(context.Background(), nil, sweepOptions{prefix: "ci-tests-"}); !errors.Is(err, errSweepNotBuilt) {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestExecutorModeRefusalPostsTheFreshPlan(t *testing.T) {
 	h := newHarness(t)
 	h.writeFleet(queue)

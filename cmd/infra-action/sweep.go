@@ -28,7 +28,7 @@ func (a *action) sweep(ctx context.Context) error {
 			return err
 		}
 	}
-	out, err := a.runner.Sweep(ctx, f, a.in.sweepPrefix, a.in.sweepDelete)
+	out, err := a.runner.Sweep(ctx, f, sweepOptions{prefix: a.in.sweepPrefix, olderThan: a.in.sweepAge, delete: a.in.sweepDelete})
 	fmt.Fprint(a.log, out)
 	md := fmt.Sprintf("### infra sweep `%s`: %s\n\n", a.in.sweepPrefix, verb)
 	if out != "" {

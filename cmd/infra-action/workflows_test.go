@@ -151,7 +151,7 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{"command": in.command, "fleet": strings.Join(in.fleets, " "), "state": in.state, "executor": in.executor,
-		"github-token": in.token, "sweep-prefix": in.sweepPrefix, "on-plan-changed": in.onPlanChanged}
+		"github-token": in.token, "sweep-prefix": in.sweepPrefix, "sweep-older-than": in.sweepAge, "on-plan-changed": in.onPlanChanged}
 	for name, v := range got {
 		if want := vars["INPUT_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_"))]; v != want {
 			t.Errorf("input %s: the binary read %q, action.yml passes %q", name, v, want)

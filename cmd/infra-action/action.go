@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -259,7 +260,7 @@ func (a *action) annotate(f *fleetDoc, ds []spec.Diagnostic) {
 	for _, d := range ds {
 		fields := map[string]string{"title": "infra: " + d.Address}
 		if f.Source != "" {
-			fields["file"] = f.Source
+			fields["file"] = a.repoPath(f.Source)
 			if n := lineOf(lines, d.Address); n > 0 {
 				fields["line"] = strconv.Itoa(n)
 			}
@@ -275,6 +276,21 @@ func (a *action) annotate(f *fleetDoc, ds []spec.Diagnostic) {
 			g.Warningf("%s: %s", d.Address, msg)
 		}
 	}
+}
+
+// repoPath is path as GitHub wants it in an annotation: relative to the
+// repository's root (GITHUB_WORKSPACE), whatever working-directory was.
+func (a *action) repoPath(path string) string {
+	ws := a.e.getenv("GITHUB_WORKSPACE")
+	abs, err := filepath.Abs(path)
+	if ws == "" || err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(ws, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return path
+	}
+	return filepath.ToSlash(rel)
 }
 
 // lineOf finds the line of a document that an address or a document path

@@ -39,6 +39,8 @@ type harness struct {
 	vars map[string]string
 	// inv, when set, is the executor (executor mode).
 	inv invoker
+	// workspace, when set, is GITHUB_WORKSPACE.
+	workspace string
 	// runs counts the runs, so each has its own GITHUB_RUN_ID as on GitHub.
 	runs int
 }
@@ -118,6 +120,9 @@ func (h *harness) run(event string, payload map[string]any, in map[string]string
 	}
 	if h.inv != nil {
 		vars["INPUT_EXECUTOR"] = "function"
+	}
+	if h.workspace != "" {
+		vars["GITHUB_WORKSPACE"] = h.workspace
 	}
 	for k, v := range in {
 		vars["INPUT_"+strings.ToUpper(k)] = v
@@ -346,6 +351,13 @@ func TestDiagnosticsBecomeAnnotationsOnTheDocument(t *testing.T) {
 	}
 	if r.outputs["plan-id"] == "" {
 		t.Error("no plan-id output for a plan with errors")
+	}
+
+	// On GitHub the file is named from the repository's root.
+	h.workspace = h.dir
+	r = h.run("pull_request", prEvent(7, "abc"), planInputs())
+	if !strings.Contains(r.log, "::error file=fleet.json,line=8,") {
+		t.Fatalf("no annotation relative to the workspace:\n%s", r.log)
 	}
 
 	// A warning: a declared queue that another fleet owns.

@@ -2,6 +2,7 @@ package aws
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,7 +34,8 @@ func ec2Fixture(t *testing.T, b *Backend) (subnets []string) {
 	}
 	c := ec2.NewFromConfig(b.Config(), func(o *ec2.Options) { o.Region = testRegion })
 	for _, k := range []string{"ct-key-a", "ct-key-b"} {
-		if _, err := c.CreateKeyPair(ctx, &ec2.CreateKeyPairInput{KeyName: aws.String(k)}); err != nil {
+		// ed25519: moto makes it much faster than RSA.
+		if _, err := c.CreateKeyPair(ctx, &ec2.CreateKeyPairInput{KeyName: aws.String(k), KeyType: ec2types.KeyTypeEd25519}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,142 +82,133 @@ func TestInstanceConformance(t *testing.T) {
 	})
 }
 
-func newInstances(t *testing.T) (*Backend, *instances, *ec2.Client) {
-	b, _ := newTestBackend(t)
-	ec2Fixture(t, b)
-	d, _ := b.Driver(spec.AWSInstance)
-	i := d.(*instances)
-	return b, i, i.clients.get(testRegion)
-}
-
 func instanceTarget(name, image, itype string) providers.Target {
 	return providers.Target{Name: name, Region: testRegion, Owner: "fleet", Fields: map[string]any{
 		"imageId": image, "instanceType": itype, "securityGroup": "ct-web",
 	}}
 }
 
-// "latest" is the newest Amazon Linux 2023 for the type's architecture, and
-// the real AMI is what Read reports.
-func TestInstanceLatestImage(t *testing.T) {
-	_, d, c := newInstances(t)
-	ctx := context.Background()
-	for _, tc := range []struct{ itype, arch string }{{"t3.micro", "x86_64"}, {"t4g.micro", "arm64"}} {
-		res, err := d.Create(ctx, instanceTarget("latest-"+tc.itype, "latest", tc.itype))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ami, _ := res.Fields["imageId"].(string)
-		out, err := c.DescribeImages(ctx, &ec2.DescribeImagesInput{ImageIds: []string{ami}})
-		if err != nil || len(out.Images) != 1 {
-			t.Fatalf("describe %q: %v", ami, err)
-		}
-		name := aws.ToString(out.Images[0].Name)
-		if !strings.HasPrefix(name, "al2023-ami-2023.") || !strings.HasSuffix(name, "-"+tc.arch) {
-			t.Errorf("%s: latest resolved to %s (%s), want an Amazon Linux 2023 %s image", tc.itype, ami, name, tc.arch)
-		}
-	}
-}
-
-// Terminated and terminating instances are absent; the listing and Read
-// agree.
-func TestInstanceTerminatedIsAbsent(t *testing.T) {
-	_, d, c := newInstances(t)
-	ctx := context.Background()
-	res, err := d.Create(ctx, instanceTarget("gone", motoAMI1, "t3.micro"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{res.Attributes["instanceId"]}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Read(ctx, testRegion, "gone"); errorCode(err) != providers.NotFound {
-		t.Errorf("Read after termination = %v, want not found", err)
-	}
-	rs, err := d.List(ctx, testRegion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 0 {
-		t.Errorf("List after termination = %v, want nothing", drivertest.Names(rs))
-	}
-	// A new instance of the same name is then the one Read finds.
-	if _, err := d.Create(ctx, instanceTarget("gone", motoAMI1, "t3.micro")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Read(ctx, testRegion, "gone"); err != nil {
-		t.Errorf("Read of the new instance: %v", err)
-	}
-}
-
-// Two live instances with one Name: no guess, and never "absent".
-func TestInstanceDuplicateNamesFail(t *testing.T) {
-	_, d, c := newInstances(t)
-	ctx := context.Background()
-	if _, err := c.RunInstances(ctx, &ec2.RunInstancesInput{
-		ImageId: aws.String(motoAMI1), InstanceType: ec2types.InstanceTypeT3Micro, MinCount: aws.Int32(2), MaxCount: aws.Int32(2),
-		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeInstance, Tags: ec2Tags(map[string]string{"Name": "twin"})}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := d.Read(ctx, testRegion, "twin")
-	if err == nil || errorCode(err) == providers.NotFound || !strings.Contains(err.Error(), "2 live instances") {
-		t.Errorf("Read = %v, want an error naming both instances", err)
-	}
-	if _, err := d.List(ctx, testRegion); err == nil {
-		t.Errorf("List succeeded with two instances named twin")
-	}
-}
-
-// Optional launch fields are reported truthfully when not declared: an
-// empty key name, the subnet EC2 chose. The engine compares them only when
-// declared.
-func TestInstanceReportsUndeclaredLaunchFields(t *testing.T) {
-	_, d, _ := newInstances(t)
-	res, err := d.Create(context.Background(), instanceTarget("plain", motoAMI1, "t3.micro"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Fields["keyName"] != "" || res.Fields["subnetId"] == "" || res.Fields["securityGroup"] != "ct-web" {
-		t.Errorf("fields = %v", res.Fields)
-	}
-	if res.Attributes["instanceId"] == "" || res.Attributes["privateIp"] == "" || res.Attributes["state"] != "running" {
-		t.Errorf("attributes = %v", res.Attributes)
-	}
-	if tags := res.Fields[spec.TagsField].(map[string]any); tags["Name"] != nil || tags[spec.OwnershipTagKey] != "fleet" {
-		t.Errorf("tags = %v: want the ownership tag and no Name (it is the name)", tags)
-	}
-}
-
-func TestInstanceRefusesNameTag(t *testing.T) {
-	_, d, _ := newInstances(t)
-	tg := instanceTarget("web", motoAMI1, "t3.micro")
-	tg.Fields[spec.TagsField] = map[string]any{"Name": "other"}
-	if _, err := d.Create(context.Background(), tg); errorCode(err) != providers.InvalidArgument {
-		t.Errorf("Create with a Name tag = %v, want invalid argument", err)
-	}
-}
-
-func TestInstanceListReadsEveryPage(t *testing.T) {
+// TestInstanceBehaviour runs the driver's own cases on one emulator reset
+// and fixture (a reset with EC2 loaded takes seconds). Each subtest removes
+// what it made.
+func TestInstanceBehaviour(t *testing.T) {
 	var calls callCounter
 	b, _ := newTestBackend(t, calls.option())
 	ec2Fixture(t, b)
-	d, _ := b.Driver(spec.AWSInstance)
-	d.(*instances).pageSize = 5
+	dr, _ := b.Driver(spec.AWSInstance)
+	d := dr.(*instances)
+	c := d.clients.get(testRegion)
 	ctx := context.Background()
-	for i := 0; i < 11; i++ {
-		if _, err := d.Create(ctx, instanceTarget("p"+string(rune('a'+i)), motoAMI1, "t3.nano")); err != nil {
+	create := creator(d)
+
+	// "latest" is the newest Amazon Linux 2023 for the type's
+	// architecture, and the real AMI is what Read reports.
+	t.Run("LatestImage", func(t *testing.T) {
+		for _, tc := range []struct{ itype, arch string }{{"t3.micro", "x86_64"}, {"t4g.micro", "arm64"}} {
+			res := create(t, instanceTarget("latest-"+tc.itype, "latest", tc.itype))
+			ami, _ := res.Fields["imageId"].(string)
+			out, err := c.DescribeImages(ctx, &ec2.DescribeImagesInput{ImageIds: []string{ami}})
+			if err != nil || len(out.Images) != 1 {
+				t.Fatalf("describe %q: %v", ami, err)
+			}
+			name := aws.ToString(out.Images[0].Name)
+			if !strings.HasPrefix(name, "al2023-ami-2023.") || !strings.HasSuffix(name, "-"+tc.arch) {
+				t.Errorf("%s: latest resolved to %s (%s), want an Amazon Linux 2023 %s image", tc.itype, ami, name, tc.arch)
+			}
+		}
+	})
+
+	// Optional launch fields are reported truthfully when not declared: an
+	// empty key name, the subnet EC2 chose. The engine compares them only
+	// when declared.
+	t.Run("UndeclaredLaunchFields", func(t *testing.T) {
+		res := create(t, instanceTarget("plain", motoAMI1, "t3.micro"))
+		if res.Fields["keyName"] != "" || res.Fields["subnetId"] == "" || res.Fields["securityGroup"] != "ct-web" {
+			t.Errorf("fields = %v", res.Fields)
+		}
+		if res.Attributes["instanceId"] == "" || res.Attributes["privateIp"] == "" || res.Attributes["state"] != "running" {
+			t.Errorf("attributes = %v", res.Attributes)
+		}
+		if tags := res.Fields[spec.TagsField].(map[string]any); tags["Name"] != nil || tags[spec.OwnershipTagKey] != "fleet" {
+			t.Errorf("tags = %v: want the ownership tag and no Name (it is the name)", tags)
+		}
+	})
+
+	t.Run("RefusesNameTag", func(t *testing.T) {
+		tg := instanceTarget("web", motoAMI1, "t3.micro")
+		tg.Fields[spec.TagsField] = map[string]any{"Name": "other"}
+		if _, err := d.Create(ctx, tg); errorCode(err) != providers.InvalidArgument {
+			t.Errorf("Create with a Name tag = %v, want invalid argument", err)
+		}
+	})
+
+	// Terminated and terminating instances are absent; the listing and
+	// Read agree.
+	t.Run("TerminatedIsAbsent", func(t *testing.T) {
+		res := create(t, instanceTarget("gone", motoAMI1, "t3.micro"))
+		if _, err := c.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{res.Attributes["instanceId"]}}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	before := calls.count("DescribeInstances")
-	rs, err := d.List(ctx, testRegion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 11 {
-		t.Errorf("List found %d instances, want 11", len(rs))
-	}
-	if n := calls.count("DescribeInstances") - before; n != 3 {
-		t.Errorf("List made %d DescribeInstances calls, want 3 pages of 5", n)
-	}
+		if _, err := d.Read(ctx, testRegion, "gone"); errorCode(err) != providers.NotFound {
+			t.Errorf("Read after termination = %v, want not found", err)
+		}
+		rs, err := d.List(ctx, testRegion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.Name == "gone" {
+				t.Errorf("List shows the terminated instance")
+			}
+		}
+		// A new instance of the same name is then the one Read finds.
+		create(t, instanceTarget("gone", motoAMI1, "t3.micro"))
+		if _, err := d.Read(ctx, testRegion, "gone"); err != nil {
+			t.Errorf("Read of the new instance: %v", err)
+		}
+	})
+
+	t.Run("ListReadsEveryPage", func(t *testing.T) {
+		d.pageSize = 5
+		defer func() { d.pageSize = 0 }()
+		for i := 0; i < 11; i++ {
+			create(t, instanceTarget(fmt.Sprintf("page-%02d", i), motoAMI1, "t3.nano"))
+		}
+		before := calls.count("DescribeInstances")
+		rs, err := d.List(ctx, testRegion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) != 11 {
+			t.Errorf("List found %d instances, want 11", len(rs))
+		}
+		if n := calls.count("DescribeInstances") - before; n != 3 {
+			t.Errorf("List made %d DescribeInstances calls, want 3 pages of 5", n)
+		}
+	})
+
+	// Two live instances with one Name: no guess, and never "absent".
+	t.Run("DuplicateNamesFail", func(t *testing.T) {
+		out, err := c.RunInstances(ctx, &ec2.RunInstancesInput{
+			ImageId: aws.String(motoAMI1), InstanceType: ec2types.InstanceTypeT3Micro, MinCount: aws.Int32(2), MaxCount: aws.Int32(2),
+			TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeInstance, Tags: ec2Tags(map[string]string{"Name": "twin"})}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			var ids []string
+			for _, i := range out.Instances {
+				ids = append(ids, aws.ToString(i.InstanceId))
+			}
+			_, _ = c.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: ids})
+		})
+		_, err = d.Read(ctx, testRegion, "twin")
+		if err == nil || errorCode(err) == providers.NotFound || !strings.Contains(err.Error(), "2 live instances") {
+			t.Errorf("Read = %v, want an error naming both instances", err)
+		}
+		if _, err := d.List(ctx, testRegion); err == nil {
+			t.Errorf("List succeeded with two instances named twin")
+		}
+	})
 }

@@ -60,3 +60,17 @@ func TestDesiredTagsRefusesAWSKeys(t *testing.T) {
 		t.Errorf("desiredTags = %v, want invalid argument", err)
 	}
 }
+
+// creator returns a function that creates a target with d and deletes it
+// when the (sub)test that asked ends.
+func creator(d providers.Driver) func(t *testing.T, tg providers.Target) providers.Resource {
+	return func(t *testing.T, tg providers.Target) providers.Resource {
+		t.Helper()
+		res, err := d.Create(context.Background(), tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = d.Delete(context.Background(), tg) })
+		return res
+	}
+}

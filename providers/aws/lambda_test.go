@@ -74,105 +74,96 @@ func TestComputeConformance(t *testing.T) {
 	})
 }
 
-// newFunctions returns the compute driver on a fresh emulator with the
-// fixture made.
-func newFunctions(t *testing.T) *functions {
-	b, srv := newTestBackend(t)
-	lambdaFixture(t, b, srv)
-	d, _ := b.Driver(spec.Compute)
-	return d.(*functions)
-}
-
 func fnTarget(name string) providers.Target {
 	return providers.Target{Name: name, Region: testRegion, Owner: "fleet", Fields: map[string]any{
 		"image": testImage1, "executionRole": roleA, "memoryMb": 256.0, "timeoutSec": 30.0,
 	}}
 }
 
-// A missing execution role is refused before any call, with the reason.
-func TestComputeRequiresRoleBeforeAnyCall(t *testing.T) {
-	var calls callCounter
-	b, _ := newTestBackend(t, calls.option())
-	d, _ := b.Driver(spec.Compute)
-	tg := fnTarget("api")
-	delete(tg.Fields, "executionRole")
-	_, err := d.Create(context.Background(), tg)
-	if errorCode(err) != providers.InvalidArgument || !strings.Contains(err.Error(), "executionRole") {
-		t.Fatalf("Create = %v, want invalid argument naming executionRole", err)
-	}
-	for _, name := range []string{"has space", "dot.ted", strings.Repeat("f", 65)} {
-		if _, err := d.Create(context.Background(), fnTarget(name)); errorCode(err) != providers.InvalidArgument {
-			t.Errorf("Create(%q) = %v, want invalid argument", name, err)
-		}
-	}
-	if n := calls.count("CreateFunction"); n != 0 {
-		t.Errorf("CreateFunction was called %d times", n)
-	}
-}
-
-// The url attribute is a function URL that only signed IAM callers can
-// invoke: the attribute exists without the function being public.
-func TestComputeURLIsPrivate(t *testing.T) {
-	d := newFunctions(t)
-	ctx := context.Background()
-	res, err := d.Create(ctx, fnTarget("api"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Attributes["url"] == "" || !strings.HasSuffix(res.Attributes["arn"], ":function:api") {
-		t.Errorf("attributes = %v", res.Attributes)
-	}
-	u, err := d.clients.get(testRegion).GetFunctionUrlConfig(ctx, &lambda.GetFunctionUrlConfigInput{FunctionName: aws.String("api")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u.AuthType != lambdatypes.FunctionUrlAuthTypeAwsIam {
-		t.Errorf("function URL auth = %s, want AWS_IAM", u.AuthType)
-	}
-	if got, _ := d.Read(ctx, testRegion, "api"); got.Attributes["url"] != aws.ToString(u.FunctionUrl) {
-		t.Errorf("Read url = %q, want %q", got.Attributes["url"], aws.ToString(u.FunctionUrl))
-	}
-}
-
-// A role Lambda "cannot assume" (just made, not yet propagated) is retried
-// by the SDK's retryer, then reported as Lambda worded it.
-func TestComputeRetriesUnassumableRole(t *testing.T) {
+// TestComputeBehaviour runs the driver's own cases on one emulator reset and
+// fixture. Each subtest removes what it made.
+func TestComputeBehaviour(t *testing.T) {
 	var calls callCounter
 	b, srv := newTestBackend(t, calls.option())
 	lambdaFixture(t, b, srv)
-	d, _ := b.Driver(spec.Compute)
-	d.(*functions).roleAttempts = 3
-	tg := fnTarget("api")
-	tg.Fields["executionRole"] = "arn:aws:iam::" + moto.Account + ":role/not-yet"
-	_, err := d.Create(context.Background(), tg)
-	if err == nil || !strings.Contains(err.Error(), "cannot be assumed") {
-		t.Fatalf("Create = %v, want Lambda's refusal", err)
-	}
-	// The counter sits before the retry loop: one operation, three attempts
-	// are not visible there, so count the attempts through the error.
-	if !strings.Contains(err.Error(), "exceeded maximum number of attempts, 3") {
-		t.Errorf("Create = %v, want 3 attempts", err)
-	}
-	if n := calls.count("CreateFunction"); n != 1 {
-		t.Errorf("CreateFunction operations = %d, want 1", n)
-	}
-}
-
-func TestComputeListIsNotComplete(t *testing.T) {
-	d := newFunctions(t)
+	dr, _ := b.Driver(spec.Compute)
+	d := dr.(*functions)
 	ctx := context.Background()
-	if _, err := d.Create(ctx, fnTarget("api")); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := d.List(ctx, testRegion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names := drivertest.Names(rs); len(names) != 1 || names[0] != "api" {
-		t.Fatalf("List = %v", names)
-	}
+	create := creator(d)
+
+	// A missing execution role is refused before any call, with the
+	// reason; so are names Lambda would refuse.
+	t.Run("RequiresRoleBeforeAnyCall", func(t *testing.T) {
+		before := calls.count("CreateFunction")
+		tg := fnTarget("api")
+		delete(tg.Fields, "executionRole")
+		_, err := d.Create(ctx, tg)
+		if errorCode(err) != providers.InvalidArgument || !strings.Contains(err.Error(), "executionRole") {
+			t.Fatalf("Create = %v, want invalid argument naming executionRole", err)
+		}
+		for _, name := range []string{"has space", "dot.ted", strings.Repeat("f", 65)} {
+			if _, err := d.Create(ctx, fnTarget(name)); errorCode(err) != providers.InvalidArgument {
+				t.Errorf("Create(%q) = %v, want invalid argument", name, err)
+			}
+		}
+		if n := calls.count("CreateFunction") - before; n != 0 {
+			t.Errorf("CreateFunction was called %d times", n)
+		}
+	})
+
+	// The url attribute is a function URL that only signed IAM callers can
+	// invoke: the attribute exists without the function being public.
+	t.Run("URLIsPrivate", func(t *testing.T) {
+		res := create(t, fnTarget("api"))
+		if res.Attributes["url"] == "" || !strings.HasSuffix(res.Attributes["arn"], ":function:api") {
+			t.Errorf("attributes = %v", res.Attributes)
+		}
+		u, err := d.clients.get(testRegion).GetFunctionUrlConfig(ctx, &lambda.GetFunctionUrlConfigInput{FunctionName: aws.String("api")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.AuthType != lambdatypes.FunctionUrlAuthTypeAwsIam {
+			t.Errorf("function URL auth = %s, want AWS_IAM", u.AuthType)
+		}
+		if got, _ := d.Read(ctx, testRegion, "api"); got.Attributes["url"] != aws.ToString(u.FunctionUrl) {
+			t.Errorf("Read url = %q, want %q", got.Attributes["url"], aws.ToString(u.FunctionUrl))
+		}
+	})
+
 	// ListFunctions carries no tags and no image: the engine must read.
-	if rs[0].Complete || rs[0].Owner != "" {
-		t.Errorf("listed %+v: want incomplete, owner unknown", rs[0])
-	}
+	t.Run("ListIsNotComplete", func(t *testing.T) {
+		create(t, fnTarget("listed"))
+		rs, err := d.List(ctx, testRegion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := drivertest.Names(rs); len(names) != 1 || names[0] != "listed" {
+			t.Fatalf("List = %v", names)
+		}
+		if rs[0].Complete || rs[0].Owner != "" {
+			t.Errorf("listed %+v: want incomplete, owner unknown", rs[0])
+		}
+	})
+
+	// A role Lambda "cannot assume" (just made, not yet propagated) is
+	// retried by the SDK's retryer, then reported as Lambda worded it.
+	t.Run("RetriesUnassumableRole", func(t *testing.T) {
+		d.roleAttempts = 3
+		defer func() { d.roleAttempts = 15 }()
+		before := calls.count("CreateFunction")
+		tg := fnTarget("api")
+		tg.Fields["executionRole"] = "arn:aws:iam::" + moto.Account + ":role/not-yet"
+		_, err := d.Create(ctx, tg)
+		if err == nil || !strings.Contains(err.Error(), "cannot be assumed") {
+			t.Fatalf("Create = %v, want Lambda's refusal", err)
+		}
+		// The counter sits before the retry loop, so it sees one operation;
+		// the attempts show in the error.
+		if !strings.Contains(err.Error(), "exceeded maximum number of attempts, 3") {
+			t.Errorf("Create = %v, want 3 attempts", err)
+		}
+		if n := calls.count("CreateFunction") - before; n != 1 {
+			t.Errorf("CreateFunction operations = %d, want 1", n)
+		}
+	})
 }

@@ -345,10 +345,13 @@ func (d *postgres) Delete(ctx context.Context, t providers.Target) error {
 	}
 	c := d.clients.get(t.Region)
 	if aws.ToString(cur.Status) != "deleting" {
-		// RDS refuses to delete a cluster that still has instances.
+		// RDS refuses to delete a cluster that still has instances. An
+		// instance already being deleted answers InvalidDBInstanceState
+		// (Conflict): the waiter below sees it through.
 		for _, m := range cur.DBClusterMembers {
 			id := aws.ToString(m.DBInstanceIdentifier)
-			if _, err := c.DeleteDBInstance(ctx, &rds.DeleteDBInstanceInput{DBInstanceIdentifier: aws.String(id)}); err != nil && errorCode(err) != providers.NotFound {
+			_, err := c.DeleteDBInstance(ctx, &rds.DeleteDBInstanceInput{DBInstanceIdentifier: aws.String(id)})
+			if code := errorCode(err); err != nil && code != providers.NotFound && code != providers.Conflict {
 				return err
 			}
 		}

@@ -81,8 +81,9 @@ type ObjectStoreSpec struct {
 // cloud package's Postgres constructor, which takes the required fields as
 // parameters. The zero value sets nothing, so every field stays unknown.
 type PostgresSpec struct {
-	// EngineVersion is field engineVersion. Unset, it stays unknown (never
-	// compared) and is created as "16".
+	// EngineVersion is field engineVersion. The major version, such as "16"; a
+	// reported "16.6" satisfies it. Unset, it stays unknown (never compared) and
+	// is created as "16".
 	EngineVersion Optional[string]
 	// MinCapacity is field minCapacity. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strings"
 )
 
 // The comparison rules, stated once: the engine diffs with them, and the
@@ -55,10 +56,18 @@ func Canon(v any) any {
 
 // Equal compares a target with a reported value under field f's rule:
 // lists the service may reorder compare as sets (by each element's JSON
-// form, so lists of objects too), everything else exactly. Duplicates are
+// form, so lists of objects too), versions by dot-prefix, everything else
+// exactly. Duplicates are
 // kept, and an empty list is not a nil one.
 func Equal(f Field, target, reported any) bool {
 	a, b := Canon(target), Canon(reported)
+	if f.Compare == CompareVersion {
+		want, ok1 := a.(string)
+		got, ok2 := b.(string)
+		if ok1 && ok2 {
+			return got == want || strings.HasPrefix(got, want+".")
+		}
+	}
 	if f.Compare == CompareSet {
 		if la, ok := a.([]any); ok {
 			lb, ok := b.([]any)

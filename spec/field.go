@@ -51,6 +51,10 @@ const (
 	// CompareSet: lists the service may reorder compare as sets; objects
 	// compare as sets of pairs.
 	CompareSet
+	// CompareVersion: a declared version matches any reported version it
+	// is a dot-prefix of: "16" is satisfied by "16.6", since the cloud runs
+	// the newest minor of the major asked for and reports that.
+	CompareVersion
 	// CompareNever: the field shapes creation only (a secret's value, a
 	// password reference, a behaviour flag such as forceDestroy). It is never
 	// a reason to act.

@@ -1,0 +1,27 @@
+package spec
+
+import "testing"
+
+func TestEqualRules(t *testing.T) {
+	version := Field{Name: "engineVersion", Type: TypeString, Compare: CompareVersion}
+	set := Field{Name: "policies", Type: TypeStringList, Compare: CompareSet}
+	exact := Field{Name: "visibilityTimeoutSec", Type: TypeInt}
+	for _, c := range []struct {
+		f    Field
+		a, b any
+		want bool
+	}{
+		{version, "16", "16.6", true},
+		{version, "16", "16", true},
+		{version, "16", "160.1", false},
+		{version, "16.6", "16.4", false},
+		{set, []any{"a", "b"}, []string{"b", "a"}, true},
+		{set, []any{"a"}, []any{"a", "a"}, false},
+		{exact, 30.0, int32(30), true},
+		{exact, 30.0, 31, false},
+	} {
+		if got := Equal(c.f, c.a, c.b); got != c.want {
+			t.Errorf("%s: Equal(%v, %v) = %v, want %v", c.f.Name, c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -371,6 +371,20 @@ func TestDiagnosticsBecomeAnnotationsOnTheDocument(t *testing.T) {
 	}
 }
 
+// A read-only token (a pull request from a fork) cannot comment: the plan
+// still reaches the summary and the outputs, with a warning.
+func TestPlanWithAReadOnlyTokenWarns(t *testing.T) {
+	h := newHarness(t)
+	h.writeFleet(queue)
+	h.gh.readOnly = true
+	r := h.run("pull_request", prEvent(7, "abc"), planInputs())
+	if r.code != 0 || !strings.Contains(r.log, "::warning::cannot comment on #7") || r.outputs["has-changes"] != "true" ||
+		!strings.Contains(r.summary, "aws/queues/jobs") {
+		t.Fatalf("exit %d, outputs %v:\n%s", r.code, r.outputs, r.log)
+	}
+	h.gh.assertRequests(t, listComments7, createOn7)
+}
+
 func TestOutsideAPullRequestPlanWritesNoComment(t *testing.T) {
 	h := newHarness(t)
 	h.writeFleet(queue)

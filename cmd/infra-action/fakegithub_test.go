@@ -25,6 +25,8 @@ type fakeGitHub struct {
 	mu       sync.Mutex
 	nextID   int64
 	comments map[int][]*fakeComment
+	// readOnly refuses writes as GitHub does a fork's token.
+	readOnly bool
 	// pulls answers commits/{sha}/pulls.
 	pulls    map[string][]map[string]any
 	requests []fakeRequest
@@ -72,6 +74,10 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if g.readOnly && r.Method != http.MethodGet {
+		http.Error(w, `{"message":"Resource not accessible by integration"}`, http.StatusForbidden)
+		return
+	}
 	switch {
 	case listOrCreate.MatchString(r.URL.Path) && r.Method == http.MethodGet:
 		n, _ := strconv.Atoi(listOrCreate.FindStringSubmatch(r.URL.Path)[3])

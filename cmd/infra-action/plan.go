@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/google/go-github/v60/github"
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
@@ -42,10 +45,18 @@ func (a *action) plan(ctx context.Context) error {
 			}
 			body := engine.RenderMarkdown(p, engine.MarkdownOptions{HeadSHA: head, Elsewhere: a.elsewhere()})
 			url, err := api.upsertComment(ctx, number, engine.PlanMarker(p.Fleet), body)
-			if err != nil {
+			switch {
+			case forbidden(err):
+				// A pull request from a fork gets a read-only token. The
+				// plan is still in the summary, and with no comment no
+				// plan counts as reviewed, so a merge cannot apply it.
+				a.gha.Warningf("cannot comment on #%d (%v): the token may not write to pull requests, as on a pull request from a fork. "+
+					"The plan is in the job summary; a merge will find no reviewed plan", number, err)
+			case err != nil:
 				return err
+			default:
+				fmt.Fprintf(a.log, "plan of fleet %s is on #%d: %s (%d characters)\n", p.Fleet, number, url, len(body))
 			}
-			fmt.Fprintf(a.log, "plan of fleet %s is on #%d: %s (%d characters)\n", p.Fleet, number, url, len(body))
 		}
 		if spec.HasErrors(p.Diagnostics) {
 			failures = append(failures, fmt.Errorf("fleet %s has errors; fix them (infra check lists them all)", p.Fleet))
@@ -55,6 +66,12 @@ func (a *action) plan(ctx context.Context) error {
 		return err
 	}
 	return errors.Join(failures...)
+}
+
+// forbidden reports a refusal for lack of permission (403).
+func forbidden(err error) bool {
+	var ge *github.ErrorResponse
+	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusForbidden
 }
 
 // pullRequest is the number and head commit of the pull request this run

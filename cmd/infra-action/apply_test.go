@@ -73,6 +73,25 @@ func TestApplyAppliesTheReviewedPlanAndPostsTheResult(t *testing.T) {
 	}
 }
 
+// Anyone may comment on a public pull request: a comment that copies the
+// marker is neither edited as the plan nor read for the plan id.
+func TestACopiedMarkerIsNotTrusted(t *testing.T) {
+	h := newHarness(t)
+	h.writeFleet(queue)
+	forged := engine.PlanMarker("shop") + "\n<!-- infra:plan-id sha256:" + strings.Repeat("6", 64) + " head=evil -->\n"
+	h.gh.addComment(7, "mallory", forged)
+	r := h.run("pull_request", prEvent(7, "abc"), planInputs())
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
+	h.gh.assertRequests(t, listComments7, createOn7)
+	h.gh.merged(mergeSHA1, 7)
+	r = h.run("push", pushEvent(mergeSHA1), applyInputs())
+	if r.code != 0 || r.outputs["plan-id"] == "sha256:"+strings.Repeat("6", 64) {
+		t.Fatalf("exit %d, outputs %v:\n%s", r.code, r.outputs, r.log)
+	}
+}
+
 // When the cloud moved between review and merge, the apply refuses, posts
 // the fresh plan and changes nothing; with on-plan-changed: apply it
 // applies the fresh plan and says so.

@@ -155,8 +155,20 @@ func (g *fakeGitHub) commentsJSON(n int) []any {
 }
 
 func (g *fakeGitHub) commentJSON(n int, c *fakeComment) map[string]any {
-	return map[string]any{"id": c.ID, "body": c.Body, "user": map[string]any{"login": c.User},
+	kind, association := "User", "CONTRIBUTOR"
+	if strings.HasSuffix(c.User, "[bot]") {
+		kind, association = "Bot", "NONE"
+	}
+	return map[string]any{"id": c.ID, "body": c.Body, "user": map[string]any{"login": c.User, "type": kind}, "author_association": association,
 		"html_url": fmt.Sprintf("https://github.example/acme/shop/pull/%d#issuecomment-%d", n, c.ID)}
+}
+
+// addComment puts a comment by user on pull request number.
+func (g *fakeGitHub) addComment(number int, user, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.comments[number] = append(g.comments[number], &fakeComment{ID: g.nextID, Body: body, User: user})
+	g.nextID++
 }
 
 // addComments puts n comments by people on pull request number.

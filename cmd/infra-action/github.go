@@ -49,7 +49,7 @@ func (r *repoAPI) findComment(ctx context.Context, number int, marker string) (*
 			return nil, fmt.Errorf("list the comments of #%d: %w", number, err)
 		}
 		for _, c := range cs {
-			if firstLine(c.GetBody()) == marker {
+			if firstLine(c.GetBody()) == marker && trusted(c) {
 				return c, nil
 			}
 		}
@@ -58,6 +58,21 @@ func (r *repoAPI) findComment(ctx context.Context, number int, marker string) (*
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// trusted: a comment a bot wrote (the workflow's token, or an app the
+// repository installed), or someone with write access. Anyone may comment
+// on a public pull request, and a comment that copies the marker must
+// neither be taken for the plan nor hand the apply a plan id.
+func trusted(c *github.IssueComment) bool {
+	if c.GetUser().GetType() == "Bot" {
+		return true
+	}
+	switch c.GetAuthorAssociation() {
+	case "OWNER", "MEMBER", "COLLABORATOR":
+		return true
+	}
+	return false
 }
 
 func firstLine(s string) string {

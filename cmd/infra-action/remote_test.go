@@ -136,10 +136,7 @@ func TestExecutorModeRefusalPostsTheFreshPlan(t *testing.T) {
 		Summary: engine.Summary{Create: 1}}
 	s := &scripted{answers: []string{response(t, executor.Response{Status: executor.StatusRefused, Plan: fresh, Message: "the plan changed"})}}
 	h.inv = s
-	h.gh.mu.Lock()
-	h.gh.comments[7] = append(h.gh.comments[7], &fakeComment{ID: 1, User: "github-actions[bot]",
-		Body: engine.PlanMarker("shop") + "\n<!-- infra:plan-id " + reviewed + " head=abc -->\n"})
-	h.gh.mu.Unlock()
+	h.gh.addComment(7, "github-actions[bot]", engine.PlanMarker("shop")+"\n<!-- infra:plan-id "+reviewed+" head=abc -->\n")
 	h.gh.merged("0e9e9e9e", 7)
 	r := h.run("push", pushEvent("0e9e9e9e"), applyInputs())
 	if r.code != 1 || len(s.requests) != 1 || s.requests[0].ExpectPlanID != reviewed {

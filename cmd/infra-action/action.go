@@ -123,13 +123,15 @@ type action struct {
 	runner runner
 	api    *repoAPI
 	log    io.Writer
+	// seen maps each fleet name synthesized to its input.
+	seen map[string]string
 }
 
 // run runs the action and returns the process's exit code. Every failure
 // becomes an error annotation and exit code 1.
 func run(ctx context.Context, e env) int {
 	gha := githubactions.New(githubactions.WithWriter(e.stdout), githubactions.WithGetenv(e.getenv))
-	a := &action{e: e, gha: gha, log: e.stdout}
+	a := &action{e: e, gha: gha, log: e.stdout, seen: map[string]string{}}
 	if err := a.main(ctx); err != nil {
 		// Through the library, so the message is escaped as a workflow
 		// command needs; it becomes an error annotation.
@@ -196,8 +198,19 @@ func (a *action) github() (*repoAPI, error) {
 	return api, nil
 }
 
+// synth synthesizes one fleet input. Two inputs may not name the same
+// fleet: they would share a comment and a state.
 func (a *action) synth(input string) (*fleetDoc, error) {
-	return a.cl.synth(input, a.e.tempDir)
+	f, err := a.cl.synth(input, a.e.tempDir)
+	if err != nil {
+		return nil, err
+	}
+	if prev, ok := a.seen[f.Name]; ok {
+		return nil, fmt.Errorf("fleets %s and %s are both named %s; a fleet's name is its identity (its comment, its state, its ownership tag)",
+			orDefault(prev), orDefault(input), f.Name)
+	}
+	a.seen[f.Name] = input
+	return f, nil
 }
 
 // runURL is where this run's job summary is.

@@ -259,6 +259,11 @@ func TestTwoFleetsGetTwoComments(t *testing.T) {
 	if len(bodies) != 2 || !strings.HasPrefix(bodies[0], engine.PlanMarker("shop")) || !strings.HasPrefix(bodies[1], engine.PlanMarker("billing")) {
 		t.Fatalf("comments: %q", bodies)
 	}
+	// The same fleet twice is refused: it would share one comment.
+	r := h.run("pull_request", prEvent(7, "c0ffee9"), map[string]string{"command": "plan", "fleet": h.fleet + "\n" + h.fleet})
+	if r.code != 1 || !strings.Contains(r.log, "are both named shop") {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
 }
 
 func TestDestroysComeFirstInTheComment(t *testing.T) {

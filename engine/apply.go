@@ -172,7 +172,8 @@ type result struct {
 }
 
 // schedule runs the plan's actions as a dependency graph: each starts as
-// soon as its own dependencies are done, up to the parallelism bound.
+// soon as its own dependencies are done, up to the parallelism bound
+// overall and the per-service bound on its service.
 // Deletions wait for every build, so a failed build never leaves a
 // half-destroyed fleet. A refused orphan delete is deferred to retry rounds.
 func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
@@ -197,10 +198,13 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 		}
 	}
 	applied := make([]Applied, n)
+	service := make([]string, n)
 	for i, a := range actions {
 		applied[i] = Applied{Address: a.Address, Action: a.Action, Status: StatusNotStarted}
+		service[i] = x.e.service(a.Address.Provider, a.Address.Kind)
 	}
-	phase := make([]int, n) // 0 pending, 1 running, 2 finished
+	busy := map[string]int{} // running actions per service
+	phase := make([]int, n)  // 0 pending, 1 running, 2 finished
 	var deferred []int
 	buildsLeft := builds
 	buildFailed := false
@@ -235,6 +239,7 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 	start := func(i int) {
 		phase[i] = 1
 		running++
+		busy[service[i]]++
 		a := actions[i]
 		x.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
 		go func() {
@@ -254,7 +259,7 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 		}
 		if !stopped {
 			for i := 0; i < n && running < x.e.opts.Parallelism; i++ {
-				if ready(i) {
+				if ready(i) && busy[service[i]] < x.e.opts.PerService {
 					start(i)
 				}
 			}
@@ -265,6 +270,7 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 		select {
 		case r := <-results:
 			running--
+			busy[service[r.i]]--
 			phase[r.i] = 2
 			a := actions[r.i]
 			applied[r.i].ElapsedMs = r.elapsed.Milliseconds()
@@ -564,7 +570,7 @@ func (e *Engine) Refresh(ctx context.Context, m *spec.Model, ledger *state.Ledge
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := e.observe(ctx, interest(m, ledger))
+	w, err := e.observe(ctx, interest(m, ledger), nil)
 	if err != nil {
 		return nil, nil, err
 	}

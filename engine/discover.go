@@ -34,6 +34,8 @@ type tagged struct {
 	Address spec.Address
 	Region  string
 	Owner   string
+	// Tags are all its tags, when the scan carries them.
+	Tags map[string]string
 }
 
 // scan asks every reachable backend that can, which resources carry an
@@ -69,7 +71,7 @@ func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string) (
 						o.Region = region
 					}
 					a := spec.Address{Provider: p, Kind: o.Kind, Name: o.Name}
-					out = append(out, tagged{Address: a, Region: o.Region, Owner: o.Owner})
+					out = append(out, tagged{Address: a, Region: o.Region, Owner: o.Owner, Tags: o.Tags})
 				}
 				return nil
 			})
@@ -166,7 +168,7 @@ func (e *Engine) Discover(ctx context.Context, m *spec.Model, ledger *state.Ledg
 		candidates = append(candidates, state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: o.Region})
 	}
 	// Confirm each candidate with a read, through the normal observation.
-	w, err := e.observe(ctx, interest(&spec.Model{Fleet: m.Fleet}, &state.Ledger{Rows: candidates}))
+	w, err := e.observe(ctx, interest(&spec.Model{Fleet: m.Fleet}, &state.Ledger{Rows: candidates}), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,11 @@ type Options struct {
 	// Parallelism bounds concurrent cloud calls while observing and
 	// concurrent actions while applying; 8 when zero.
 	Parallelism int
+	// PerService bounds the same on any one service (EC2, S3, IAM …),
+	// whose rate limits are per account and per service: a fleet of one
+	// kind does not spend them all at once. 5 when zero; at most
+	// Parallelism.
+	PerService int
 	// Progress receives events as the engine works; it must be safe for
 	// concurrent use. Nil discards them.
 	Progress func(Event)
@@ -46,6 +51,10 @@ func New(opts Options) *Engine {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = 8
 	}
+	if opts.PerService <= 0 {
+		opts.PerService = 5
+	}
+	opts.PerService = min(opts.PerService, opts.Parallelism)
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 15 * time.Second
 	}

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -21,10 +19,14 @@ type world struct {
 	// old holds a declared resource found in the region its ledger row
 	// records, when the document now places it elsewhere.
 	old map[spec.Address]providers.Resource
+	// scanTagged marks the resources whose tags came from the tag scan
+	// rather than from reading them (see confirmScannedTags).
+	scanTagged map[spec.Address]bool
 }
 
 func newWorld() *world {
-	return &world{m: map[spec.Address]providers.Resource{}, old: map[spec.Address]providers.Resource{}}
+	return &world{m: map[spec.Address]providers.Resource{}, old: map[spec.Address]providers.Resource{},
+		scanTagged: map[spec.Address]bool{}}
 }
 
 func (w *world) getOld(a spec.Address) (providers.Resource, bool) {
@@ -184,30 +186,39 @@ func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *stat
 // observe lists every (provider, kind, region) in scope and reads the
 // matching names a listing could not fully answer, with bounded
 // concurrency. Not found on read means absent; any other error fails the
-// run, naming what was being observed.
-func (e *Engine) observe(ctx context.Context, ls []*listing) (*world, error) {
+// run, naming what was being observed. scanned is this run's tag scan: a
+// driver that can take the tags it found reads nothing more for them.
+func (e *Engine) observe(ctx context.Context, ls []*listing, scanned []tagged) (*world, error) {
 	w := newWorld()
+	scanTags := map[spec.Address]tagged{}
+	for _, t := range scanned {
+		if t.Tags != nil {
+			scanTags[t.Address] = t
+		}
+	}
 	type readReq struct {
 		addr   spec.Address
 		region string
 		old    bool
+		// listed is what the listing said, for a driver that can finish
+		// it in fewer calls than a Read.
+		listed providers.Resource
 	}
 	var mu sync.Mutex
 	var reads []readReq
 
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.Parallelism)
+	var lists []job
 	for _, l := range ls {
 		if _, ok := e.opts.Backends[l.provider]; !ok {
 			continue // unreachable: reported by verifyAccounts
 		}
 		l := l
-		g.Go(func() error {
+		lists = append(lists, job{service: e.service(l.provider, l.kind), do: func(ctx context.Context) error {
 			d, err := e.driver(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
 			if err != nil {
 				return err
 			}
-			found, err := d.List(gctx, l.region)
+			found, err := d.List(ctx, l.region)
 			if err != nil {
 				return fmt.Errorf("%s/%s in %s: list: %s: %w", l.provider, l.kind, l.region, e.code(l.provider, err), err)
 			}
@@ -226,26 +237,41 @@ func (e *Engine) observe(ctx context.Context, ls []*listing) (*world, error) {
 					continue
 				}
 				mu.Lock()
-				reads = append(reads, readReq{a, l.region, old})
+				reads = append(reads, readReq{a, l.region, old, r})
 				mu.Unlock()
 			}
 			return nil
-		})
+		}})
 	}
-	if err := g.Wait(); err != nil {
+	if err := e.runBounded(ctx, lists); err != nil {
 		return nil, err
 	}
 
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.Parallelism)
+	// Each resource is read at most once: only what a listing found and
+	// could not fully answer.
+	jobs := make([]job, 0, len(reads))
 	for _, rq := range reads {
 		rq := rq
-		g.Go(func() error {
+		jobs = append(jobs, job{service: e.service(rq.addr.Provider, rq.addr.Kind), do: func(ctx context.Context) error {
 			d, err := e.driver(rq.addr)
 			if err != nil {
 				return err
 			}
-			r, err := d.Read(gctx, rq.region, rq.addr.Name)
+			var r providers.Resource
+			if lr, ok := d.(providers.ListedReader); ok {
+				var tags map[string]string
+				if t, ok := scanTags[rq.addr]; ok && t.Region == rq.region {
+					tags = t.Tags
+				}
+				r, err = lr.ReadListed(ctx, rq.listed, tags)
+				if err == nil && tags != nil {
+					w.mu.Lock()
+					w.scanTagged[rq.addr] = true
+					w.mu.Unlock()
+				}
+			} else {
+				r, err = d.Read(ctx, rq.region, rq.addr.Name)
+			}
 			if err != nil {
 				if e.code(rq.addr.Provider, err) == providers.NotFound {
 					// Listed, then gone: absent, not a failure (eventual
@@ -259,9 +285,9 @@ func (e *Engine) observe(ctx context.Context, ls []*listing) (*world, error) {
 			}
 			w.put(rq.addr, r, rq.old)
 			return nil
-		})
+		}})
 	}
-	if err := g.Wait(); err != nil {
+	if err := e.runBounded(ctx, jobs); err != nil {
 		return nil, err
 	}
 	return w, nil

@@ -71,8 +71,11 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	}
 	extra := taggedRows(m, ledger, owned)
 	known := &state.Ledger{Rows: append(append([]state.Row{}, ledger.Rows...), extra...)}
-	w, err := e.observe(ctx, interest(m, known))
+	w, err := e.observe(ctx, interest(m, known), owned)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.confirmScannedTags(ctx, m, w); err != nil {
 		return nil, err
 	}
 	rn := &run{model: m, ledger: ledger.Clone(), world: w, destroy: opts.Destroy,

@@ -246,6 +246,11 @@ func (r *resolver) target(ctx context.Context, d *spec.Declared, fill bool) (map
 		if err != nil {
 			return nil, fmt.Errorf("field %q: %w", f.Name, err)
 		}
+		if s, plain := val.(string); plain && f.Secret {
+			// A secret composed only of public values (a URL and an ARN)
+			// is still stored as a secret, and drivers take it as one.
+			val = spec.NewSensitive(s)
+		}
 		out[f.Name] = val
 	}
 	return out, nil

@@ -102,6 +102,10 @@ type Owned struct {
 	Region string
 	// Owner is the fleet the mark names.
 	Owner string
+	// Tags are every tag the scan saw on the resource, when the scan
+	// carries them (nil otherwise), so that observing it need not read
+	// them again.
+	Tags map[string]string
 }
 
 // Discoverer is implemented by a backend that can list, per region, every
@@ -111,4 +115,24 @@ type Owned struct {
 // existed; the engine reads each before believing it.
 type Discoverer interface {
 	Owned(ctx context.Context, region string) ([]Owned, error)
+}
+
+// ListedReader is implemented by a driver that can finish a listed
+// resource in fewer calls than Read, from what its listing already said (a
+// queue's URL, a repository's settings and ARN). The engine calls it, in the
+// same run as the listing, for a resource the listing did not fully answer.
+// tags, when not nil, are every tag of the resource as this run's tag scan
+// returned them (Owned.Tags): the driver reports them instead of reading
+// them again. A resource gone since the listing is an error whose code is
+// NotFound, as with Read.
+type ListedReader interface {
+	ReadListed(ctx context.Context, listed Resource, tags map[string]string) (Resource, error)
+}
+
+// Services is implemented by a backend whose kinds share a service's rate
+// limits (EC2 serves both security groups and instances): the engine then
+// bounds concurrent work per service, not only overall. A kind it does not
+// name is its own service.
+type Services interface {
+	Service(k spec.Kind) string
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi"
@@ -44,8 +46,7 @@ type Options struct {
 // AWS_ENDPOINT_URL. It makes no call; Account is the first.
 func New(ctx context.Context, opts Options) (*Backend, error) {
 	loaders := append([]func(*config.LoadOptions) error{
-		config.WithRetryMode(aws.RetryModeAdaptive),
-		config.WithRetryMaxAttempts(10),
+		config.WithRetryer(newRetryer),
 	}, opts.ConfigOptions...)
 	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
 	if err != nil {
@@ -54,10 +55,36 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	return &Backend{cfg: cfg, drivers: map[spec.Kind]providers.Driver{}}, nil
 }
 
+// newRetryer is the SDK's adaptive retry mode: a client that is throttled
+// slows its own request rate, and backs off up to ten attempts. The retry
+// quota is off: it exists to fail fast when a service is down, but under
+// sustained throttling it turns "slow down" into a failed apply halfway
+// through; the attempt bound and the backoff still end a real outage.
+func newRetryer() aws.Retryer {
+	return retry.NewAdaptiveMode(func(o *retry.AdaptiveModeOptions) {
+		o.StandardOptions = append(o.StandardOptions, func(so *retry.StandardOptions) {
+			so.MaxAttempts = 10
+			so.RateLimiter = ratelimit.None
+		})
+	})
+}
+
 // Config returns the SDK configuration the backend uses.
 func (b *Backend) Config() aws.Config { return b.cfg }
 
 func (b *Backend) Provider() spec.Provider { return spec.AWS }
+
+var _ providers.Services = (*Backend)(nil)
+
+// Service names the AWS service whose rate limits a kind's calls spend,
+// so that the engine bounds concurrent work per service.
+func (b *Backend) Service(k spec.Kind) string { return serviceOf[k] }
+
+var serviceOf = map[spec.Kind]string{
+	spec.ObjectStore: "s3", spec.S3Bucket: "s3", spec.Queues: "sqs", spec.Secrets: "secretsmanager",
+	spec.IAM: "iam", spec.ImageRegistry: "ecr", spec.Postgres: "rds", spec.Compute: "lambda",
+	spec.SecurityGroup: "ec2", spec.AWSInstance: "ec2",
+}
 
 // Driver returns the driver for kind k, made once.
 func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {

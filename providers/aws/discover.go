@@ -66,7 +66,7 @@ func (b *Backend) Owned(ctx context.Context, region string) ([]providers.Owned, 
 				groupIDs = append(groupIDs, groupID)
 				groupOwner[groupID] = owner
 			default:
-				out = append(out, providers.Owned{Kind: kind, Name: name, Region: region, Owner: owner})
+				out = append(out, providers.Owned{Kind: kind, Name: name, Region: region, Owner: owner, Tags: tags})
 			}
 		}
 		return nil

@@ -19,8 +19,9 @@ type registries struct {
 }
 
 var (
-	_ providers.Driver   = (*registries)(nil)
-	_ providers.Releaser = (*registries)(nil)
+	_ providers.Driver       = (*registries)(nil)
+	_ providers.Releaser     = (*registries)(nil)
+	_ providers.ListedReader = (*registries)(nil)
 )
 
 func init() {
@@ -72,6 +73,30 @@ func (d *registries) Read(ctx context.Context, region, name string) (providers.R
 	tags, err := d.tags(ctx, c, out.Repositories[0].RepositoryArn)
 	if err != nil {
 		return providers.Resource{}, err
+	}
+	res.Fields[spec.TagsField] = reportedTags(tags)
+	res.Owner = tags[spec.OwnershipTagKey]
+	return res, nil
+}
+
+// ReadListed adds the tags to a listed repository: DescribeRepositories
+// already gave its settings and ARN, so one call instead of Read's two, and
+// none when the tag scan had them.
+func (d *registries) ReadListed(ctx context.Context, listed providers.Resource, tags map[string]string) (providers.Resource, error) {
+	arn := listed.Attributes["arn"]
+	if arn == "" {
+		return d.Read(ctx, listed.Region, listed.Name)
+	}
+	if tags == nil {
+		var err error
+		if tags, err = d.tags(ctx, d.clients.get(listed.Region), aws.String(arn)); err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	res := listed
+	res.Fields = make(map[string]any, len(listed.Fields)+1)
+	for k, v := range listed.Fields {
+		res.Fields[k] = v
 	}
 	res.Fields[spec.TagsField] = reportedTags(tags)
 	res.Owner = tags[spec.OwnershipTagKey]

@@ -24,8 +24,9 @@ type buckets struct {
 }
 
 var (
-	_ providers.Driver   = (*buckets)(nil)
-	_ providers.Releaser = (*buckets)(nil)
+	_ providers.Driver       = (*buckets)(nil)
+	_ providers.Releaser     = (*buckets)(nil)
+	_ providers.ListedReader = (*buckets)(nil)
 )
 
 func init() {
@@ -108,15 +109,35 @@ func (d *buckets) Read(ctx context.Context, region, name string) (providers.Reso
 	if r := aws.ToString(head.BucketRegion); r != "" && r != region {
 		return providers.Resource{}, providers.Errorf(providers.NotFound, "bucket %s is in %s, not %s", name, r, region)
 	}
+	return d.settings(ctx, c, region, name, nil)
+}
+
+// ReadListed reads a bucket that ListBuckets, filtered to its region on
+// the server, just reported: the HeadBucket a Read starts with would only
+// say again that it exists there, and the tag scan's tags, when it has
+// them, replace GetBucketTagging. A bucket of another region still answers
+// the calls below with a redirect, which is absent here.
+func (d *buckets) ReadListed(ctx context.Context, listed providers.Resource, tags map[string]string) (providers.Resource, error) {
+	r, err := d.settings(ctx, d.clients.get(listed.Region), listed.Region, listed.Name, tags)
+	if isCode(err, "MovedPermanently", "PermanentRedirect") {
+		return providers.Resource{}, providers.Errorf(providers.NotFound, "bucket %s is not in %s", listed.Name, listed.Region)
+	}
+	return r, err
+}
+
+// settings reads what the bucket listing cannot say: versioning, tags
+// (unless known) and, for s3-bucket, object lock.
+func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name string, tags map[string]string) (providers.Resource, error) {
 	res := providers.Resource{Name: name, Region: region, Fields: map[string]any{}, Attributes: bucketAttributes(c, region, name)}
 	v, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(name)})
 	if err != nil {
 		return providers.Resource{}, err
 	}
 	res.Fields["versioning"] = v.Status == s3types.BucketVersioningStatusEnabled
-	tags, err := bucketTags(ctx, c, name)
-	if err != nil {
-		return providers.Resource{}, err
+	if tags == nil {
+		if tags, err = bucketTags(ctx, c, name); err != nil {
+			return providers.Resource{}, err
+		}
 	}
 	res.Fields[spec.TagsField] = reportedTags(tags)
 	res.Owner = tags[spec.OwnershipTagKey]

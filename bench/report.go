@@ -1,0 +1,209 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+type report struct {
+	started time.Time
+	opts    options
+	commit  string
+	sizes   []*sizeResult
+	conc    []*concResult
+}
+
+func (r *report) write(dir string) error {
+	var b strings.Builder
+	date := r.started.Format("2006-01-02")
+	fmt.Fprintf(&b, "# infra benchmark, %s\n\n", date)
+	fmt.Fprintf(&b, "Written by `go run ./bench` (bench/main.go). Every figure is the median of %d runs unless it says otherwise; the spread is min–max.\n\n", r.opts.runs)
+	r.machine(&b)
+	for _, s := range r.sizes {
+		r.size(&b, s)
+	}
+	r.minimums(&b)
+	r.memory(&b)
+	r.concurrency(&b)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, date+".md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s\n", path)
+	return nil
+}
+
+func (r *report) machine(b *strings.Builder) {
+	cpu := "unknown"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	kernel, _ := exec.Command("uname", "-sr").Output()
+	motoV, _ := exec.Command("python3", "-c", "import moto; print(moto.__version__)").Output()
+	sdk := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/aws/aws-sdk-go-v2" {
+				sdk = d.Version
+			}
+		}
+	}
+	fmt.Fprintf(b, "## Machine and versions\n\n")
+	fmt.Fprintf(b, "| | |\n|---|---|\n")
+	fmt.Fprintf(b, "| CPU | %d × %s |\n", runtime.NumCPU(), cpu)
+	fmt.Fprintf(b, "| OS | %s %s |\n", strings.TrimSpace(string(kernel)), runtime.GOARCH)
+	fmt.Fprintf(b, "| load average at the end (1, 5, 15 min) | %s |\n", strings.Join(strings.Fields(string(load))[:3], ", "))
+	fmt.Fprintf(b, "| Go | %s |\n", runtime.Version())
+	fmt.Fprintf(b, "| aws-sdk-go-v2 | %s |\n", sdk)
+	fmt.Fprintf(b, "| moto | %s (moto_server on loopback) |\n", strings.TrimSpace(string(motoV)))
+	fmt.Fprintf(b, "| infra commit | %s |\n", r.commit)
+	fmt.Fprintf(b, "| started | %s |\n\n", r.started.UTC().Format(time.RFC3339))
+	sizes := make([]string, len(r.opts.sizes))
+	for i, n := range r.opts.sizes {
+		sizes[i] = fmt.Sprint(n)
+	}
+	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d` (or `bench/run.sh` with the same flags).\n\n",
+		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns)
+	fmt.Fprintf(b, "Each phase runs the infra command line in a child process (`cli.RunWith`, the code of `infra`, with an SDK middleware counting calls), against one moto_server reset before each run:\n\n")
+	fmt.Fprintf(b, "```sh\ninfra check --fleet fleet.json\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # empty account: exit 2\n"+
+		"infra apply --yes --fleet fleet.json --state DIR\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # no changes: exit 0\n"+
+		"infra plan --detailed-exitcode --fleet fleet-changed.json --state DIR   # 1%% changed: exit 2\ninfra destroy --yes --fleet fleet.json --state DIR\n```\n\n")
+	fmt.Fprintf(b, "The fleet: units of ten resources over seven AWS kinds — a security group and two instances that reference it, two queues, a bucket, a password secret, a configuration secret composed from a queue's URL and the bucket's ARN, an IAM user, an image registry. \"1%% changed\" changes one queue in every ten units.\n\n")
+	fmt.Fprintf(b, "Wall time is the child process from start to exit. Peak RSS is the child's maximum resident set (getrusage). Calls are operations the code made (each counted once, before the SDK's retry loop); attempts are requests sent (after it), so retries are the difference.\n\n")
+}
+
+func (r *report) size(b *strings.Builder, s *sizeResult) {
+	fmt.Fprintf(b, "## %d resources\n\n", s.n)
+	fmt.Fprintf(b, "| phase | wall time | peak RSS | API calls | attempts |\n|---|---|---|---|---|\n")
+	for _, ph := range phases {
+		ss := s.byName[ph.name]
+		var walls []time.Duration
+		var rss []int64
+		var ops, atts []int
+		for _, x := range ss {
+			walls = append(walls, x.wall)
+			rss = append(rss, x.rssKB)
+			ops = append(ops, total(x.ops))
+			atts = append(atts, total(x.attempts))
+		}
+		fmt.Fprintf(b, "| %s | %s (%s–%s) | %.1f MB | %d | %d |\n", ph.name, secs(median(walls)), secs(minOf(walls)), secs(maxOf(walls)),
+			float64(median(rss))/1024, median(ops), median(atts))
+	}
+	fmt.Fprintf(b, "\n<details><summary>API calls per service and operation (run 1)</summary>\n\n")
+	for _, ph := range phases {
+		ss := s.byName[ph.name]
+		if len(ss) == 0 || len(ss[0].ops) == 0 {
+			continue
+		}
+		var parts []string
+		for _, k := range sortedKeys(ss[0].ops) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, ss[0].ops[k]))
+		}
+		fmt.Fprintf(b, "- **%s** (%d): %s\n", ph.name, total(ss[0].ops), strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(b, "\n</details>\n\n")
+}
+
+func (r *report) minimums(b *strings.Builder) {
+	fmt.Fprintf(b, "## Measured ÷ minimum API calls (plan with no changes)\n\n")
+	fmt.Fprintf(b, "The minimum is the fewest calls the APIs allow to observe the fleet (docs/performance.md, \"API calls\"): every listing's pages, and a read only where no listing or batch API carries the field.\n\n")
+	fmt.Fprintf(b, "| resources | measured | minimum | measured ÷ minimum |\n|---|---|---|---|\n")
+	for _, s := range r.sizes {
+		var ops []int
+		for _, x := range s.byName["plan (no changes)"] {
+			ops = append(ops, total(x.ops))
+		}
+		min := minTotal(minimum(s.kinds))
+		fmt.Fprintf(b, "| %d | %d | %d | %.2f |\n", s.n, median(ops), min, float64(median(ops))/float64(min))
+	}
+	if len(r.sizes) > 0 {
+		last := r.sizes[len(r.sizes)-1]
+		fmt.Fprintf(b, "\nThe minimum for %d resources:\n\n| calls | for |\n|---|---|\n", last.n)
+		for _, row := range minimum(last.kinds) {
+			fmt.Fprintf(b, "| %d | %s |\n", row.calls, row.what)
+		}
+	}
+	fmt.Fprintln(b)
+}
+
+func (r *report) memory(b *strings.Builder) {
+	if len(r.sizes) < 2 {
+		return
+	}
+	fmt.Fprintf(b, "## Memory against N\n\n| phase |")
+	for _, s := range r.sizes {
+		fmt.Fprintf(b, " %d |", s.n)
+	}
+	fmt.Fprintf(b, "\n|---|")
+	for range r.sizes {
+		fmt.Fprintf(b, "---|")
+	}
+	fmt.Fprintln(b)
+	for _, ph := range phases {
+		fmt.Fprintf(b, "| %s |", ph.name)
+		for _, s := range r.sizes {
+			var rss []int64
+			for _, x := range s.byName[ph.name] {
+				rss = append(rss, x.rssKB)
+			}
+			fmt.Fprintf(b, " %.1f MB |", float64(median(rss))/1024)
+		}
+		fmt.Fprintln(b)
+	}
+	fmt.Fprintln(b)
+}
+
+func (r *report) concurrency(b *strings.Builder) {
+	if len(r.conc) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Concurrency: a fresh apply of %d independent resources\n\n", r.conc[0].n)
+	fmt.Fprintf(b, "The same engine (in process, `engine.Options.Parallelism`), the same plan, on an emptied emulator each time; the parallelisms alternate which goes first. %d runs each; wall time of the apply alone.\n\n", r.opts.concRuns)
+	fmt.Fprintf(b, "| added round trip | parallelism 8 | parallelism 1 | speed-up (1 ÷ 8) | calls |\n|---|---|---|---|---|\n")
+	for _, c := range r.conc {
+		p8, p1 := median(c.wall[8]), median(c.wall[1])
+		lat := "none (loopback)"
+		if c.latency > 0 {
+			lat = c.latency.String() + " per call (proxy)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %.1f× | %d |\n", lat, secs(p8), secs(p1), float64(p1)/float64(p8), median(c.calls[8]))
+	}
+	fmt.Fprintln(b)
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func minOf[T int | int64 | time.Duration](xs []T) T {
+	var m T
+	for i, x := range xs {
+		if i == 0 || x < m {
+			m = x
+		}
+	}
+	return m
+}
+
+func maxOf[T int | int64 | time.Duration](xs []T) T {
+	var m T
+	for i, x := range xs {
+		if i == 0 || x > m {
+			m = x
+		}
+	}
+	return m
+}

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// confirmScannedTags reads again every declared resource whose tags came
+// from the tag scan and differ from the declaration. The scan saves a tag
+// read per resource, but it lags behind the cloud (seconds on AWS): right
+// after an apply that changed tags it may still show the old ones. Tags
+// that agree with the declaration are taken as they are; a difference is
+// confirmed from the resource itself before it becomes an update, so a
+// stale scan never proposes a change.
+func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world) error {
+	res := &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}}
+	var jobs []job
+	var mu sync.Mutex
+	for a := range w.scanTagged {
+		d, declared := m.Lookup(a)
+		if !declared {
+			continue
+		}
+		v, set := d.Fields[spec.TagsField]
+		if !set {
+			continue // undeclared tags are never drift
+		}
+		info, _ := spec.Lookup(a.Kind)
+		var field spec.Field
+		for _, f := range info.Fields {
+			if f.Name == spec.TagsField {
+				field = f
+			}
+		}
+		obs, _ := w.get(a)
+		want, known := res.planValue(v)
+		if known && spec.Equal(field, want, spec.WithoutOwnershipTag(obs.Fields[spec.TagsField])) {
+			continue
+		}
+		a, region := a, obs.Region
+		jobs = append(jobs, job{service: e.service(a.Provider, a.Kind), do: func(ctx context.Context) error {
+			drv, err := e.driver(a)
+			if err != nil {
+				return err
+			}
+			r, err := drv.Read(ctx, region, a.Name)
+			if err != nil {
+				if e.code(a.Provider, err) == providers.NotFound {
+					w.drop(a)
+					return nil
+				}
+				return e.wrap(a, "read", err)
+			}
+			if r.Region == "" {
+				r.Region = region
+			}
+			w.set(a, r)
+			mu.Lock()
+			defer mu.Unlock()
+			delete(w.scanTagged, a)
+			return nil
+		}})
+	}
+	return e.runBounded(ctx, jobs)
+}

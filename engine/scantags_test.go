@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// scanBackend wraps a memory backend with a tag scan that answers fixed
+// tags, and drivers that take them as ListedReaders do.
+type scanBackend struct {
+	providers.Backend
+	tags map[string]string // the scan's tags for every resource
+	mu   sync.Mutex
+	// reads counts full reads; listed counts ReadListed with scan tags.
+	reads, listed int
+}
+
+func (b *scanBackend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
+	d, _ := b.Backend.Driver(spec.Queues)
+	rs, err := d.List(ctx, region)
+	if err != nil {
+		return nil, err
+	}
+	var out []providers.Owned
+	for _, r := range rs {
+		out = append(out, providers.Owned{Kind: spec.Queues, Name: r.Name, Region: region, Owner: b.tags[spec.OwnershipTagKey], Tags: b.tags})
+	}
+	return out, nil
+}
+
+func (b *scanBackend) Driver(k spec.Kind) (providers.Driver, bool) {
+	d, ok := b.Backend.Driver(k)
+	return &scanDriver{Driver: d, b: b}, ok
+}
+
+type scanDriver struct {
+	providers.Driver
+	b *scanBackend
+}
+
+func (d *scanDriver) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	d.b.mu.Lock()
+	d.b.reads++
+	d.b.mu.Unlock()
+	return d.Driver.Read(ctx, region, name)
+}
+
+// ReadListed reports the scan's tags instead of the resource's, as a
+// driver that trusts them does.
+func (d *scanDriver) ReadListed(ctx context.Context, listed providers.Resource, tags map[string]string) (providers.Resource, error) {
+	r, err := d.Driver.Read(ctx, listed.Region, listed.Name)
+	if err != nil || tags == nil {
+		return r, err
+	}
+	d.b.mu.Lock()
+	d.b.listed++
+	d.b.mu.Unlock()
+	r.Fields[spec.TagsField] = map[string]any{}
+	for k, v := range tags {
+		r.Fields[spec.TagsField].(map[string]any)[k] = v
+	}
+	r.Owner = tags[spec.OwnershipTagKey]
+	return r, nil
+}
+
+const tagDoc = `{"apiVersion": "infra/v1", "fleet": "shop", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"},
+ "resources": [{"address": "aws/queues/jobs", "spec": {"tags": {"team": "TEAM"}}}]}`
+
+// Tags from the scan are taken when they agree with the declaration; when
+// they differ, the resource is read before an update is planned, so a
+// scan that lags behind an apply never proposes a change, and real drift
+// still does.
+func TestScannedTagsAreConfirmedBeforeAnUpdate(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		declared, cloud string // the team tag in the document and on the queue
+		scanned         string // what the lagging scan says
+		wantUpdate      bool
+		wantReads       int
+	}{
+		{"scan agrees", "web", "web", "web", false, 0},
+		{"scan lags behind", "web", "web", "old", false, 1},
+		{"real drift", "web", "ops", "ops", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.mustApply(replaceAll(tagDoc, "TEAM", tc.cloud))
+			b := &scanBackend{Backend: f.cloud.Backend(spec.AWS), tags: map[string]string{"team": tc.scanned, spec.OwnershipTagKey: "shop"}}
+			e := New(Options{Backends: map[spec.Provider]providers.Backend{spec.AWS: b}})
+			l, _ := f.store.LoadLedger(context.Background())
+			p, err := e.Plan(context.Background(), model(t, replaceAll(tagDoc, "TEAM", tc.declared)), nil, l, PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Summary.Update == 1; got != tc.wantUpdate {
+				t.Errorf("update planned: %v, want %v (%+v)", got, tc.wantUpdate, p.Summary)
+			}
+			if b.listed != 1 || b.reads != tc.wantReads {
+				t.Errorf("%d reads with the scan's tags and %d full reads, want 1 and %d", b.listed, b.reads, tc.wantReads)
+			}
+		})
+	}
+}
+
+func replaceAll(s, old, new string) string { return strings.ReplaceAll(s, old, new) }

@@ -32,10 +32,12 @@ type Factory struct {
 
 // DefaultFactory is the factory of the real command.
 func DefaultFactory() *Factory {
-	return &Factory{IO: System(), Getenv: os.Getenv, Backends: defaultBackends, Store: openStore, Synth: synthProgram}
+	f := &Factory{IO: System(), Getenv: os.Getenv, Store: openStore, Synth: synthProgram}
+	f.Backends = f.defaultBackends
+	return f
 }
 
-func defaultBackends(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
+func (f *Factory) defaultBackends(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
 	out := map[spec.Provider]providers.Backend{}
 	why := map[spec.Provider]string{}
 	for _, p := range ps {
@@ -51,7 +53,9 @@ func defaultBackends(ctx context.Context, ps []spec.Provider) (map[spec.Provider
 			// ~/.config/scw/config.yaml, then SCW_ACCESS_KEY,
 			// SCW_SECRET_KEY, SCW_DEFAULT_PROJECT_ID, SCW_DEFAULT_REGION,
 			// SCW_API_URL. The project is the account the engine checks.
-			b, err := scwprovider.New(scwprovider.Options{})
+			b, err := scwprovider.New(scwprovider.Options{Progress: func(line string) {
+				fmt.Fprintln(f.IO.ErrOut, line)
+			}})
 			if err != nil {
 				return nil, nil, err
 			}

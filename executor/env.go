@@ -11,6 +11,7 @@ import (
 
 	"github.com/infra-iac/infra/providers"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
+	scwprovider "github.com/infra-iac/infra/providers/scaleway"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
@@ -159,15 +160,27 @@ func validOperation(op Operation) bool {
 	return false
 }
 
-// scalewayBackend is the seam for the Scaleway provider (providers/scaleway,
-// being built): it will build the backend from the credentials secret's
-// SCW_* values. Until then a Scaleway resource is unreachable, with a reason
-// that says so, and apply refuses rather than pretend.
+// scalewayBackend builds the Scaleway backend from the credentials secret's
+// SCW_* values. The executor never reads Scaleway credentials from its own
+// environment: anyone who can read the function's configuration can read
+// that.
 func scalewayBackend(ctx context.Context, c *Credentials) (providers.Backend, string, error) {
 	if c == nil {
 		return nil, fmt.Sprintf("no Scaleway credentials: set %s to a Secrets Manager secret holding SCW_ACCESS_KEY, SCW_SECRET_KEY and SCW_DEFAULT_PROJECT_ID", EnvCredentialsSecret), nil
 	}
-	return nil, fmt.Sprintf("this executor build has no Scaleway backend yet (the credentials in %s were read and are held for it)", c.Secret), nil
+	access, ok1 := c.Lookup("SCW_ACCESS_KEY")
+	secret, ok2 := c.Lookup("SCW_SECRET_KEY")
+	if !ok1 || !ok2 {
+		return nil, fmt.Sprintf("the credentials secret %s holds no SCW_ACCESS_KEY and SCW_SECRET_KEY", c.Secret), nil
+	}
+	project, _ := c.Lookup("SCW_DEFAULT_PROJECT_ID")
+	region, _ := c.Lookup("SCW_DEFAULT_REGION")
+	b, err := scwprovider.NewWithKeys(scwprovider.Keys{AccessKey: access.Reveal(), SecretKey: secret,
+		Project: project.Reveal(), Region: region.Reveal()}, scwprovider.Options{})
+	if err != nil {
+		return nil, "", err
+	}
+	return b, "", nil
 }
 
 // lazyAWS makes the AWS backend on first use and keeps it, so warm

@@ -251,3 +251,35 @@ func (b *Backend) wait() (*time.Duration, *time.Duration) {
 	t, i := b.opts.WaitTimeout, b.opts.WaitInterval
 	return &t, &i
 }
+
+// Keys are explicit Scaleway credentials, for a process that holds them
+// in memory rather than in the environment (the executor reads them from a
+// secret). The secret key stays a spec.Sensitive until the client has it.
+type Keys struct {
+	AccessKey string
+	SecretKey spec.Sensitive
+	Project   string
+	Region    string
+}
+
+// NewWithKeys builds the backend from explicit credentials, ignoring the
+// configuration file and the environment.
+func NewWithKeys(k Keys, opts Options) (*Backend, error) {
+	copts := []scw.ClientOption{scw.WithAuth(k.AccessKey, k.SecretKey.Reveal())}
+	if k.Project != "" {
+		copts = append(copts, scw.WithDefaultProjectID(k.Project))
+	}
+	if k.Region != "" {
+		region, err := scw.ParseRegion(k.Region)
+		if err != nil {
+			return nil, fmt.Errorf("scaleway: region %q: %w", k.Region, err)
+		}
+		copts = append(copts, scw.WithDefaultRegion(region))
+	}
+	copts = append(copts, opts.ClientOptions...)
+	client, err := scw.NewClient(copts...)
+	if err != nil {
+		return nil, fmt.Errorf("scaleway: credentials: %w", err)
+	}
+	return newBackend(client, opts), nil
+}

@@ -52,7 +52,7 @@ func (s *sweeper) round(ctx context.Context, pending []*judged) (deferred []*jud
 	for _, f := range pending {
 		running[f] = true
 		go func() {
-			sem := s.sem(f.job.provider, f.job.kind)
+			sem := s.sem(f.job)
 			if !acquire(ctx, sem) {
 				results <- outcome{f: f, err: ctx.Err()}
 				return

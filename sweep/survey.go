@@ -247,7 +247,7 @@ func (s *sweeper) setCreated(f *judged, t time.Time) {
 
 // read reads one resource within its service's bound.
 func (s *sweeper) read(ctx context.Context, j *job, name string) (providers.Resource, error) {
-	sem := s.sem(j.provider, j.kind)
+	sem := s.sem(j)
 	if !acquire(ctx, sem) {
 		return providers.Resource{}, ctx.Err()
 	}

@@ -181,7 +181,7 @@ type sweeper struct {
 	start  time.Time
 	report *Report
 	// kindSem bounds calls per service: one channel per provider and
-	// physical class (object-store and s3-bucket are both S3).
+	// service (or physical class: object-store and s3-bucket are both S3).
 	kindSem map[string]chan struct{}
 	mu      sync.Mutex
 }
@@ -283,9 +283,23 @@ func (s *sweeper) warn(msg string) {
 	s.emit(Event{Kind: EventWarning, Message: msg})
 }
 
-// sem returns the bound of a's service.
-func (s *sweeper) sem(p spec.Provider, k spec.Kind) chan struct{} {
-	key := string(p) + "/" + spec.PhysicalClass(p, k)
+// services is implemented by a backend that names the service whose rate
+// limits each kind's calls spend (EC2 for both security groups and
+// instances). It is asked structurally, so a backend without it still
+// works: its kinds are then bounded per physical class.
+type services interface {
+	Service(k spec.Kind) string
+}
+
+// sem returns the bound of the service behind kind k of j's provider.
+func (s *sweeper) sem(j *job) chan struct{} {
+	service := spec.PhysicalClass(j.provider, j.kind)
+	if sv, ok := j.backend.(services); ok {
+		if name := sv.Service(j.kind); name != "" {
+			service = name
+		}
+	}
+	key := string(j.provider) + "/" + service
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.kindSem[key]

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -409,5 +411,105 @@ func TestNoBackendsRefused(t *testing.T) {
 	_, err := sweep.Run(context.Background(), sweep.Options{Prefix: "ci-tests-", Skipped: map[spec.Provider]string{spec.Scaleway: "no credentials"}})
 	if err == nil || !strings.Contains(err.Error(), "scaleway: no credentials") {
 		t.Fatalf("err: %v", err)
+	}
+}
+
+// TestInterruptedSweepClaimsNothing: a sweep cancelled while deleting
+// reports only what it saw go, and is never OK.
+func TestInterruptedSweepClaimsNothing(t *testing.T) {
+	c := memory.NewCloud(accounts)
+	for i := 0; i < 20; i++ {
+		put(c, spec.Queues, fmt.Sprintf("ci-tests-%02d", i), "", time.Time{})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := memoryOptions(c, spec.Queues)
+	opts.Delete, opts.PerKind = true, 1
+	opts.Progress = func(ev sweep.Event) {
+		if ev.Kind == sweep.EventDeleted {
+			cancel()
+		}
+	}
+	rep, err := sweep.Run(ctx, opts)
+	if err == nil || rep == nil || rep.OK() {
+		t.Fatalf("err %v", err)
+	}
+	left := len(c.Addresses())
+	if rep.Deleted+left != 20 || left == 0 {
+		t.Errorf("reported %d deleted, %d left in the cloud", rep.Deleted, left)
+	}
+	for _, e := range rep.Candidates {
+		_, there := c.Get(spec.AWS, spec.Queues, region, e.Address.Name)
+		if there == (e.Status == sweep.StatusDeleted) {
+			t.Errorf("%s: status %s, in the cloud %v", e.Address, e.Status, there)
+		}
+	}
+}
+
+// slowBackend wraps a backend: each delete takes a moment, and the most
+// deletes in flight at once is recorded. With shared set, it names one
+// service for every kind.
+type slowBackend struct {
+	providers.Backend
+	shared  bool
+	mu      sync.Mutex
+	now     int
+	maxSeen int
+}
+
+func (b *slowBackend) Service(k spec.Kind) string {
+	if b.shared {
+		return "one-service"
+	}
+	return ""
+}
+
+func (b *slowBackend) Driver(k spec.Kind) (providers.Driver, bool) {
+	d, ok := b.Backend.Driver(k)
+	return slowDriver{Driver: d, b: b}, ok
+}
+
+type slowDriver struct {
+	providers.Driver
+	b *slowBackend
+}
+
+func (d slowDriver) Delete(ctx context.Context, t providers.Target) error {
+	d.b.mu.Lock()
+	d.b.now++
+	d.b.maxSeen = max(d.b.maxSeen, d.b.now)
+	d.b.mu.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	d.b.mu.Lock()
+	d.b.now--
+	d.b.mu.Unlock()
+	return d.Driver.Delete(ctx, t)
+}
+
+// TestDeletesAreBoundedPerService: at most PerKind deletes run at once
+// against one service; kinds of different services run side by side.
+func TestDeletesAreBoundedPerService(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		c := memory.NewCloud(accounts)
+		for i := 0; i < 10; i++ {
+			put(c, spec.Queues, fmt.Sprintf("ci-tests-%02d", i), "", time.Time{})
+			put(c, spec.Secrets, fmt.Sprintf("ci-tests-%02d", i), "", time.Time{})
+		}
+		sb := &slowBackend{Backend: c.Backend(spec.AWS), shared: shared}
+		opts := memoryOptions(c, spec.Queues, spec.Secrets)
+		opts.Backends[spec.AWS] = sb
+		opts.Delete, opts.PerKind = true, 2
+		rep, err := sweep.Run(context.Background(), opts)
+		if err != nil || rep.Deleted != 20 {
+			t.Fatalf("shared=%v: deleted %d, %v", shared, rep.Deleted, err)
+		}
+		want := 4 // two services, two each
+		if shared {
+			want = 2
+		}
+		if sb.maxSeen > want {
+			t.Errorf("shared=%v: %d deletes at once, bound %d", shared, sb.maxSeen, want)
+		}
+		t.Logf("shared=%v: at most %d deletes at once", shared, sb.maxSeen)
 	}
 }

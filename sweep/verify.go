@@ -45,6 +45,9 @@ func (s *sweeper) verify(ctx context.Context, jobs []*job, cands []*judged) {
 		go func() {
 			defer wg.Done()
 			if !acquire(ctx, sem) {
+				mu.Lock()
+				unlisted[j] = true // interrupted: not listed is not gone
+				mu.Unlock()
 				return
 			}
 			again, err := s.list(ctx, j)

@@ -50,6 +50,9 @@ func (b *Backend) Owned(ctx context.Context, region string) ([]providers.Owned, 
 	groupOwner := map[string]string{}
 	p := resourcegroupstaggingapi.NewGetResourcesPaginator(tags, &resourcegroupstaggingapi.GetResourcesInput{
 		TagFilters: []tagtypes.TagFilter{{Key: aws.String(spec.OwnershipTagKey)}},
+		// The most a page may hold. Without it, pages are cut by tag count
+		// (the emulator cuts at 100 tags: 25 resources carrying four).
+		ResourcesPerPage: aws.Int32(100),
 	})
 	err := eachPage(ctx, p, "tagging", region, func(page *resourcegroupstaggingapi.GetResourcesOutput) error {
 		for _, m := range page.ResourceTagMappingList {

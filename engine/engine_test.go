@@ -494,7 +494,7 @@ func TestOrphanDeletesAreRetriedInRounds(t *testing.T) {
 	"placement": {"scaleway": "fr-par"}, "resources": [%s]}`
 	ns := `{"address": "scaleway/scaleway-container-namespace/apps", "spec": {}}`
 	ctr := `{"address": "scaleway/scaleway-container/api", "spec": {"namespace": {"ref": "scaleway/scaleway-container-namespace/apps"}, "image": "rg.fr-par.scw.cloud/apps/api:1"}}`
-	keep := `{"address": "scaleway/queues/keep", "spec": {}}`
+	keep := `{"address": "scaleway/queues/shop-keep", "spec": {}}`
 	// One action at a time, so the order is the plan's: with no
 	// declaration there are no edges, and the namespace sorts before the
 	// container that lives in it.
@@ -518,7 +518,7 @@ func TestOrphanDeletesAreRetriedInRounds(t *testing.T) {
 	if got := actionsOf(p); fmt.Sprint(got) != "[delete scaleway/scaleway-container-namespace/apps delete scaleway/scaleway-container/api]" {
 		t.Fatalf("plan: %v", got)
 	}
-	if got := f.cloud.Addresses(); fmt.Sprint(got) != "[scaleway/queues/keep]" {
+	if got := f.cloud.Addresses(); fmt.Sprint(got) != "[scaleway/queues/shop-keep]" {
 		t.Fatalf("left: %v", got)
 	}
 	var deferred []string

@@ -117,7 +117,7 @@ func TestPlacementAndRegions(t *testing.T) {
 	cloud.Queues("paris", fleet.QueuesSpec{})
 	cloud.In(aws.Oregon).Queues("oregon", fleet.QueuesSpec{})
 	cloud.In(aws.RegionRaw("us-gov-west-1")).Queues("gov", fleet.QueuesSpec{})
-	scw.In(scaleway.Warsaw).Queues("warsaw", fleet.QueuesSpec{})
+	scw.In(scaleway.Warsaw).Queues("spread-warsaw", fleet.QueuesSpec{})
 	doc, diags := synth(t, f)
 	noErrors(t, diags)
 	if doc.Accounts[spec.AWS] != awsAccount || doc.Accounts[spec.Scaleway] != scwProject {
@@ -130,7 +130,7 @@ func TestPlacementAndRegions(t *testing.T) {
 		"aws/queues/paris":       "",
 		"aws/queues/oregon":      "us-west-2",
 		"aws/queues/gov":         "raw:us-gov-west-1",
-		"scaleway/queues/warsaw": "pl-waw",
+		"scaleway/queues/spread-warsaw": "pl-waw",
 	} {
 		r, _ := doc.Lookup(addr)
 		if r == nil || r.Region != want {
@@ -540,7 +540,9 @@ func TestEveryFieldIsReachable(t *testing.T) {
 		for _, info := range spec.KindsOf(p) {
 			for _, field := range info.Fields {
 				key := string(p) + "/" + string(info.Kind) + "." + field.Name
-				skip := info.Kind == spec.Compute && (p == spec.AWS && field.Name == "namespace" || p == spec.Scaleway && field.Name == "executionRole")
+				// A field the cloud cannot express or has no use for is
+				// never written there (spec's OnlyOn, IgnoredOn).
+				skip := !field.UsedOn(p)
 				if !seen[key] && !skip {
 					t.Errorf("%s is never written by the SDK", key)
 				}
@@ -577,10 +579,14 @@ func kitchenSink() *fleet.Fleet {
 
 	s.IAM("ci", iam)
 	s.ObjectStore("assets", store)
-	s.Queues("jobs", queues)
-	srepo := s.ImageRegistry("app", registry)
+	// Scaleway's queues and databases are owned by their name prefix and
+	// take no tags; its registry has no immutable tags; its databases scale
+	// in whole vCPUs.
+	s.Queues("everything-jobs", fleet.QueuesSpec{VisibilityTimeoutSec: fleet.Set(45)})
+	srepo := s.ImageRegistry("app", fleet.ImageRegistrySpec{Tags: tags})
 	spw := s.Secrets("pw", fleet.FromEnv("PW"), secrets)
-	s.Postgres("db", "admin", spw, pg)
+	s.Postgres("everything-db", fleet.PostgresSpec{EngineVersion: fleet.Set("16"), MinCapacity: fleet.Set(1.0), MaxCapacity: fleet.Set(4.0)})
+	_ = spw
 	cns := s.ContainerNamespace("apps", scaleway.ContainerNamespaceSpec{Description: fleet.Set("apps"), Tags: tags})
 	s.Compute("api", fleet.Format("{}/api:1", scaleway.URIOf(srepo)), cns, fleet.ComputeSpec{MemoryMB: fleet.Set(512), TimeoutSec: fleet.Set(10), Env: fleet.Literals(tags), Tags: tags})
 	fns := s.FunctionNamespace("fns", scaleway.FunctionNamespaceSpec{Description: fleet.Set("functions"), Tags: tags})

@@ -46,8 +46,9 @@ type IAMSpec struct {
 // cloud package's ImageRegistry constructor, which takes the required fields
 // as parameters. The zero value sets nothing, so every field stays unknown.
 type ImageRegistrySpec struct {
-	// ImmutableTags is field immutableTags. Unset, it stays unknown (never
-	// compared) and is created as false.
+	// ImmutableTags is field immutableTags. AWS only: tags cannot be overwritten
+	// (Scaleway Container Registry has no such setting). Unset, it stays unknown
+	// (never compared) and is created as false.
 	ImmutableTags Optional[bool]
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
@@ -91,9 +92,9 @@ type PostgresSpec struct {
 	// MaxCapacity is field maxCapacity. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
 	MaxCapacity Optional[float64]
-	// Tags is field tags. User tags; the ownership tag is added by infra and
-	// never compared. Unset, it stays unknown (never compared) and the cloud
-	// picks at create.
+	// Tags is field tags. User tags (AWS only: the Scaleway product takes no
+	// tags; there the name prefix <fleet>- is the ownership mark). Unset, it
+	// stays unknown (never compared) and the cloud picks at create.
 	Tags map[string]string
 }
 
@@ -106,9 +107,9 @@ type QueuesSpec struct {
 	// VisibilityTimeoutSec is field visibilityTimeoutSec. Unset, it stays unknown
 	// (never compared) and is created as 30.
 	VisibilityTimeoutSec Optional[int]
-	// Tags is field tags. User tags; the ownership tag is added by infra and
-	// never compared. Unset, it stays unknown (never compared) and the cloud
-	// picks at create.
+	// Tags is field tags. User tags (AWS only: the Scaleway product takes no
+	// tags; there the name prefix <fleet>- is the ownership mark). Unset, it
+	// stays unknown (never compared) and the cloud picks at create.
 	Tags map[string]string
 }
 

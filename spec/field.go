@@ -94,7 +94,16 @@ type Field struct {
 	OnlyOn []Provider
 	// RequiredOn lists the providers on which an optional field is required.
 	RequiredOn []Provider
-	Doc        string
+	// IgnoredOn lists the providers whose product has no use for the field:
+	// setting it there is a warning (a portable spec may carry it), and it
+	// is neither sent nor compared.
+	IgnoredOn []Provider
+	Doc       string
+}
+
+// UsedOn reports whether provider p sends and compares the field.
+func (f Field) UsedOn(p Provider) bool {
+	return f.ExpressibleOn(p) && !containsProvider(f.IgnoredOn, p)
 }
 
 // ExpressibleOn reports whether provider p can express the field.
@@ -104,7 +113,7 @@ func (f Field) ExpressibleOn(p Provider) bool {
 
 // RequiredFor reports whether the field must be set on provider p.
 func (f Field) RequiredFor(p Provider) bool {
-	return f.ExpressibleOn(p) && (f.Required || containsProvider(f.RequiredOn, p))
+	return f.UsedOn(p) && (f.Required || containsProvider(f.RequiredOn, p))
 }
 
 func containsProvider(ps []Provider, p Provider) bool {

@@ -131,6 +131,16 @@ func tags() Field {
 		Doc: "user tags; the ownership tag is added by infra and never compared"}
 }
 
+// awsTags is tags for a portable kind whose Scaleway product takes none
+// (Messaging and Queuing queues, Serverless SQL databases): there the name
+// prefix is the ownership mark.
+func awsTags() Field {
+	f := tags()
+	f.OnlyOn = []Provider{AWS}
+	f.Doc = "user tags (AWS only: the Scaleway product takes no tags; there the name prefix <fleet>- is the ownership mark)"
+	return f
+}
+
 var kindTable = []KindInfo{
 	{
 		Kind: IAM, Providers: both, Portable: true,
@@ -175,7 +185,7 @@ var kindTable = []KindInfo{
 		Doc: "a message queue: SQS on AWS, Messaging and Queuing SQS on Scaleway",
 		Fields: []Field{
 			{Name: "visibilityTimeoutSec", Type: TypeInt, Default: 30.0},
-			tags(),
+			awsTags(),
 		},
 		Attributes: []string{"arn", "url"},
 	},
@@ -194,7 +204,8 @@ var kindTable = []KindInfo{
 		Kind: ImageRegistry, Providers: both, Portable: true,
 		Doc: "a container image registry: ECR on AWS, Container Registry namespace on Scaleway",
 		Fields: []Field{
-			{Name: "immutableTags", Type: TypeBool, Default: false},
+			{Name: "immutableTags", Type: TypeBool, Default: false, OnlyOn: []Provider{AWS},
+				Doc: "AWS only: tags cannot be overwritten (Scaleway Container Registry has no such setting)"},
 			tags(),
 		},
 		Attributes: []string{"uri", "arn"},
@@ -203,15 +214,16 @@ var kindTable = []KindInfo{
 		Kind: Postgres, Providers: both, Portable: true,
 		Doc: "a serverless PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on Scaleway",
 		Fields: []Field{
-			{Name: "masterUsername", Type: TypeString, Required: true, Replace: true},
-			{Name: "masterPasswordSecret", Type: TypeRef, Required: true, Compare: CompareNever, Secret: true,
+			{Name: "masterUsername", Type: TypeString, RequiredOn: []Provider{AWS}, IgnoredOn: []Provider{Scaleway}, Replace: true,
+				Doc: "the database's master user (AWS; Scaleway Serverless SQL authenticates with IAM and ignores it)"},
+			{Name: "masterPasswordSecret", Type: TypeRef, RequiredOn: []Provider{AWS}, IgnoredOn: []Provider{Scaleway}, Compare: CompareNever, Secret: true,
 				RefKinds: []Kind{Secrets}, SameProvider: true,
 				Doc: "the secret holding the master password, read once at create"},
 			{Name: "engineVersion", Type: TypeString, Default: "16", Compare: CompareVersion,
 				Doc: `the major version, such as "16"; a reported "16.6" satisfies it`},
 			{Name: "minCapacity", Type: TypeNumber},
 			{Name: "maxCapacity", Type: TypeNumber},
-			tags(),
+			awsTags(),
 		},
 		Attributes: []string{"endpoint", "port", "arn"},
 	},

@@ -372,8 +372,9 @@ func (c *compiler) resources() {
 }
 
 // portability raises a named row where a portable kind holds a field its
-// cloud cannot express, or lacks one its cloud requires. The rules are the
-// fields' own metadata (OnlyOn, RequiredOn).
+// cloud cannot express (an error) or has no use for (a warning), or lacks
+// one its cloud requires. The rules are the fields' own metadata (OnlyOn,
+// IgnoredOn, RequiredOn), plus the few that are about values.
 func (c *compiler) portability(where string, a Address, d Declared) {
 	info, _ := Lookup(a.Kind)
 	for _, f := range info.Fields {
@@ -382,8 +383,43 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 		case set && !f.ExpressibleOn(a.Provider):
 			c.add(Errorf(where, f.Doc+"; remove it for "+string(a.Provider),
 				"%s on %s cannot use %s", a.Kind, a.Provider, f.Name))
-		case !set && !f.Required && f.RequiredFor(a.Provider):
-			c.add(Errorf(where, f.Doc, "%s on %s needs %s", a.Kind, a.Provider, f.Name))
+		case set && !f.UsedOn(a.Provider):
+			c.add(Warnf(where, f.Doc, "%s on %s does not use %s; it is ignored there", a.Kind, a.Provider, f.Name))
+		case !set && f.RequiredFor(a.Provider) && !f.Required:
+			c.add(Errorf(where, f.Doc, "missing required field %q (%s on %s needs it)", f.Name, a.Kind, a.Provider))
+		}
+	}
+	if a.Provider != Scaleway {
+		return
+	}
+	switch a.Kind {
+	case Queues, Postgres:
+		// Neither product has tags or a description: the name prefix is the
+		// ownership mark, so a name without it could never be managed.
+		if c.m.Fleet != "" && !strings.HasPrefix(a.Name, c.m.Fleet+"-") {
+			c.add(Errorf(where, "rename it "+c.m.Fleet+"-"+a.Name,
+				"%s on scaleway needs the fleet prefix: the product has no tags, so its name %s-… is its ownership mark", a.Kind, c.m.Fleet))
+		}
+	}
+	if a.Kind == Postgres {
+		for _, name := range []string{"minCapacity", "maxCapacity"} {
+			if lit, ok := d.Fields[name].(Lit); ok {
+				if n, isNum := lit.V.(float64); isNum && n != float64(int64(n)) {
+					c.add(Errorf(where, "Serverless SQL capacity is in whole vCPUs", "postgres on scaleway needs whole-number %s, not %v", name, n))
+				}
+			}
+		}
+	}
+	if a.Kind == IAM {
+		if l, ok := d.Fields["policies"].(List); ok {
+			for _, x := range l {
+				if lit, ok := x.(Lit); ok {
+					if s, _ := lit.V.(string); strings.HasPrefix(s, "arn:") {
+						c.add(Errorf(where, "on Scaleway, policies are permission-set names such as ObjectStorageReadOnly",
+							"iam on scaleway: %q is an AWS policy ARN", s))
+					}
+				}
+			}
 		}
 	}
 }
@@ -449,7 +485,7 @@ func (c *compiler) ref(where string, d Declared, f Field, to Address) {
 	}
 	if f.SameProvider && to.Provider != d.Address.Provider {
 		c.add(Errorf(where, "refer to a "+string(d.Address.Provider)+" resource of kind "+kindList(f.RefKinds),
-			"field %q refers to %s on another cloud; it must be a %s resource", f.Name, to, d.Address.Provider))
+			"field %q refers to %s on another cloud; it must refer to a %s resource", f.Name, to, d.Address.Provider))
 		return
 	}
 	if f.RegionLocal && t.Region != "" && d.Region != "" && t.Region != d.Region {

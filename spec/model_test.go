@@ -17,7 +17,7 @@ func TestCompileModel(t *testing.T) {
 			"instanceType": "raw:p5.48xlarge", "securityGroup": {"ref": "aws/security-group/gov"}}}`,
 		`{"address": "aws/security-group/gov", "region": "raw:us-gov-west-1", "spec": {"description": "gov"}}`,
 		instance("web-1", ""),
-		`{"address": "scaleway/queues/jobs", "region": "nl-ams", "spec": {}}`,
+		`{"address": "scaleway/queues/shop-jobs", "region": "nl-ams", "spec": {}}`,
 	)))
 	if err != nil {
 		t.Fatal(err)

@@ -218,8 +218,8 @@ func TestCheckRefusesRegionNotInTable(t *testing.T) {
 }
 
 func TestCheckRefusesAWSRegionForScaleway(t *testing.T) {
-	got := validateJSON(t, docJSON(nil, `{"address": "scaleway/queues/jobs", "region": "eu-west-3", "spec": {}}`))
-	checkRows(t, got, row{"scaleway/queues/jobs", `"eu-west-3" is a region of aws, not of scaleway`})
+	got := validateJSON(t, docJSON(nil, `{"address": "scaleway/queues/shop-jobs", "region": "eu-west-3", "spec": {}}`))
+	checkRows(t, got, row{"scaleway/queues/shop-jobs", `"eu-west-3" is a region of aws, not of scaleway`})
 	if len(got) == 1 && got[0].Hint != "the scaleway region at paris is fr-par" {
 		t.Errorf("hint: %q", got[0].Hint)
 	}
@@ -268,9 +268,9 @@ func TestCheckRefusesRegionLocalReferenceAcrossRegions(t *testing.T) {
 }
 
 func TestCheckRefusesCrossCloudWhereSameProvider(t *testing.T) {
-	checkRows(t, validateJSON(t, docJSON(nil, dbSecret, `{"address": "scaleway/postgres/main", "spec": {"masterUsername": "dbadmin",
-		"masterPasswordSecret": {"ref": "aws/secrets/db-password"}}}`)),
-		row{"scaleway/postgres/main", `field "masterPasswordSecret" refers to aws/secrets/db-password on another cloud; it must be a scaleway resource`})
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "scaleway/secrets/shop-db-password", "spec": {"value": {"fromEnv": "DB"}}}`,
+		`{"address": "aws/postgres/main", "spec": {"masterUsername": "dbadmin", "masterPasswordSecret": {"ref": "scaleway/secrets/shop-db-password"}}}`)),
+		row{"aws/postgres/main", `field "masterPasswordSecret" refers to scaleway/secrets/shop-db-password on another cloud; it must refer to a aws resource`})
 }
 
 // Every rule at once: one document, one row per mistake, sorted.

@@ -284,7 +284,9 @@ func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[O
 // Scaleway) at address aws/postgres/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
-//   - masterUsername: Changing it replaces the resource.
+//   - masterUsername: The database's master user (AWS; Scaleway Serverless
+//     SQL authenticates with IAM and ignores it). Changing it replaces the
+//     resource.
 //   - masterPasswordSecret: The secret holding the master password, read
 //     once at create. A handle on the secrets it uses; the reference is also
 //     an ordering edge. It shapes creation only and is never compared.

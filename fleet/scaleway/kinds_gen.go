@@ -253,17 +253,9 @@ func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[O
 // PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on
 // Scaleway) at address scaleway/postgres/NAME, in the Cloud's region.
 //
-// Its required fields are parameters:
-//   - masterUsername: Changing it replaces the resource.
-//   - masterPasswordSecret: The secret holding the master password, read
-//     once at create. A handle on the secrets it uses; the reference is also
-//     an ordering edge. It shapes creation only and is never compared.
-//
 // opts holds the optional fields; those it leaves unset stay unknown.
-func (c *Cloud) Postgres(name string, masterUsername string, masterPasswordSecret fleet.Ref[Secrets], opts fleet.PostgresSpec) fleet.Ref[Postgres] {
+func (c *Cloud) Postgres(name string, opts fleet.PostgresSpec) fleet.Ref[Postgres] {
 	return declare[Postgres](c, name, []sdk.Field{
-		{Name: "masterUsername", Value: masterUsername},
-		{Name: "masterPasswordSecret", Value: masterPasswordSecret},
 		{Name: "engineVersion", Value: opts.EngineVersion},
 		{Name: "minCapacity", Value: opts.MinCapacity},
 		{Name: "maxCapacity", Value: opts.MaxCapacity},

@@ -196,10 +196,13 @@ func paramName(field string) string {
 // and options (optional), by where each field is expressible and required.
 func fieldsOf(p spec.Provider, info *spec.KindInfo) (params, options []spec.Field) {
 	for _, f := range info.Fields {
-		// Where portability stops (spec's OnlyOn, RequiredOn), the SDK does
-		// better than check's diagnostic: a field one cloud requires is a
-		// parameter there, and absent on a cloud that cannot express it.
-		if !f.ExpressibleOn(p) {
+		// Where portability stops for a field some cloud requires (spec's
+		// RequiredOn), the SDK does better than check's diagnostic: it is a
+		// parameter where required, and absent where the cloud cannot
+		// express or has no use for it. An optional field one cloud cannot
+		// express (OnlyOn alone) stays in the portable spec, so one value
+		// deploys anywhere; check names it where it does not apply.
+		if len(f.RequiredOn) > 0 && !f.UsedOn(p) {
 			continue
 		}
 		if f.RequiredFor(p) {
@@ -219,7 +222,7 @@ func portableOptions(info *spec.KindInfo) []spec.Field {
 		if f.Required {
 			continue
 		}
-		if len(f.OnlyOn) == 0 && len(f.RequiredOn) == 0 {
+		if len(f.RequiredOn) == 0 {
 			out = append(out, f)
 		}
 	}

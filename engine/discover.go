@@ -41,7 +41,7 @@ type tagged struct {
 // scan asks every reachable backend that can, which resources carry an
 // ownership mark in the regions in play, concurrently. A refused or
 // throttled scan fails the run: a partial scan is never "all".
-func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string) ([]tagged, map[spec.Provider]bool, error) {
+func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, deep bool) ([]tagged, map[spec.Provider]bool, error) {
 	var mu sync.Mutex
 	var out []tagged
 	scanned := map[spec.Provider]bool{}
@@ -60,7 +60,7 @@ func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string) (
 		for _, region := range regions[p] {
 			p, region := p, region
 			g.Go(func() error {
-				owned, err := d.Owned(gctx, region)
+				owned, err := d.Owned(gctx, region, deep)
 				if err != nil {
 					return fmt.Errorf("%s in %s: scan ownership tags: %s: %w", p, region, e.code(p, err), err)
 				}
@@ -149,7 +149,7 @@ func (e *Engine) Discover(ctx context.Context, m *spec.Model, ledger *state.Ledg
 	if err != nil {
 		return nil, err
 	}
-	owned, scanned, err := e.scan(ctx, scanRegions(m, accounts))
+	owned, scanned, err := e.scan(ctx, scanRegions(m, accounts), true)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	}
 	p.Accounts = accounts
 	p.Diagnostics = append(p.Diagnostics, adiags...)
-	owned, _, err := e.scan(ctx, scanRegions(m, accounts))
+	owned, _, err := e.scan(ctx, scanRegions(m, accounts), false)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,9 @@ type scanBackend struct {
 	reads, listed int
 }
 
-func (b *scanBackend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
+var _ providers.Discoverer = (*scanBackend)(nil)
+
+func (b *scanBackend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
 	d, _ := b.Backend.Driver(spec.Queues)
 	rs, err := d.List(ctx, region)
 	if err != nil {

@@ -87,8 +87,8 @@ func (b slowBackend) Driver(k spec.Kind) (providers.Driver, bool) {
 	return slowDriver{d, b.delay}, true
 }
 
-func (b slowBackend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
-	return b.Backend.(providers.Discoverer).Owned(ctx, region)
+func (b slowBackend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
+	return b.Backend.(providers.Discoverer).Owned(ctx, region, deep)
 }
 
 type slowDriver struct {

@@ -110,11 +110,14 @@ type Owned struct {
 
 // Discoverer is implemented by a backend that can list, per region, every
 // resource carrying an ownership mark, of every kind it manages, in few
-// calls (AWS: the Resource Groups Tagging API, plus per-kind listings for
-// the kinds it does not return). A tag scan may return resources that once
-// existed; the engine reads each before believing it.
+// calls (AWS: the Resource Groups Tagging API). A tag scan may return
+// resources that once existed; the engine reads each before believing it.
+//
+// deep asks for the kinds no cheap scan covers too, at one read per
+// resource in the account (AWS: IAM users and ECR repositories, whose
+// listings carry no tags). Every plan scans shallow; discover scans deep.
 type Discoverer interface {
-	Owned(ctx context.Context, region string) ([]Owned, error)
+	Owned(ctx context.Context, region string, deep bool) ([]Owned, error)
 }
 
 // ListedReader is implemented by a driver that can finish a listed

@@ -20,8 +20,9 @@ import (
 var _ providers.Discoverer = (*Backend)(nil)
 
 // kindsOutsideTagAPI are the kinds the Resource Groups Tagging API does not
-// return (IAM is global, ECR is missing from it); they are found by their
-// own listings, which read the ownership tag too.
+// return (IAM is global, ECR is missing from it). Their listings carry no
+// tags, so a deep scan (discover) reads each one; a plan's shallow scan
+// leaves them to the ledger.
 var kindsOutsideTagAPI = []spec.Kind{spec.IAM, spec.ImageRegistry}
 
 // tagClient makes the Tagging API client. The protocol is set to awsJson1.1
@@ -33,10 +34,10 @@ func tagClient(cfg aws.Config) *resourcegroupstaggingapi.Client {
 	})
 }
 
-// Owned lists every resource in region that carries the ownership tag, of
-// every kind: one paginated GetResources call for what the Tagging API
-// knows, one listing each for the kinds it does not.
-func (b *Backend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
+// Owned lists every resource in region that carries the ownership tag: one
+// paginated GetResources call for what the Tagging API knows and, when
+// deep, a listing and a read per resource for the kinds it does not.
+func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
 	b.mu.Lock()
 	if b.tags == nil {
 		b.tags = newRegional(b.cfg, tagClient)
@@ -93,6 +94,9 @@ func (b *Backend) Owned(ctx context.Context, region string) ([]providers.Owned, 
 		}
 	}
 	for _, k := range kindsOutsideTagAPI {
+		if !deep {
+			break
+		}
 		d, ok := b.Driver(k)
 		if !ok {
 			continue
@@ -102,6 +106,17 @@ func (b *Backend) Owned(ctx context.Context, region string) ([]providers.Owned, 
 			return nil, fmt.Errorf("aws/%s in %s: list: %w", k, region, err)
 		}
 		for _, r := range rs {
+			if r.Owner == "" && !r.Complete {
+				// The listing carries no tags: one read each.
+				full, err := d.Read(ctx, region, r.Name)
+				if errorCode(err) == providers.NotFound {
+					continue
+				}
+				if err != nil {
+					return nil, fmt.Errorf("aws/%s/%s in %s: read: %w", k, r.Name, region, err)
+				}
+				r = full
+			}
 			if r.Owner != "" {
 				out = append(out, providers.Owned{Kind: k, Name: r.Name, Region: region, Owner: r.Owner})
 			}

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -44,7 +46,25 @@ func TestOwnedScansTheTagAPI(t *testing.T) {
 			Tags: []ec2types.Tag{{Key: aws.String(spec.OwnershipTagKey), Value: aws.String("shop")}}}}}); err != nil {
 		t.Fatal(err)
 	}
-	owned, err := b.Owned(ctx, testRegion)
+	im := iam.NewFromConfig(cfg)
+	if _, err := im.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("deployer"),
+		Tags: []iamtypes.Tag{{Key: aws.String(spec.OwnershipTagKey), Value: aws.String("shop")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := im.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("someone")}); err != nil {
+		t.Fatal(err)
+	}
+	// A plan's shallow scan leaves IAM to the ledger: its listing has no tags.
+	shallow, err := b.Owned(ctx, testRegion, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range shallow {
+		if o.Kind == spec.IAM {
+			t.Errorf("the shallow scan read IAM: %v", o)
+		}
+	}
+	owned, err := b.Owned(ctx, testRegion, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +75,8 @@ func TestOwnedScansTheTagAPI(t *testing.T) {
 		}
 		got[string(o.Kind)+"/"+o.Name] = o.Owner
 	}
-	want := map[string]string{"queues/ours": "shop", "queues/theirs": "billing", "secrets/db-password": "shop", "security-group/web": "shop"}
+	want := map[string]string{"queues/ours": "shop", "queues/theirs": "billing", "secrets/db-password": "shop", "security-group/web": "shop",
+		"iam/deployer": "shop"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s: owner %q, want %q (all: %v)", k, got[k], v, got)
@@ -64,7 +85,10 @@ func TestOwnedScansTheTagAPI(t *testing.T) {
 	if _, ok := got["queues/untagged"]; ok {
 		t.Error("an untagged queue was reported")
 	}
-	other, err := b.Owned(ctx, otherRegion)
+	if _, ok := got["iam/someone"]; ok {
+		t.Error("an untagged user was reported")
+	}
+	other, err := b.Owned(ctx, otherRegion, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,7 +172,7 @@ var (
 
 // Owned lists every resource of this provider in region that carries an
 // ownership mark, of every kind.
-func (b *backend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
+func (b *backend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
 	c := b.cloud
 	c.mu.Lock()
 	defer c.mu.Unlock()

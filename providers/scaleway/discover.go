@@ -16,7 +16,7 @@ var _ providers.Discoverer = (*Backend)(nil)
 // listing carries no tags. compute is left out: its containers are listed
 // as scaleway-container, their physical twin. Name-prefix kinds (queues,
 // postgres) can only name this backend's fleet.
-func (b *Backend) Owned(ctx context.Context, region string) ([]providers.Owned, error) {
+func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
 	var out []providers.Owned
 	for _, k := range Kinds() {
 		if k == spec.Compute {

@@ -35,7 +35,7 @@ func TestOwnedFindsEveryMarkedResource(t *testing.T) {
 	make(spec.Postgres, "shop-db", "shop", map[string]any{"masterUsername": "x"})
 	make(spec.ScalewayContainerNS, "cns", "shop", nil)
 	make(spec.ScalewayContainer, "web", "shop", map[string]any{"namespace": "cns", "image": "x"})
-	owned, err := e.backend.Owned(ctx, testRegion)
+	owned, err := e.backend.Owned(ctx, testRegion, true)
 	if err != nil {
 		t.Fatal(err)
 	}

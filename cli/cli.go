@@ -72,6 +72,8 @@ type globals struct {
 	fleet   string
 	state   string
 	noColor bool
+	// parallelism bounds concurrent cloud calls and actions.
+	parallelism int
 }
 
 func (g *globals) io() *IOStreams {
@@ -121,6 +123,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	pf.StringVar(&g.fleet, "fleet", "", "fleet program directory or .json document (default ./infra if it exists, else fleet.json)")
 	pf.StringVar(&g.state, "state", ".infra", "state location: a directory, or s3://bucket/prefix (locked, for teams and the executor)")
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
+	pf.IntVar(&g.parallelism, "parallelism", 8, "how many cloud calls and actions run at once (per service at most 5)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g))
 	root.AddCommand(newInit(g))

@@ -33,6 +33,9 @@ type session struct {
 // open loads and checks the fleet, opens its state (taking the lock when
 // the verb writes), and builds backends only for the clouds involved.
 func (g *globals) open(ctx context.Context, command string, lock bool) (*session, error) {
+	if g.parallelism < 1 {
+		return nil, usageError{fmt.Errorf("--parallelism must be at least 1, got %d", g.parallelism)}
+	}
 	doc, err := g.loadDocument(ctx)
 	if err != nil {
 		return nil, err
@@ -79,7 +82,8 @@ func (g *globals) open(ctx context.Context, command string, lock bool) (*session
 				r.Provider, r.Provider, r.Provider)
 		}
 	}
-	s.engine = engine.New(engine.Options{Backends: backends, Unreachable: why, Getenv: g.f.Getenv, Progress: newProgress(g.io()).event})
+	s.engine = engine.New(engine.Options{Backends: backends, Unreachable: why, Getenv: g.f.Getenv, Progress: newProgress(g.io()).event,
+		Parallelism: g.parallelism})
 	return s, nil
 }
 

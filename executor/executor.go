@@ -97,9 +97,7 @@ func (h *Handler) Handle(ctx context.Context, req Request) (Response, error) {
 
 func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Response {
 	switch req.Operation {
-	case OpPlan, OpApply, OpDestroy, OpDiscover:
-	case OpSweep:
-		return failed("sweep is not built yet in this executor: it arrives with the sweep issue; run `infra sweep` from a machine with credentials meanwhile")
+	case OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep:
 	case "":
 		return failed(`the request has no "operation"; want one of plan, apply, destroy, discover, sweep`)
 	default:
@@ -112,6 +110,9 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 		if err := h.cfg.Ready(ctx); err != nil {
 			return failed(err.Error())
 		}
+	}
+	if req.Operation == OpSweep {
+		return h.sweepOp(ctx, req)
 	}
 	b := newBudget(ctx, started, h.cfg.StopMargin)
 	work, cancel := b.workContext(ctx)

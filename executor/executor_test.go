@@ -385,11 +385,28 @@ func TestDocumentErrorsFailWithDiagnostics(t *testing.T) {
 	}
 }
 
-func TestSweepIsNotBuiltYet(t *testing.T) {
+func TestSweepThroughTheExecutor(t *testing.T) {
 	f := newFixture(t)
-	resp := f.do(context.Background(), Request{Operation: OpSweep, Options: Options{Prefix: "ci-"}})
-	if resp.Status != StatusFailed || !strings.Contains(resp.Message, "not built yet") {
-		t.Fatalf("got %+v", resp)
+	for name, owner := range map[string]string{"ci-tests-a": "", "ci-tests-shop": "shop", "keep": ""} {
+		f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: name, Region: "eu-west-3", Owner: owner})
+	}
+	req := Request{Operation: OpSweep, Options: Options{Prefix: "ci-tests-", Regions: []string{"eu-west-3"}}}
+	dry := f.do(context.Background(), req)
+	if dry.Status != StatusDone || dry.Sweep == nil || len(dry.Sweep.Candidates) != 1 || !strings.Contains(dry.Message, "ci-tests-a") {
+		t.Fatalf("dry run: %s %+v", dry.Message, dry.Sweep)
+	}
+	if got := f.cloud.Addresses(); len(got) != 3 {
+		t.Fatalf("a dry run deleted: %v", got)
+	}
+	req.Options.Yes = true
+	if resp := f.do(context.Background(), req); resp.Status != StatusDone {
+		t.Fatalf("sweep: %s", resp.Message)
+	}
+	if got := f.cloud.Addresses(); strings.Join(got, " ") != "aws/queues/ci-tests-shop aws/queues/keep" {
+		t.Fatalf("left: %v", got)
+	}
+	if resp := f.do(context.Background(), Request{Operation: OpSweep, Options: Options{Prefix: "ci"}}); resp.Status != StatusFailed {
+		t.Fatalf("a two-letter prefix: %+v", resp)
 	}
 }
 

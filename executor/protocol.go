@@ -10,6 +10,7 @@ import (
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/sweep"
 )
 
 // ProtocolVersion is the version of Request and Response. A response always
@@ -31,8 +32,8 @@ const (
 	// OpDiscover rebuilds the ledger from the ownership tags; it saves it
 	// only with Options.Write.
 	OpDiscover Operation = "discover"
-	// OpSweep deletes leftovers by name prefix (not built yet: the
-	// response is failed until the sweep issue lands).
+	// OpSweep deletes leftovers by name prefix (options.prefix,
+	// olderThan, regions; yes to delete, else a dry run).
 	OpSweep Operation = "sweep"
 )
 
@@ -70,7 +71,9 @@ type Options struct {
 	Unreviewed bool `json:"unreviewed,omitempty"`
 	// Write saves the rebuilt ledger (discover).
 	Write bool `json:"write,omitempty"`
-	// Sweep's options, reserved for the sweep issue.
+	// Sweep's options: the prefix, the age floor ("2h", "7d"), the
+	// regions (else the document's placement), and Yes to delete rather
+	// than report.
 	Prefix    string   `json:"prefix,omitempty"`
 	OlderThan string   `json:"olderThan,omitempty"`
 	Regions   []string `json:"regions,omitempty"`
@@ -113,6 +116,9 @@ type Response struct {
 	Diagnostics []spec.Diagnostic `json:"diagnostics,omitempty"`
 	// Discovery is the rebuilt ledger and its differences (discover).
 	Discovery *engine.Discovery `json:"discovery,omitempty"`
+	// Sweep is the sweep's report: candidates, what was kept and why,
+	// survivors with the provider's words.
+	Sweep *sweep.Report `json:"sweep,omitempty"`
 	// Message says, in one sentence, what happened and what to do next.
 	Message string `json:"message,omitempty"`
 	// RunID echoes the request's.

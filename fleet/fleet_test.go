@@ -127,9 +127,9 @@ func TestPlacementAndRegions(t *testing.T) {
 		t.Errorf("placement = %v", doc.Placement)
 	}
 	for addr, want := range map[string]string{
-		"aws/queues/paris":       "",
-		"aws/queues/oregon":      "us-west-2",
-		"aws/queues/gov":         "raw:us-gov-west-1",
+		"aws/queues/paris":              "",
+		"aws/queues/oregon":             "us-west-2",
+		"aws/queues/gov":                "raw:us-gov-west-1",
 		"scaleway/queues/spread-warsaw": "pl-waw",
 	} {
 		r, _ := doc.Lookup(addr)

@@ -98,31 +98,4 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 }
 
 // resultLine counts what was done.
-func resultLine(r *engine.Report) string {
-	done := map[engine.ActionKind]int{}
-	failed, skipped := 0, 0
-	for _, a := range r.Applied {
-		switch a.Status {
-		case engine.StatusDone:
-			done[a.Action]++
-		case engine.StatusFailed:
-			failed++
-		default:
-			skipped++
-		}
-	}
-	line := fmt.Sprintf("Applied: %d created, %d updated, %d replaced, %d deleted", done[engine.Create], done[engine.Update], done[engine.Replace], done[engine.Delete])
-	if n := done[engine.Adopt]; n > 0 {
-		line += fmt.Sprintf(", %d adopted", n)
-	}
-	if n := done[engine.Forget]; n > 0 {
-		line += fmt.Sprintf(", %d forgotten", n)
-	}
-	if failed > 0 {
-		line += fmt.Sprintf(", %d failed", failed)
-	}
-	if skipped > 0 {
-		line += fmt.Sprintf(", %d not run", skipped)
-	}
-	return line + "."
-}
+func resultLine(r *engine.Report) string { return engine.AppliedLine(r.Applied) }

@@ -155,3 +155,38 @@ func DecodePlan(data []byte) (*Plan, error) {
 	}
 	return &p, nil
 }
+
+// AppliedLine counts what an apply did: the line `infra apply` prints, the
+// executor logs and the action posts.
+func AppliedLine(applied []Applied) string {
+	if len(applied) == 0 {
+		return "Nothing to apply: the cloud already matches the fleet."
+	}
+	done := map[ActionKind]int{}
+	failed, notRun := 0, 0
+	for _, a := range applied {
+		switch a.Status {
+		case StatusDone:
+			done[a.Action]++
+		case StatusFailed:
+			failed++
+		default:
+			notRun++
+		}
+	}
+	line := fmt.Sprintf("Applied: %d created, %d updated, %d replaced, %d deleted",
+		done[Create], done[Update], done[Replace], done[Delete])
+	if n := done[Adopt]; n > 0 {
+		line += fmt.Sprintf(", %d adopted", n)
+	}
+	if n := done[Forget]; n > 0 {
+		line += fmt.Sprintf(", %d forgotten", n)
+	}
+	if failed > 0 {
+		line += fmt.Sprintf(", %d failed", failed)
+	}
+	if notRun > 0 {
+		line += fmt.Sprintf(", %d not run", notRun)
+	}
+	return line + "."
+}

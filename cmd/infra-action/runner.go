@@ -364,35 +364,4 @@ func (r remote) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string,
 }
 
 // countLine counts what an apply did, in the words of `infra apply`.
-func countLine(applied []engine.Applied) string {
-	if len(applied) == 0 {
-		return "Nothing to apply: the cloud already matches the fleet."
-	}
-	done := map[engine.ActionKind]int{}
-	failed, notRun := 0, 0
-	for _, a := range applied {
-		switch a.Status {
-		case engine.StatusDone:
-			done[a.Action]++
-		case engine.StatusFailed:
-			failed++
-		default:
-			notRun++
-		}
-	}
-	line := fmt.Sprintf("Applied: %d created, %d updated, %d replaced, %d deleted",
-		done[engine.Create], done[engine.Update], done[engine.Replace], done[engine.Delete])
-	if n := done[engine.Adopt]; n > 0 {
-		line += fmt.Sprintf(", %d adopted", n)
-	}
-	if n := done[engine.Forget]; n > 0 {
-		line += fmt.Sprintf(", %d forgotten", n)
-	}
-	if failed > 0 {
-		line += fmt.Sprintf(", %d failed", failed)
-	}
-	if notRun > 0 {
-		line += fmt.Sprintf(", %d not run", notRun)
-	}
-	return line + "."
-}
+func countLine(applied []engine.Applied) string { return engine.AppliedLine(applied) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 )
@@ -27,7 +28,19 @@ func NewInvoker(ctx context.Context, opts Options) (*Invoker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Invoker{client: lambda.NewFromConfig(b.cfg)}, nil
+	// Only a throttled invoke is retried: Lambda refused it before the
+	// function ran. A dropped connection may come after the function
+	// started an apply, and a blind retry would start a second one (the lock
+	// would refuse it, and its refusal would hide the first one's result).
+	client := lambda.NewFromConfig(b.cfg, func(o *lambda.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = 5
+			so.Retryables = []retry.IsErrorRetryable{retry.RetryableErrorCode{Codes: map[string]struct{}{
+				"TooManyRequestsException": {}, "ThrottlingException": {}, "EC2ThrottledException": {},
+			}}}
+		})
+	})
+	return &Invoker{client: client}, nil
 }
 
 // FunctionError is a failure the function itself reported: it ran and

@@ -93,6 +93,11 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 	report, err := s.engine.Apply(c.Context(), p, engine.ApplyOptions{Store: s.store, Force: opts.force})
 	if report != nil {
 		fmt.Fprintln(g.io().Out, resultLine(report))
+		if err == nil && report.Incomplete {
+			// Interrupted: what finished is recorded; the rest never
+			// started. Success would be a lie.
+			err = fmt.Errorf("%s stopped before finishing (interrupted); everything done so far is recorded: run %s again to finish", verb, verb)
+		}
 	}
 	return err
 }

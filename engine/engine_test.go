@@ -695,3 +695,22 @@ func rowOf(addr, region string) state.Row {
 	a := spec.MustParseAddress(addr)
 	return state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region}
 }
+
+func TestCancelledApplyStopsStartingAndReportsIncomplete(t *testing.T) {
+	f := newFixture(t)
+	p := f.plan(doc(sg, instance, queue, bucket), false)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := f.engine().Apply(ctx, p, ApplyOptions{Store: f.store})
+	if rep == nil || !rep.Incomplete {
+		t.Fatalf("report %+v, err %v", rep, err)
+	}
+	if n := len(f.cloud.Addresses()); n != 0 {
+		t.Fatalf("a cancelled apply created %d resources", n)
+	}
+	// The next apply finishes the job.
+	f.mustApply(doc(sg, instance, queue, bucket))
+	if p := f.plan(doc(sg, instance, queue, bucket), false); len(p.Actions) != 0 {
+		t.Fatalf("not converged: %v", actionsOf(p))
+	}
+}

@@ -1,0 +1,108 @@
+// Package layering holds the test that keeps the dependency direction:
+// only providers/ imports cloud SDKs, spec does no I/O and imports nothing
+// of the project, and no lower layer imports a higher one.
+package layering
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func list(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "github.com/infra-iac/infra/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+const mod = "github.com/infra-iac/infra/"
+
+// cloudSDKs are the modules only providers/ may import directly.
+var cloudSDKs = []string{"github.com/aws/aws-sdk-go-v2", "github.com/scaleway/scaleway-sdk-go"}
+
+func TestOnlyProvidersImportCloudSDKs(t *testing.T) {
+	for _, p := range list(t) {
+		rel := strings.TrimPrefix(p.ImportPath, mod)
+		if strings.HasPrefix(rel, "providers/") || strings.HasPrefix(rel, "internal/") || strings.HasPrefix(rel, "bench") {
+			continue // drivers; test harnesses and the benchmark drive the emulators
+		}
+		for _, imp := range p.Imports {
+			for _, sdk := range cloudSDKs {
+				if strings.HasPrefix(imp, sdk) {
+					t.Errorf("%s imports %s: only providers/ may import a cloud SDK", rel, imp)
+				}
+			}
+		}
+	}
+}
+
+// below lists, for a layer, the project packages it must never depend on.
+var below = map[string][]string{
+	"spec":      {"fleet", "engine", "state", "providers", "ownership", "sweep", "executor", "cli"},
+	"ownership": {"engine", "state", "providers", "sweep", "executor", "cli", "fleet"},
+	"providers": {"engine", "sweep", "executor", "cli", "fleet", "ownership"},
+	"state":     {"engine", "providers", "sweep", "executor", "cli", "fleet"},
+	"engine":    {"sweep", "executor", "cli", "fleet"},
+	"sweep":     {"engine", "executor", "cli", "fleet"},
+	"executor":  {"cli", "fleet"},
+}
+
+func TestDependenciesPointDown(t *testing.T) {
+	for _, p := range list(t) {
+		rel := strings.TrimPrefix(p.ImportPath, mod)
+		layer, _, _ := strings.Cut(rel, "/")
+		forbidden := below[layer]
+		for _, d := range p.Deps {
+			if !strings.HasPrefix(d, mod) {
+				continue
+			}
+			dl, _, _ := strings.Cut(strings.TrimPrefix(d, mod), "/")
+			for _, f := range forbidden {
+				if dl == f {
+					t.Errorf("%s depends on %s: %s must not depend on %s", rel, strings.TrimPrefix(d, mod), layer, f)
+				}
+			}
+		}
+	}
+}
+
+// spec does no I/O: it imports no package that reaches the network, the
+// file system or a process.
+func TestSpecDoesNoIO(t *testing.T) {
+	banned := []string{"os", "net", "net/http", "os/exec", "io/ioutil", "syscall"}
+	for _, p := range list(t) {
+		rel := strings.TrimPrefix(p.ImportPath, mod)
+		if rel != "spec" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			for _, b := range banned {
+				if imp == b {
+					t.Errorf("spec imports %s", imp)
+				}
+			}
+		}
+	}
+}

@@ -97,47 +97,13 @@ func TestAWSFiveStages(t *testing.T) {
 	up := stage{visibility: 120, memory: 512, timeout: 60, maxCapacity: 4, immutable: true, ports: []int{443, 8443}}
 	trimmed := full
 	trimmed.trimmed = true
-	for _, s := range []struct {
-		name    string
-		doc     string
-		want    engine.Summary
-		managed int
-	}{
+	RunStages(t, e, store, []Stage{
 		{"full", full.document(), engine.Summary{Create: 12}, 12},
 		{"ramp-up", up.document(), engine.Summary{Update: 5}, 12},
 		{"ramp-down", full.document(), engine.Summary{Update: 5}, 12},
 		{"trimmed", trimmed.document(), engine.Summary{Create: 1, Delete: 2}, 11},
 		{"empty", emptyDocument, engine.Summary{Delete: 11}, 0},
-	} {
-		t.Run(s.name, func(t *testing.T) {
-			m := compile(t, s.doc)
-			ledger, err := store.LoadLedger(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := e.Plan(ctx, m, nil, ledger, engine.PlanOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Summary != s.want {
-				t.Fatalf("plan %+v, want %+v:\n%s", p.Summary, s.want, render(p))
-			}
-			if _, err := e.Apply(ctx, p, engine.ApplyOptions{Store: store}); err != nil {
-				t.Fatalf("apply: %v", err)
-			}
-			ledger, _ = store.LoadLedger(ctx)
-			if len(ledger.Rows) != s.managed {
-				t.Fatalf("ledger has %d rows, want %d", len(ledger.Rows), s.managed)
-			}
-			again, err := e.Plan(ctx, m, nil, ledger, engine.PlanOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.HasChanges() {
-				t.Fatalf("not converged:\n%s", render(again))
-			}
-		})
-	}
+	})
 	// The audit: the account itself, not the ledger, has nothing left.
 	for _, k := range awsprovider.Kinds() {
 		d, _ := b.Driver(k)
@@ -151,23 +117,4 @@ func TestAWSFiveStages(t *testing.T) {
 			}
 		}
 	}
-}
-
-func compile(t *testing.T, doc string) *spec.Model {
-	t.Helper()
-	d, err := spec.DecodeDocument([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, diags := spec.Compile(d)
-	if spec.HasErrors(diags) {
-		t.Fatalf("%v", diags)
-	}
-	return m
-}
-
-func render(p *engine.Plan) string {
-	var b strings.Builder
-	engine.RenderText(&b, p, engine.TextOptions{})
-	return b.String()
 }

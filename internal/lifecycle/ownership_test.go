@@ -63,7 +63,7 @@ func (f *ownFixture) plan(doc string) *engine.Plan {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	p, err := f.e.Plan(f.ctx, compile(f.t, doc), nil, ledger, engine.PlanOptions{})
+	p, err := f.e.Plan(f.ctx, Compile(f.t, doc), nil, ledger, engine.PlanOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func (f *ownFixture) apply(doc string) *engine.Plan {
 	f.t.Helper()
 	p := f.plan(doc)
 	if _, err := f.e.Apply(f.ctx, p, engine.ApplyOptions{Store: f.store}); err != nil {
-		f.t.Fatalf("apply: %v\n%s", err, render(p))
+		f.t.Fatalf("apply: %v\n%s", err, Render(p))
 	}
 	return p
 }
@@ -106,7 +106,7 @@ func TestLostLedgerIsRebuiltByDiscover(t *testing.T) {
 	// The ledger is lost.
 	fresh, _ := state.OpenFile(t.TempDir(), "shop")
 	f.store = fresh
-	dx, err := f.e.Discover(f.ctx, compile(t, doc), state.NewLedger())
+	dx, err := f.e.Discover(f.ctx, Compile(t, doc), state.NewLedger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestLostLedgerIsRebuiltByDiscover(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p := f.plan(doc); p.HasChanges() {
-		t.Fatalf("plan after discover --write:\n%s", render(p))
+		t.Fatalf("plan after discover --write:\n%s", Render(p))
 	}
 }
 
@@ -141,10 +141,10 @@ func TestTaggedButUnrecordedIsDeletedWithTheReason(t *testing.T) {
 		}
 	}
 	if del == nil || del.Address.String() != "aws/queues/own-jobs" || del.Reason != "tagged for this fleet, not in the ledger" {
-		t.Fatalf("plan:\n%s", render(p))
+		t.Fatalf("plan:\n%s", Render(p))
 	}
-	if !strings.Contains(render(p), "(tagged for this fleet, not in the ledger)") {
-		t.Fatalf("the reason is not shown:\n%s", render(p))
+	if !strings.Contains(Render(p), "(tagged for this fleet, not in the ledger)") {
+		t.Fatalf("the reason is not shown:\n%s", Render(p))
 	}
 	f.apply(doc)
 	if _, err := f.sqs.GetQueueUrl(f.ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("own-jobs")}); err == nil {
@@ -169,7 +169,7 @@ func TestOthersUntaggedAndExcludedAreLeftAlone(t *testing.T) {
 		`{"address": "aws/queues/own-jobs", "spec": {}}`)
 	p := f.apply(doc)
 	if p.Summary != (engine.Summary{Create: 1}) {
-		t.Fatalf("plan:\n%s", render(p))
+		t.Fatalf("plan:\n%s", Render(p))
 	}
 	rows := map[string]string{}
 	for _, d := range p.Diagnostics {
@@ -194,7 +194,7 @@ func TestOthersUntaggedAndExcludedAreLeftAlone(t *testing.T) {
 	}
 	// Even the next plan, with the ledger holding only own-jobs, leaves them.
 	if p := f.plan(doc); p.HasChanges() {
-		t.Fatalf("second plan:\n%s", render(p))
+		t.Fatalf("second plan:\n%s", Render(p))
 	}
 }
 
@@ -207,7 +207,7 @@ func TestForgetRemovesOnlyOurTag(t *testing.T) {
 	doc := ownDoc(`, "forget": ["aws/queues/own-jobs"]`)
 	p := f.apply(doc)
 	if p.Summary != (engine.Summary{Forget: 1}) {
-		t.Fatalf("plan:\n%s", render(p))
+		t.Fatalf("plan:\n%s", Render(p))
 	}
 	tags := f.queueTags("own-jobs")
 	if _, ours := tags[spec.OwnershipTagKey]; ours || tags["team"] != "web" {
@@ -218,6 +218,6 @@ func TestForgetRemovesOnlyOurTag(t *testing.T) {
 		t.Fatalf("ledger after forget: %v", ledger.Rows)
 	}
 	if p := f.plan(doc); p.HasChanges() {
-		t.Fatalf("plan after forget:\n%s", render(p))
+		t.Fatalf("plan after forget:\n%s", Render(p))
 	}
 }

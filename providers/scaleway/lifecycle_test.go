@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/internal/lifecycle"
 	"github.com/infra-iac/infra/internal/scwfake"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -53,24 +54,10 @@ func doc(project string, resources ...string) string {
 		strings.Join(resources, ",\n") + `]}`
 }
 
-func compile(t *testing.T, document string) *spec.Model {
-	t.Helper()
-	d, err := spec.DecodeDocument([]byte(document))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, diags := spec.Compile(d)
-	if spec.HasErrors(diags) {
-		t.Fatalf("%v", diags)
-	}
-	return m
-}
+// compile and render are the lifecycle package's, shared with AWS.
+func compile(t *testing.T, document string) *spec.Model { return lifecycle.Compile(t, document) }
 
-func render(p *engine.Plan) string {
-	var b strings.Builder
-	engine.RenderText(&b, p, engine.TextOptions{})
-	return b.String()
-}
+func render(p *engine.Plan) string { return lifecycle.Render(p) }
 
 // events records the engine's progress.
 type events struct {
@@ -115,58 +102,20 @@ func TestScalewayFiveStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 
 	full := life{visibility: 30, maxScale: 1, memory: 256, greeting: "hello", team: "web", nsDoc: "functions"}
 	up := life{visibility: 120, maxScale: 3, memory: 512, greeting: "hi", team: "platform", nsDoc: "functions, scaled"}
 	trimmed := full
 	trimmed.trimmed = true
-	for _, s := range []struct {
-		name    string
-		doc     string
-		want    engine.Summary
-		managed int
-	}{
-		{"full", full.document(testProject), engine.Summary{Create: 12}, 12},
-		{"ramp-up", up.document(testProject), engine.Summary{Update: 5}, 12},
-		{"ramp-down", full.document(testProject), engine.Summary{Update: 5}, 12},
-		{"trimmed", trimmed.document(testProject), engine.Summary{Create: 1, Delete: 2}, 11},
-		{"empty", doc(testProject), engine.Summary{Delete: 11}, 0},
-	} {
-		t.Run(s.name, func(t *testing.T) {
-			m := compile(t, s.doc)
-			ledger, err := store.LoadLedger(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := eng.Plan(ctx, m, nil, ledger, engine.PlanOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Summary != s.want {
-				t.Fatalf("plan %+v, want %+v:\n%s", p.Summary, s.want, render(p))
-			}
-			// The brake never fires here: ramps change nothing destructive,
-			// trimming deletes 2 of 12, and the empty declaration is a
-			// teardown.
-			if _, err := eng.Apply(ctx, p, engine.ApplyOptions{Store: store}); err != nil {
-				t.Fatalf("apply: %v", err)
-			}
-			ledger, _ = store.LoadLedger(ctx)
-			if len(ledger.Rows) != s.managed {
-				t.Fatalf("ledger has %d rows, want %d", len(ledger.Rows), s.managed)
-			}
-			again, err := eng.Plan(ctx, m, nil, ledger, engine.PlanOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.HasChanges() {
-				t.Fatalf("not converged:\n%s", render(again))
-			}
-		})
-		if t.Failed() {
-			return
-		}
+	lifecycle.RunStages(t, eng, store, []lifecycle.Stage{
+		{Name: "full", Document: full.document(testProject), Want: engine.Summary{Create: 12}, Managed: 12},
+		{Name: "ramp-up", Document: up.document(testProject), Want: engine.Summary{Update: 5}, Managed: 12},
+		{Name: "ramp-down", Document: full.document(testProject), Want: engine.Summary{Update: 5}, Managed: 12},
+		{Name: "trimmed", Document: trimmed.document(testProject), Want: engine.Summary{Create: 1, Delete: 2}, Managed: 11},
+		{Name: "empty", Document: doc(testProject), Want: engine.Summary{Delete: 11}, Managed: 0},
+	})
+	if t.Failed() {
+		return
 	}
 	want := "scaleway: " + testProject + " in fr-par ok"
 	if got := ev.messages(engine.EventAccount); len(got) == 0 || got[0] != want {

@@ -70,11 +70,14 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 // stderr.
 func (s *session) render(p *engine.Plan, asJSON bool) error {
 	io := s.g.io()
-	if !asJSON {
-		s.printWarnings(p.Diagnostics)
-	}
 	if asJSON {
 		return engine.RenderJSON(io.Out, p)
+	}
+	s.printWarnings(p.Diagnostics)
+	if spec.HasErrors(p.Diagnostics) {
+		// No cloud was read: "No changes" would be a claim about a cloud
+		// nobody looked at.
+		return nil
 	}
 	return engine.RenderText(io.Out, p, engine.TextOptions{Color: io.ColorEnabled()})
 }

@@ -56,6 +56,10 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		if reviewed, err = engine.DecodePlan(data); err != nil {
 			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
 		}
+		// A reviewed `plan --destroy` is applied as the teardown it is.
+		if reviewed.Destroy {
+			opts.destroy, verb = true, "destroy"
+		}
 	}
 	s, err := g.open(c.Context(), verb, true)
 	if err != nil {

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
 )
 
 func newUnlock(g *globals) *cobra.Command {
@@ -26,6 +28,9 @@ func newUnlock(g *globals) *cobra.Command {
 				return err
 			}
 			if err := store.Unlock(c.Context(), args[0]); err != nil {
+				if errors.Is(err, state.ErrNotLocked) {
+					return fmt.Errorf("nothing to unlock: %s holds no lock", store.Where())
+				}
 				return err
 			}
 			fmt.Fprintf(g.io().Out, "unlocked %s (lock %s)\n", store.Where(), args[0])

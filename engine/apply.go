@@ -112,11 +112,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 		return report, err
 	}
 	report.ElapsedMs = time.Since(started).Milliseconds()
-	var errs []error
-	for _, f := range x.failures {
-		errs = append(errs, f)
-	}
-	return report, errors.Join(errs...)
+	return report, errors.Join(x.failures...)
 }
 
 type executor struct {

@@ -1,8 +1,9 @@
 package aws
 
-// Helpers shared by the package's drivers: reading a target's fields, the
-// tag set a driver writes and how to move to it, the page budget of a
-// listing; and EC2's own tags, default VPC and security group lookups.
+// Helpers shared by the package's drivers: the tag set a driver writes and
+// how to move to it, the page budget of a listing; and EC2's own tags,
+// default VPC and security group lookups. Reading a target's fields is
+// providers.FieldString and its siblings, shared with every cloud.
 
 import (
 	"context"
@@ -51,58 +52,11 @@ func eachPage[Out, Opts any](ctx context.Context, p pager[Out, Opts], k spec.Kin
 	return nil
 }
 
-// targetString returns a string field of a target.
-func targetString(f map[string]any, name string) (string, bool) {
-	s, ok := f[name].(string)
-	return s, ok
-}
-
-// targetNumber returns a numeric field of a target, whatever Go type the
-// caller used for it.
-func targetNumber(f map[string]any, name string) (float64, bool) {
-	switch x := f[name].(type) {
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
-}
-
-// targetStringMap returns an object-of-strings field (tags, env).
-func targetStringMap(f map[string]any, name string) (map[string]string, error) {
-	out := map[string]string{}
-	switch m := f[name].(type) {
-	case nil:
-	case map[string]string:
-		for k, v := range m {
-			out[k] = v
-		}
-	case map[string]any:
-		for k, v := range m {
-			s, ok := v.(string)
-			if !ok {
-				return nil, providers.Errorf(providers.InvalidArgument, "field %q: value of %q is %T, want a string", name, k, v)
-			}
-			out[k] = s
-		}
-	default:
-		return nil, providers.Errorf(providers.InvalidArgument, "field %q is %T, want an object of strings", name, m)
-	}
-	return out, nil
-}
-
 // desiredTags is the tag set a driver writes: the user's tags and the
 // ownership tag for t.Owner. Keys under "aws:" belong to AWS, which refuses
 // them, so they are refused here with the reason.
 func desiredTags(t providers.Target) (map[string]string, error) {
-	tags, err := targetStringMap(t.Fields, spec.TagsField)
+	tags, err := providers.FieldStringMap(t.Fields, spec.TagsField)
 	if err != nil {
 		return nil, err
 	}

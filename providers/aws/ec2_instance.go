@@ -156,12 +156,12 @@ func (d *instances) Create(ctx context.Context, t providers.Target) (providers.R
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	itype, _ := targetString(t.Fields, "instanceType")
+	itype, _ := providers.FieldString(t.Fields, "instanceType")
 	itype = strings.TrimPrefix(itype, spec.RawPrefix)
-	image, _ := targetString(t.Fields, "imageId")
-	group, _ := targetString(t.Fields, "securityGroup")
-	key, _ := targetString(t.Fields, "keyName")
-	subnet, _ := targetString(t.Fields, "subnetId")
+	image, _ := providers.FieldString(t.Fields, "imageId")
+	group, _ := providers.FieldString(t.Fields, "securityGroup")
+	key, _ := providers.FieldString(t.Fields, "keyName")
+	subnet, _ := providers.FieldString(t.Fields, "subnetId")
 	if itype == "" || image == "" || group == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "instance %s: imageId, instanceType and securityGroup are required", t.Name)
 	}
@@ -243,7 +243,7 @@ func (d *instances) Update(ctx context.Context, t providers.Target, changed []st
 	c := d.clients.get(t.Region)
 	id := aws.ToString(i.InstanceId)
 	if doGroup {
-		group, _ := targetString(t.Fields, "securityGroup")
+		group, _ := providers.FieldString(t.Fields, "securityGroup")
 		groupID, err := groupIDByName(ctx, c, group, aws.ToString(i.VpcId))
 		if err != nil {
 			return providers.Resource{}, err

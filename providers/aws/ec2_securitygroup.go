@@ -128,7 +128,7 @@ func (d *securityGroups) Create(ctx context.Context, t providers.Target) (provid
 	if err := checkGroupName(t.Name); err != nil {
 		return providers.Resource{}, err
 	}
-	desc, _ := targetString(t.Fields, "description")
+	desc, _ := providers.FieldString(t.Fields, "description")
 	if err := checkEC2Text("description", desc); err != nil {
 		return providers.Resource{}, err
 	}
@@ -293,7 +293,7 @@ func targetIngress(f map[string]any) (map[rule]bool, error) {
 		if !ok {
 			return nil, providers.Errorf(providers.InvalidArgument, "ingress rule %d is %T, want {port, cidr}", i, x)
 		}
-		port, ok := targetNumber(m, "port")
+		port, ok := providers.FieldNumber(m, "port")
 		if !ok || port < 0 || port > 65535 || port != float64(int32(port)) {
 			return nil, providers.Errorf(providers.InvalidArgument, "ingress rule %d: port must be an integer from 0 to 65535", i)
 		}

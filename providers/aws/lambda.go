@@ -170,15 +170,15 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 	if err := checkFunctionName(t.Name); err != nil {
 		return providers.Resource{}, err
 	}
-	image, _ := targetString(t.Fields, "image")
-	role, _ := targetString(t.Fields, "executionRole")
+	image, _ := providers.FieldString(t.Fields, "image")
+	role, _ := providers.FieldString(t.Fields, "executionRole")
 	if image == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute %s: image is required", t.Name)
 	}
 	if role == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute %s: executionRole is required on AWS (the IAM role ARN the function runs as)", t.Name)
 	}
-	env, err := targetStringMap(t.Fields, "env")
+	env, err := providers.FieldStringMap(t.Fields, "env")
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -194,10 +194,10 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 		Environment:  &lambdatypes.Environment{Variables: env},
 		Tags:         tags,
 	}
-	if v, ok := targetNumber(t.Fields, "memoryMb"); ok {
+	if v, ok := providers.FieldNumber(t.Fields, "memoryMb"); ok {
 		in.MemorySize = aws.Int32(int32(v))
 	}
-	if v, ok := targetNumber(t.Fields, "timeoutSec"); ok {
+	if v, ok := providers.FieldNumber(t.Fields, "timeoutSec"); ok {
 		in.Timeout = aws.Int32(int32(v))
 	}
 	c := d.clients.get(t.Region)
@@ -233,21 +233,21 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 	for _, f := range changed {
 		switch f {
 		case "executionRole":
-			role, _ := targetString(t.Fields, "executionRole")
+			role, _ := providers.FieldString(t.Fields, "executionRole")
 			if role == "" {
 				return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute %s: executionRole is required on AWS", t.Name)
 			}
 			conf.Role, doConf = aws.String(role), true
 		case "memoryMb":
-			if v, ok := targetNumber(t.Fields, f); ok {
+			if v, ok := providers.FieldNumber(t.Fields, f); ok {
 				conf.MemorySize, doConf = aws.Int32(int32(v)), true
 			}
 		case "timeoutSec":
-			if v, ok := targetNumber(t.Fields, f); ok {
+			if v, ok := providers.FieldNumber(t.Fields, f); ok {
 				conf.Timeout, doConf = aws.Int32(int32(v)), true
 			}
 		case "env":
-			env, err := targetStringMap(t.Fields, "env")
+			env, err := providers.FieldStringMap(t.Fields, "env")
 			if err != nil {
 				return providers.Resource{}, err
 			}
@@ -279,7 +279,7 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 		}
 	}
 	if doImage {
-		image, _ := targetString(t.Fields, "image")
+		image, _ := providers.FieldString(t.Fields, "image")
 		if _, err := c.UpdateFunctionCode(ctx, &lambda.UpdateFunctionCodeInput{FunctionName: aws.String(t.Name), ImageUri: aws.String(image)}); err != nil {
 			return providers.Resource{}, err
 		}

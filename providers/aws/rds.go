@@ -162,7 +162,7 @@ func (d *postgres) Create(ctx context.Context, t providers.Target) (providers.Re
 	if err := checkClusterID(t.Name); err != nil {
 		return providers.Resource{}, err
 	}
-	user, _ := targetString(t.Fields, "masterUsername")
+	user, _ := providers.FieldString(t.Fields, "masterUsername")
 	if user == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "postgres %s: masterUsername is required", t.Name)
 	}
@@ -183,7 +183,7 @@ func (d *postgres) Create(ctx context.Context, t providers.Target) (providers.Re
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	version, _ := targetString(t.Fields, "engineVersion")
+	version, _ := providers.FieldString(t.Fields, "engineVersion")
 	min, max := capacity(t.Fields, nil)
 	c := d.clients.get(t.Region)
 	in := &rds.CreateDBClusterInput{
@@ -250,10 +250,10 @@ func capacity(f map[string]any, cur *rdstypes.ServerlessV2ScalingConfigurationIn
 	if cur != nil {
 		min, max = aws.ToFloat64(cur.MinCapacity), aws.ToFloat64(cur.MaxCapacity)
 	}
-	if v, ok := targetNumber(f, "minCapacity"); ok {
+	if v, ok := providers.FieldNumber(f, "minCapacity"); ok {
 		min = v
 	}
-	if v, ok := targetNumber(f, "maxCapacity"); ok {
+	if v, ok := providers.FieldNumber(f, "maxCapacity"); ok {
 		max = v
 	} else if cur == nil && max < min {
 		max = min
@@ -302,7 +302,7 @@ func (d *postgres) Update(ctx context.Context, t providers.Target, changed []str
 		mod.ServerlessV2ScalingConfiguration = &rdstypes.ServerlessV2ScalingConfiguration{MinCapacity: aws.Float64(min), MaxCapacity: aws.Float64(max)}
 		modify = true
 	}
-	if v, ok := targetString(t.Fields, "engineVersion"); doVersion && ok && v != "" && !sameVersion(v, aws.ToString(cur.EngineVersion)) {
+	if v, ok := providers.FieldString(t.Fields, "engineVersion"); doVersion && ok && v != "" && !sameVersion(v, aws.ToString(cur.EngineVersion)) {
 		mod.EngineVersion = aws.String(v)
 		if major(v) != major(aws.ToString(cur.EngineVersion)) {
 			mod.AllowMajorVersionUpgrade = aws.Bool(true)

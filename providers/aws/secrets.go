@@ -111,7 +111,7 @@ func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Res
 		ClientRequestToken: aws.String(createToken(t.Owner, t.Name)),
 		Tags:               secretTags(tags),
 	}
-	if desc, ok := targetString(t.Fields, "description"); ok && desc != "" {
+	if desc, ok := providers.FieldString(t.Fields, "description"); ok && desc != "" {
 		in.Description = aws.String(desc)
 	}
 	c := d.clients.get(t.Region)
@@ -142,7 +142,7 @@ func (d *secrets) Update(ctx context.Context, t providers.Target, changed []stri
 			// The SDK fills ClientRequestToken: a new version each time.
 			_, err = c.PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{SecretId: aws.String(t.Name), SecretString: aws.String(value.Reveal())})
 		case "description":
-			desc, _ := targetString(t.Fields, "description")
+			desc, _ := providers.FieldString(t.Fields, "description")
 			_, err = c.UpdateSecret(ctx, &secretsmanager.UpdateSecretInput{SecretId: aws.String(t.Name), Description: aws.String(desc)})
 		case spec.TagsField:
 			err = d.retag(ctx, c, t)

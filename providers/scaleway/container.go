@@ -184,8 +184,8 @@ func (d *containers) settings(t providers.Target, only map[string]bool) (contain
 }
 
 func (d *containers) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
-	nsName, _ := targetString(t.Fields, "namespace")
-	image, _ := targetString(t.Fields, "image")
+	nsName, _ := providers.FieldString(t.Fields, "namespace")
+	image, _ := providers.FieldString(t.Fields, "image")
 	if nsName == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s on scaleway needs namespace (a scaleway-container-namespace)", d.kind)
 	}
@@ -200,11 +200,11 @@ func (d *containers) Create(ctx context.Context, t providers.Target) (providers.
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	env, err := targetStringMap(t.Fields, "env")
+	env, err := providers.FieldStringMap(t.Fields, "env")
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	secretEnv, err := targetStringMap(t.Fields, "secretEnv")
+	secretEnv, err := providers.FieldStringMap(t.Fields, "secretEnv")
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -262,16 +262,16 @@ func (d *containers) Update(ctx context.Context, t providers.Target, changed []s
 		switch f {
 		case "memoryMb", "timeoutSec", "minScale", "maxScale", "port", "cpuLimit":
 		case "image":
-			img, _ := targetString(t.Fields, f)
+			img, _ := providers.FieldString(t.Fields, f)
 			req.Image = &img
 		case "env":
-			env, err := targetStringMap(t.Fields, f)
+			env, err := providers.FieldStringMap(t.Fields, f)
 			if err != nil {
 				return providers.Resource{}, err
 			}
 			req.EnvironmentVariables = &env
 		case "secretEnv":
-			env, err := targetStringMap(t.Fields, f)
+			env, err := providers.FieldStringMap(t.Fields, f)
 			if err != nil {
 				return providers.Resource{}, err
 			}

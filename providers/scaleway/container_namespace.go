@@ -105,7 +105,7 @@ func (d *containerNamespaces) Create(ctx context.Context, t providers.Target) (p
 	}
 	req := &container.CreateNamespaceRequest{Region: scw.Region(t.Region), Name: t.Name, ProjectID: project, Tags: tags,
 		EnvironmentVariables: map[string]string{}, SecretEnvironmentVariables: map[string]string{}}
-	if s, ok := targetString(t.Fields, "description"); ok {
+	if s, ok := providers.FieldString(t.Fields, "description"); ok {
 		req.Description = &s
 	}
 	n, err := d.api.CreateNamespace(req, scw.WithContext(ctx))
@@ -139,7 +139,7 @@ func (d *containerNamespaces) Update(ctx context.Context, t providers.Target, ch
 	for _, f := range changed {
 		switch f {
 		case "description":
-			s, _ := targetString(t.Fields, f)
+			s, _ := providers.FieldString(t.Fields, f)
 			req.Description = &s
 		case spec.TagsField:
 			tags, err := tagList(t)

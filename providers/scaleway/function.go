@@ -135,22 +135,22 @@ func (d *functions) Read(ctx context.Context, region, name string) (providers.Re
 
 // functionEnv is the environment a function gets: env plus SOURCE_BUCKET.
 func functionEnv(t providers.Target) (map[string]string, error) {
-	env, err := targetStringMap(t.Fields, "env")
+	env, err := providers.FieldStringMap(t.Fields, "env")
 	if err != nil {
 		return nil, err
 	}
 	if _, clash := env[sourceBucketEnv]; clash {
 		return nil, providers.Errorf(providers.InvalidArgument, "env sets %s, which sourceBucket owns; use sourceBucket", sourceBucketEnv)
 	}
-	if b, ok := targetString(t.Fields, "sourceBucket"); ok && b != "" {
+	if b, ok := providers.FieldString(t.Fields, "sourceBucket"); ok && b != "" {
 		env[sourceBucketEnv] = b
 	}
 	return env, nil
 }
 
 func (d *functions) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
-	nsName, _ := targetString(t.Fields, "namespace")
-	runtime, _ := targetString(t.Fields, "runtime")
+	nsName, _ := providers.FieldString(t.Fields, "namespace")
+	runtime, _ := providers.FieldString(t.Fields, "runtime")
 	if nsName == "" || runtime == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "scaleway-function needs namespace and runtime")
 	}
@@ -166,8 +166,8 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	code, _ := targetString(t.Fields, "code")
-	handler, _ := targetString(t.Fields, "handler")
+	code, _ := providers.FieldString(t.Fields, "code")
+	handler, _ := providers.FieldString(t.Fields, "handler")
 	var archive []byte
 	if code != "" {
 		if archive, err = zipCode(runtime, handler, code); err != nil {
@@ -307,7 +307,7 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 			}
 			req.EnvironmentVariables = &env
 		case "handler":
-			h, _ := targetString(t.Fields, name)
+			h, _ := providers.FieldString(t.Fields, name)
 			req.Handler = &h
 		case spec.TagsField:
 			tags, err := tagList(t)

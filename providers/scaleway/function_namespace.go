@@ -112,7 +112,7 @@ func (d *functionNamespaces) Create(ctx context.Context, t providers.Target) (pr
 	}
 	req := &function.CreateNamespaceRequest{Region: scw.Region(t.Region), Name: t.Name, ProjectID: project, Tags: tags,
 		SecretEnvironmentVariables: []*function.Secret{}}
-	if s, ok := targetString(t.Fields, "description"); ok {
+	if s, ok := providers.FieldString(t.Fields, "description"); ok {
 		req.Description = &s
 	}
 	n, err := d.api.CreateNamespace(req, scw.WithContext(ctx))
@@ -146,7 +146,7 @@ func (d *functionNamespaces) Update(ctx context.Context, t providers.Target, cha
 	for _, f := range changed {
 		switch f {
 		case "description":
-			s, _ := targetString(t.Fields, f)
+			s, _ := providers.FieldString(t.Fields, f)
 			req.Description = &s
 		case spec.TagsField:
 			tags, err := tagList(t)

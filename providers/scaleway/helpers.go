@@ -40,31 +40,10 @@ func allPages[T any](ctx context.Context, k spec.Kind, region string, fetch func
 	}
 }
 
-func targetString(f map[string]any, name string) (string, bool) {
-	s, ok := f[name].(string)
-	return s, ok
-}
-
-func targetNumber(f map[string]any, name string) (float64, bool) {
-	switch x := f[name].(type) {
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
-}
-
 // targetUint returns a whole, non-negative number field; a fraction or a
 // negative is refused with the field's name.
 func targetUint(f map[string]any, name string) (uint32, bool, error) {
-	v, ok := targetNumber(f, name)
+	v, ok := providers.FieldNumber(f, name)
 	if !ok {
 		if _, present := f[name]; present && f[name] != nil {
 			return 0, false, providers.Errorf(providers.InvalidArgument, "field %q is %T, want a number", name, f[name])
@@ -77,37 +56,12 @@ func targetUint(f map[string]any, name string) (uint32, bool, error) {
 	return uint32(v), true, nil
 }
 
-func targetStringMap(f map[string]any, name string) (map[string]string, error) {
-	out := map[string]string{}
-	switch m := f[name].(type) {
-	case nil:
-	case map[string]string:
-		for k, v := range m {
-			out[k] = v
-		}
-	case map[string]any:
-		for k, v := range m {
-			switch s := v.(type) {
-			case string:
-				out[k] = s
-			case spec.Sensitive:
-				out[k] = s.Reveal()
-			default:
-				return nil, providers.Errorf(providers.InvalidArgument, "field %q: value of %q is %T, want a string", name, k, v)
-			}
-		}
-	default:
-		return nil, providers.Errorf(providers.InvalidArgument, "field %q is %T, want an object of strings", name, m)
-	}
-	return out, nil
-}
-
 // tagList is the tag list a driver writes: Scaleway tags are plain
 // strings, so each user tag is "key=value" and the ownership tag is
 // "managed-by-infra=<fleet>". A key holding "=" could not be read back, so
 // it is refused.
 func tagList(t providers.Target) ([]string, error) {
-	tags, err := targetStringMap(t.Fields, spec.TagsField)
+	tags, err := providers.FieldStringMap(t.Fields, spec.TagsField)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +136,7 @@ func requirePrefix(k spec.Kind, t providers.Target) error {
 // noUserTags refuses user tags on a kind whose Scaleway product has no tags
 // and no free-text field: they would be silently dropped.
 func noUserTags(k spec.Kind, t providers.Target) error {
-	tags, err := targetStringMap(t.Fields, spec.TagsField)
+	tags, err := providers.FieldStringMap(t.Fields, spec.TagsField)
 	if err != nil {
 		return err
 	}

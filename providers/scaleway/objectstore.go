@@ -129,7 +129,7 @@ func (d *objectStores) tags(ctx context.Context, c *s3.Client, name string) (map
 }
 
 func bucketTags(t providers.Target) ([]s3types.Tag, error) {
-	m, err := targetStringMap(t.Fields, spec.TagsField)
+	m, err := providers.FieldStringMap(t.Fields, spec.TagsField)
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func (d *postgres) Create(ctx context.Context, t providers.Target) (providers.Re
 	if !set {
 		maxCPU = 15 // the console's default ceiling
 	}
-	version, _ := targetString(t.Fields, "engineVersion")
+	version, _ := providers.FieldString(t.Fields, "engineVersion")
 	db, err := d.api.CreateDatabase(&sdb.CreateDatabaseRequest{Region: scw.Region(t.Region), ProjectID: project, Name: t.Name,
 		CPUMin: minCPU, CPUMax: maxCPU, Version: version}, scw.WithContext(ctx))
 	if err != nil {

@@ -135,7 +135,7 @@ func (d *queues) Create(ctx context.Context, t providers.Target) (providers.Reso
 		return providers.Resource{}, err
 	}
 	attrs := map[string]string{}
-	if v, ok := targetNumber(t.Fields, "visibilityTimeoutSec"); ok {
+	if v, ok := providers.FieldNumber(t.Fields, "visibilityTimeoutSec"); ok {
 		attrs[string(sqstypes.QueueAttributeNameVisibilityTimeout)] = strconv.Itoa(int(v))
 	}
 	if strings.HasSuffix(t.Name, ".fifo") {
@@ -164,7 +164,7 @@ func (d *queues) Update(ctx context.Context, t providers.Target, changed []strin
 	for _, f := range changed {
 		switch f {
 		case "visibilityTimeoutSec":
-			v, ok := targetNumber(t.Fields, f)
+			v, ok := providers.FieldNumber(t.Fields, f)
 			if !ok {
 				return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "visibilityTimeoutSec is not a number")
 			}

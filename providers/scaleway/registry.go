@@ -41,7 +41,7 @@ func init() {
 // encodeDescription writes tags, ownership tag included, as the
 // description.
 func encodeDescription(t providers.Target) (string, error) {
-	tags, err := targetStringMap(t.Fields, spec.TagsField)
+	tags, err := providers.FieldStringMap(t.Fields, spec.TagsField)
 	if err != nil {
 		return "", err
 	}

@@ -122,7 +122,7 @@ func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Res
 	}
 	req := &secret.CreateSecretRequest{Region: scw.Region(t.Region), ProjectID: project, Name: t.Name, Tags: tags,
 		Type: secret.SecretTypeOpaque, Path: ptr("/")}
-	if s, ok := targetString(t.Fields, "description"); ok {
+	if s, ok := providers.FieldString(t.Fields, "description"); ok {
 		req.Description = &s
 	}
 	s, err := d.api.CreateSecret(req, scw.WithContext(ctx))
@@ -160,7 +160,7 @@ func (d *secrets) Update(ctx context.Context, t providers.Target, changed []stri
 				return providers.Resource{}, err
 			}
 		case "description":
-			v, _ := targetString(t.Fields, f)
+			v, _ := providers.FieldString(t.Fields, f)
 			req.Description, patch = &v, true
 		case spec.TagsField:
 			tags, err := tagList(t)

@@ -103,3 +103,32 @@ func setOf(xs []any) []string {
 	sort.Strings(out)
 	return out
 }
+
+// CloneMap deep-copies an object of JSON-like values; nil stays nil. A
+// driver or a double that keeps what it is handed clones it first, so the
+// caller's maps never change underneath.
+func CloneMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = CloneValue(v)
+	}
+	return out
+}
+
+// CloneValue deep-copies a JSON-like value.
+func CloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return CloneMap(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = CloneValue(y)
+		}
+		return out
+	}
+	return v
+}

@@ -296,7 +296,7 @@ func (s *suite) update(t *testing.T) {
 	for i, u := range s.c.Updates {
 		changed := sortedKeys(u)
 		for k, v := range u {
-			tg.Fields[k] = cloneValue(v)
+			tg.Fields[k] = spec.CloneValue(v)
 		}
 		res, err := s.d.Update(ctx(t), s.copyTarget(tg), changed)
 		if err != nil {
@@ -319,7 +319,7 @@ func (s *suite) replace(t *testing.T) {
 		}
 		s.gone(t, tg.Name)
 		for k, v := range u {
-			tg.Fields[k] = cloneValue(v)
+			tg.Fields[k] = spec.CloneValue(v)
 		}
 		s.create(t, tg)
 		s.readBack(t, tg)
@@ -327,7 +327,7 @@ func (s *suite) replace(t *testing.T) {
 }
 
 func (s *suite) tags(t *testing.T) {
-	fields := cloneMap(s.c.Create)
+	fields := spec.CloneMap(s.c.Create)
 	fields[spec.TagsField] = map[string]any{"team": "conformance", "cost centre": "42", "keep": "yes"}
 	tg := s.target(s.name("tags"), fields)
 	s.create(t, tg)
@@ -349,7 +349,7 @@ func (s *suite) tags(t *testing.T) {
 // tagsRefused checks a kind whose cloud cannot hold user tags: they are
 // refused, never silently dropped.
 func (s *suite) tagsRefused(t *testing.T) {
-	fields := cloneMap(s.c.Create)
+	fields := spec.CloneMap(s.c.Create)
 	fields[spec.TagsField] = map[string]any{"team": "conformance"}
 	tg := s.target(s.name("notags"), fields)
 	_, err := s.d.Create(ctx(t), s.copyTarget(tg))
@@ -506,7 +506,7 @@ func (s *suite) oddNames(t *testing.T) {
 }
 
 func (s *suite) release(t *testing.T) {
-	fields := cloneMap(s.c.Create)
+	fields := spec.CloneMap(s.c.Create)
 	if _, ok := s.info.Field(spec.TagsField); ok {
 		fields[spec.TagsField] = map[string]any{"team": "conformance"}
 	}
@@ -696,10 +696,10 @@ func (s *suite) name(suffix string) string {
 // target builds a create target the way the engine does: the fields, the
 // kind's defaults for the ones left out, the fleet as owner.
 func (s *suite) target(name string, fields map[string]any) providers.Target {
-	f := cloneMap(fields)
+	f := spec.CloneMap(fields)
 	for _, field := range s.info.Fields {
 		if _, set := f[field.Name]; !set && field.Default != nil {
-			f[field.Name] = cloneValue(field.Default)
+			f[field.Name] = spec.CloneValue(field.Default)
 		}
 	}
 	return providers.Target{Name: name, Region: s.h.Region, Fields: f, Owner: s.h.Owner}
@@ -708,33 +708,11 @@ func (s *suite) target(name string, fields map[string]any) providers.Target {
 // copyTarget gives the driver its own copy, so that a driver keeping or
 // changing the maps it is handed cannot change the suite's expectations.
 func (s *suite) copyTarget(tg providers.Target) providers.Target {
-	tg.Fields = cloneMap(tg.Fields)
+	tg.Fields = spec.CloneMap(tg.Fields)
 	return tg
 }
 
 func ctx(t *testing.T) context.Context { return t.Context() }
-
-func cloneMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneValue(v)
-	}
-	return out
-}
-
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return cloneMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, y := range x {
-			out[i] = cloneValue(y)
-		}
-		return out
-	}
-	return v
-}
 
 // randomSuffix returns n random lowercase letters and digits: legal in
 // every kind's names, and unique enough that runs on a real cloud do not

@@ -102,7 +102,7 @@ func (c *Cloud) Dump() []byte {
 func (c *Cloud) Put(p spec.Provider, k spec.Kind, r providers.Resource) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r.Fields = clone(r.Fields)
+	r.Fields = spec.CloneMap(r.Fields)
 	c.resources[key(p, k, r.Region, r.Name)] = &record{Provider: p, Kind: k, Resource: r}
 }
 
@@ -115,7 +115,7 @@ func (c *Cloud) Get(p spec.Provider, k spec.Kind, region, name string) (provider
 		return providers.Resource{}, false
 	}
 	out := r.Resource
-	out.Fields = clone(out.Fields)
+	out.Fields = spec.CloneMap(out.Fields)
 	return out, true
 }
 
@@ -281,7 +281,7 @@ func (d *driver) List(ctx context.Context, region string) ([]providers.Resource,
 	for _, r := range c.resources {
 		if r.Provider == d.provider && r.Kind == d.kind && r.Resource.Region == region {
 			res := r.Resource
-			res.Fields = clone(res.Fields)
+			res.Fields = spec.CloneMap(res.Fields)
 			res.Complete = false
 			out = append(out, res)
 		}
@@ -302,7 +302,7 @@ func (d *driver) Read(ctx context.Context, region, name string) (providers.Resou
 		return providers.Resource{}, providers.Errorf(providers.NotFound, "%s: no such resource in %s", d.addr(name), region)
 	}
 	res := r.Resource
-	res.Fields = clone(res.Fields)
+	res.Fields = spec.CloneMap(res.Fields)
 	return res, nil
 }
 
@@ -325,7 +325,7 @@ func (d *driver) Create(ctx context.Context, t providers.Target) (providers.Reso
 	rec.Resource.Attributes = d.attributes(t.Name, t.Region)
 	c.resources[k] = rec
 	res := rec.Resource
-	res.Fields = clone(res.Fields)
+	res.Fields = spec.CloneMap(res.Fields)
 	return res, nil
 }
 
@@ -349,7 +349,7 @@ func (d *driver) Update(ctx context.Context, t providers.Target, changed []strin
 		return providers.Resource{}, err
 	}
 	res := rec.Resource
-	res.Fields = clone(res.Fields)
+	res.Fields = spec.CloneMap(res.Fields)
 	return res, nil
 }
 
@@ -393,7 +393,7 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 			}
 			v = tags
 		}
-		rec.Resource.Fields[name] = cloneValue(v)
+		rec.Resource.Fields[name] = spec.CloneValue(v)
 	}
 	if _, ok := rec.Resource.Fields[spec.TagsField]; !ok && rec.Resource.Owner != "" {
 		if _, taggable := d.info.Field(spec.TagsField); taggable {
@@ -504,29 +504,4 @@ func (d *driver) Release(ctx context.Context, region, name, owner string) error 
 		}
 	}
 	return nil
-}
-
-func clone(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneValue(v)
-	}
-	return out
-}
-
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return clone(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, y := range x {
-			out[i] = cloneValue(y)
-		}
-		return out
-	}
-	return v
 }

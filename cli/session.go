@@ -69,13 +69,6 @@ func (g *globals) open(ctx context.Context, command string, lock bool) (*session
 		s.close()
 		return nil, err
 	}
-	for _, b := range backends {
-		// A backend whose ownership mark can be a name prefix (Scaleway
-		// queues, postgres) must know the fleet to claim anything.
-		if fb, ok := b.(interface{ SetFleet(string) }); ok {
-			fb.SetFleet(m.Fleet)
-		}
-	}
 	for _, r := range s.ledger.Rows {
 		if _, ok := backends[r.Provider]; !ok && why[r.Provider] == "" {
 			why[r.Provider] = fmt.Sprintf("no %s credentials were loaded, because this declaration names no %s resources and no %s account",

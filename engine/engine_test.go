@@ -714,3 +714,23 @@ func TestCancelledApplyStopsStartingAndReportsIncomplete(t *testing.T) {
 		t.Fatalf("not converged: %v", actionsOf(p))
 	}
 }
+
+// fleetScoped records the fleet the engine hands a name-prefix backend.
+type fleetScoped struct {
+	providers.Backend
+	fleet string
+}
+
+func (b *fleetScoped) SetFleet(f string) { b.fleet = f }
+
+func TestFleetScopedBackendsLearnTheFleetBeforeAnyRead(t *testing.T) {
+	f := newFixture(t)
+	b := &fleetScoped{Backend: f.cloud.Backend(spec.AWS)}
+	e := New(Options{Backends: map[spec.Provider]providers.Backend{spec.AWS: b}})
+	if _, err := e.Plan(context.Background(), model(t, doc(queue)), nil, nil, PlanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.fleet != "shop" {
+		t.Fatalf("fleet %q", b.fleet)
+	}
+}

@@ -124,8 +124,14 @@ func interest(m *spec.Model, ledger *state.Ledger) []*listing {
 
 // verifyAccounts establishes, before anything is listed, which account each
 // reachable provider's credentials belong to, and refuses a mismatch with
-// the fleet's stated account.
+// the fleet's stated account. It first tells fleet-scoped backends whose
+// fleet this is, so that name-prefix ownership can be read.
 func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *state.Ledger) ([]Account, []spec.Diagnostic, error) {
+	for _, b := range e.opts.Backends {
+		if fs, ok := b.(providers.FleetScoped); ok {
+			fs.SetFleet(m.Fleet)
+		}
+	}
 	regions := m.Regions()
 	for _, r := range ledger.Rows {
 		regions[r.Provider] = appendUnique(regions[r.Provider], r.Region)

@@ -220,12 +220,6 @@ func (h *Handler) open(ctx context.Context, req Request) (*session, Response) {
 			return nil, failed("build the cloud backends: " + err.Error())
 		}
 	}
-	for _, b := range backends {
-		// Name-prefix ownership (Scaleway queues, postgres) needs the fleet.
-		if fb, ok := b.(interface{ SetFleet(string) }); ok {
-			fb.SetFleet(m.Fleet)
-		}
-	}
 	s.engine = engine.New(engine.Options{Backends: backends, Unreachable: why, Getenv: h.cfg.Getenv,
 		Parallelism: h.cfg.Parallelism, Progress: h.event})
 	return s, Response{}

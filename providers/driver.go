@@ -139,3 +139,11 @@ type ListedReader interface {
 type Services interface {
 	Service(k spec.Kind) string
 }
+
+// FleetScoped is implemented by a backend that must know the fleet it
+// serves to read ownership: where a product has neither tags nor a
+// description, the name prefix <fleet>- is the mark (Scaleway queues and
+// Serverless SQL databases). The engine sets it before anything is read.
+type FleetScoped interface {
+	SetFleet(fleet string)
+}

@@ -71,7 +71,10 @@ type Backend struct {
 	sqs     map[string]*sqsCredential // region -> memo (project-scoped backend)
 }
 
-var _ providers.Backend = (*Backend)(nil)
+var (
+	_ providers.Backend     = (*Backend)(nil)
+	_ providers.FleetScoped = (*Backend)(nil)
+)
 
 // New builds the backend from the standard Scaleway configuration: the
 // active profile of ~/.config/scw/config.yaml (or SCW_CONFIG_PATH), then

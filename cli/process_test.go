@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/internal/testbin"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -24,32 +24,6 @@ import (
 
 // These tests run the real infra binary as separate processes against the
 // AWS emulator: what a user's shell or CI does.
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-func infraBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "infra-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "infra")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/infra").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
 
 // chainFleet is 20 resources with a dependency chain: ten secrets each
 // composed from the one before, five queues, five security groups. Every
@@ -87,7 +61,7 @@ func TestSIGKILLAtEveryStepConverges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the crash test runs 40 applies against the emulator")
 	}
-	bin := infraBinary(t)
+	bin := testbin.Infra(t)
 	srv := moto.Shared(t)
 	runs, killedMidway := 0, 0
 	for k := 1; k <= 20; k++ {
@@ -192,7 +166,7 @@ func auditAccount(t *testing.T, k int, srv *moto.Server, stateDir, fleet, prefix
 // TestTwoAppliesAtOnce: exactly one proceeds; the other exits 1 within a
 // second, naming the holder.
 func TestTwoAppliesAtOnce(t *testing.T) {
-	bin := infraBinary(t)
+	bin := testbin.Infra(t)
 	srv := moto.Shared(t)
 	dir := t.TempDir()
 	fleet := chainFleet(t, dir, "race", "race-")

@@ -25,6 +25,7 @@ import (
 
 	"github.com/infra-iac/infra/cli"
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/internal/testbin"
 	"github.com/infra-iac/infra/providers"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
@@ -101,31 +102,6 @@ func names(t *testing.T, b providers.Backend, k spec.Kind) []string {
 	return out
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-func infraBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "infra-sweep-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "infra")
-		if out, err := exec.Command("go", "build", "-o", binPath, "../cmd/infra").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
 type result struct {
 	code           int
 	stdout, stderr string
@@ -160,7 +136,7 @@ func infra(t *testing.T, srv *moto.Server, endpoint string, args ...string) resu
 // environment variables.
 func infraEnv(t *testing.T, srv *moto.Server, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(infraBinary(t), args...)
+	cmd := exec.Command(testbin.Infra(t), args...)
 	cmd.Env = append(append(append(os.Environ(), srv.Env()...), "NO_COLOR=1"), env...)
 	// An entry without "=" unsets the variable.
 	for _, kv := range env {

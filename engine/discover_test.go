@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -85,5 +87,20 @@ func TestExclusionWinsOverTheTag(t *testing.T) {
 	f.store.ledger = nil // and the tag scan does not claim it either
 	if p := f.plan(excluded, false); len(p.Actions) != 1 || p.Actions[0].Action != Adopt {
 		t.Fatalf("planned %v", actionsOf(p))
+	}
+}
+
+// A refused or throttled tag scan fails the plan: a partial scan is never
+// "all", and reading it as empty could hide an orphan.
+func TestFailedTagScanFailsThePlan(t *testing.T) {
+	f := newFixture(t)
+	f.cloud.Inject(memory.Fault{Op: "owned", Err: providers.Errorf(providers.Throttled, "ThrottlingException: rate exceeded")})
+	_, err := f.engine().Plan(context.Background(), model(t, doc(queue)), nil, nil, PlanOptions{})
+	if err == nil || !strings.Contains(err.Error(), "aws in eu-west-3: scan ownership tags: throttled: ThrottlingException") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = f.engine().Discover(context.Background(), model(t, doc(queue)), nil)
+	if err == nil {
+		t.Fatal("discover read a failed scan as empty")
 	}
 }

@@ -129,6 +129,11 @@ infra/v1 JSON document. See docs/cli.md.`,
 	root.AddCommand(newInit(g))
 	root.AddCommand(newExecutor(g))
 	root.AddCommand(newSweep(g))
+	root.AddCommand(newVersion(g))
+	// --version prints what the version verb prints, from the same build
+	// info.
+	root.Version = currentVersion().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

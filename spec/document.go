@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
-	"strings"
 )
 
 // APIVersion is the version of the fleet document this build writes.
@@ -62,40 +60,20 @@ var documentKeys = map[string]bool{
 	"exclusions": true, "resources": true, "forget": true,
 }
 
-// DecodeDocument reads a fleet document. Only input that is not a JSON object
-// at all, or whose known keys have the wrong JSON shape, is an error; every
-// other problem is left for Validate to report with the rest.
+// DecodeDocument reads a fleet document. Only input that is not a JSON
+// object at all, a known key whose JSON shape is wrong, a key written twice
+// in one object, or objects and lists nested more than MaxDepth deep, is an
+// error, a *DecodeError with the line and column; every other problem is
+// left for Validate to report with the rest. A leading UTF-8 byte order
+// mark is skipped.
 func DecodeDocument(data []byte) (*Document, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("the fleet document is not valid JSON: %w", jsonPosition(data, err))
-	}
-	if top == nil {
-		return nil, errors.New("the fleet document is not a JSON object")
-	}
-	var doc Document
-	for k, v := range top {
-		if !documentKeys[k] {
-			doc.extra = addExtra(doc.extra, k, v)
+	doc, err := readDocument(data)
+	if err != nil {
+		var de *DecodeError
+		if errors.As(err, &de) && de.Syntax {
+			return nil, fmt.Errorf("the fleet document is not valid JSON: %w", err)
 		}
-	}
-	// Decode the known keys one by one so the error names the key.
-	fields := []struct {
-		key string
-		dst any
-	}{
-		{"apiVersion", &doc.APIVersion}, {"fleet", &doc.Fleet}, {"accounts", &doc.Accounts},
-		{"placement", &doc.Placement}, {"exclusions", &doc.Exclusions},
-		{"resources", &doc.Resources}, {"forget", &doc.Forget},
-	}
-	for _, f := range fields {
-		raw, ok := top[f.key]
-		if !ok {
-			continue
-		}
-		if err := json.Unmarshal(raw, f.dst); err != nil {
-			return nil, fmt.Errorf("the fleet document's %q has the wrong shape: %w", f.key, err)
-		}
+		return nil, err
 	}
 	// The encoder writes no resources as [] and leaves out empty optional
 	// keys, so decode absent, null and empty alike: decoding what the
@@ -115,18 +93,7 @@ func DecodeDocument(data []byte) (*Document, error) {
 	if len(doc.Forget) == 0 {
 		doc.Forget = nil
 	}
-	return &doc, nil
-}
-
-// jsonPosition adds line and column to a syntax error.
-func jsonPosition(data []byte, err error) error {
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
-		return err
-	}
-	line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-	col := int(se.Offset) - bytes.LastIndexByte(data[:se.Offset], '\n') - 1
-	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+	return doc, nil
 }
 
 // EncodeDocument writes the document as indented JSON with sorted object
@@ -164,22 +131,14 @@ func (r Resource) MarshalJSON() ([]byte, error) {
 	return marshalWithExtra(p, r.extra)
 }
 
-// UnmarshalJSON keeps the keys a resource does not have, for Validate.
+// UnmarshalJSON reads a resource as DecodeDocument does, keeping the keys
+// a resource does not have, for Validate.
 func (r *Resource) UnmarshalJSON(b []byte) error {
-	type plain Resource
-	var p plain
-	extra, err := decodeObject(b, &p)
-	if err != nil {
+	return decodeOne(b, func(rd *reader) error {
+		var err error
+		*r, err = rd.resource(0)
 		return err
-	}
-	*r = Resource(p)
-	r.extra = extra
-	// An absent, null and empty spec all mean "no field set"; decode them
-	// alike so that decoding what the encoder wrote gives the same value.
-	if r.Spec == nil {
-		r.Spec = map[string]any{}
-	}
-	return nil
+	})
 }
 
 // MarshalJSON writes the unknown keys back.
@@ -188,17 +147,14 @@ func (x Exclusion) MarshalJSON() ([]byte, error) {
 	return marshalWithExtra(plain(x), x.extra)
 }
 
-// UnmarshalJSON keeps the keys an exclusion does not have, for Validate.
+// UnmarshalJSON reads an exclusion as DecodeDocument does, keeping the
+// keys an exclusion does not have, for Validate.
 func (x *Exclusion) UnmarshalJSON(b []byte) error {
-	type plain Exclusion
-	var p plain
-	extra, err := decodeObject(b, &p)
-	if err != nil {
+	return decodeOne(b, func(rd *reader) error {
+		var err error
+		*x, err = rd.exclusion(0)
 		return err
-	}
-	*x = Exclusion(p)
-	x.extra = extra
-	return nil
+	})
 }
 
 // UnknownKeys returns the top-level keys this build did not recognise,
@@ -212,54 +168,6 @@ func (r *Resource) UnknownKeys() []string { return sortedKeys(r.extra) }
 // UnknownKeys returns the keys of the exclusion other than address and why,
 // sorted.
 func (x *Exclusion) UnknownKeys() []string { return sortedKeys(x.extra) }
-
-// decodeObject decodes the JSON object b into dst, a pointer to a struct
-// with no custom decoder, and returns the keys dst has no field for.
-// The common case, no unknown key, costs one strict decode.
-func decodeObject(b []byte, dst any) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err == nil {
-		return nil, nil
-	}
-	// Either a key is unknown or the shape is wrong: decode leniently, then
-	// find the keys the struct did not take. A failed strict decode may have
-	// filled dst partly, and json merges into maps, so start from zero.
-	reflect.ValueOf(dst).Elem().SetZero()
-	if err := json.Unmarshal(b, dst); err != nil {
-		return nil, err
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
-	}
-	known := jsonKeys(reflect.TypeOf(dst).Elem())
-	var extra map[string]json.RawMessage
-	for k, v := range all {
-		if !known[strings.ToLower(k)] {
-			extra = addExtra(extra, k, v)
-		}
-	}
-	return extra, nil
-}
-
-// jsonKeys returns the lower-cased JSON names of a struct's exported
-// fields; encoding/json matches them case-insensitively.
-func jsonKeys(t reflect.Type) map[string]bool {
-	keys := map[string]bool{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
-		}
-		keys[strings.ToLower(name)] = true
-	}
-	return keys
-}
 
 // addExtra stores an unknown key's value compacted, so that a document
 // decoded from indented and from compact JSON holds the same bytes.

@@ -1,19 +1,24 @@
 package spec
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
 // FuzzValidate feeds arbitrary bytes to DecodeDocument and Validate. Neither
-// may panic on any input: a document is user input. Where the bytes decode,
-// the codec must round-trip, and the rows must be sorted and the same for
-// the document and its re-encoding.
+// may panic on any input: a document is user input. A refusal is a
+// DecodeError with a place, in printable words. Where the bytes decode,
+// they are JSON, the spec values are what encoding/json reads, the codec
+// must round-trip, and the rows must be sorted and the same for the
+// document and its re-encoding. CI runs it for a bounded time:
 //
-//	go test ./spec -run '^$' -fuzz FuzzValidate -fuzztime 60s
+//	go test ./spec -run '^$' -fuzz '^FuzzValidate$' -fuzztime 60s
 func FuzzValidate(f *testing.F) {
 	for _, path := range codecFixtures {
 		if data, err := os.ReadFile(path); err == nil {
@@ -25,10 +30,35 @@ func FuzzValidate(f *testing.F) {
 		{"composed": {"format": "{0}{{}}{1}", "args": [{"secretValue": "aws/secrets/a"}, {"observed": "x/y/z", "attribute": ""}]}}}}]}`))
 	f.Add([]byte(`{"resources": [null, {}, {"address": "aws/aws-instance/x", "spec": {"instanceType": "raw:"}}], "forget": ["a"]}`))
 	f.Add([]byte(`{"exclusions": [{"address": "a/b/*c*"}], "placement": {"aws": ""}, "accounts": {"gcp": ""}}`))
+	f.Add([]byte(`{"fleet": "x", "fleet": "y", "resources": [{"address": "a", "spec": {"tags": {"k": 1, "k": 2}}}]}`))
+	f.Add([]byte("\xef\xbb\xbf{\"resources\": {}, \"accounts\": [], \"forget\": [1]}"))
+	f.Add([]byte(`{"resources": [{"address": "aws/aws-instance/x", "spec": {"instanceType": "\u001b[2J\u009b31m\u202eEVIL"}}]}`))
+	f.Add([]byte(`{"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := DecodeDocument(data)
 		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Line < 1 || de.Column < 1 || de.Problem == "" {
+				t.Fatalf("not a DecodeError with a place: %v", err)
+			}
+			if msg := err.Error(); Printable(msg) != msg || strings.Contains(msg, "Go ") {
+				t.Fatalf("the error is not printable words: %q", msg)
+			}
 			return
+		}
+		body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+		var generic map[string]any
+		if err := json.Unmarshal(body, &generic); err != nil {
+			t.Fatalf("decoded what encoding/json refuses (%v): %q", err, data)
+		}
+		if list, ok := generic["resources"].([]any); ok {
+			for i, item := range list {
+				if m, ok := item.(map[string]any); ok {
+					if want, ok := m["spec"].(map[string]any); ok && !reflect.DeepEqual(d.Resources[i].Spec, want) {
+						t.Fatalf("resource %d: spec %#v, encoding/json reads %#v", i, d.Resources[i].Spec, want)
+					}
+				}
+			}
 		}
 		rows := Validate(d)
 		if !sort.SliceIsSorted(rows, func(i, j int) bool { return diagnosticLess(rows[i], rows[j]) }) {

@@ -629,7 +629,9 @@ func checkName(name string) string {
 		return "name is longer than 255 characters"
 	}
 	for _, r := range name {
-		if r <= ' ' || r == 0x7f {
+		// needsEscape: the C1 and bidirectional controls too, which no
+		// cloud names and which would reorder what a reviewer reads.
+		if r <= ' ' || needsEscape(r) {
 			return "name contains a space or a control character"
 		}
 	}

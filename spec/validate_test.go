@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -362,4 +363,22 @@ func readDoc(t testing.TB, path string) *Document {
 
 func TestValidateNilDocument(t *testing.T) {
 	checkRows(t, Validate(nil), row{"document", "no fleet document"})
+}
+
+// A name holds no space or control character: the C1 controls and the
+// bidirectional controls, which reorder what a reviewer reads, included.
+func TestCheckRefusesControlCharacterInName(t *testing.T) {
+	for _, name := range []string{`a b`, `a\u001bb`, `a\u007fb`, `a\u009bb`, `a\u0085b`, `evil\u202egnp`, `a\u2066b`} {
+		checkRows(t, validateJSON(t, docJSON(nil, `{"address": "aws/queues/`+name+`"}`)),
+			row{"aws/queues/" + mustUnquote(t, name), "name contains a space or a control character"})
+	}
+}
+
+func mustUnquote(t *testing.T, s string) string {
+	t.Helper()
+	var out string
+	if err := json.Unmarshal([]byte(`"`+s+`"`), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -86,7 +86,12 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 	if reviewed == nil && !opts.yes {
 		io := g.io()
 		if !io.CanPrompt() {
-			return fmt.Errorf("refusing to %s without a terminal to ask: pass --yes, or --plan FILE with a reviewed plan", verb)
+			if opts.destroy {
+				// destroy has no --plan: a reviewed teardown is a saved
+				// plan --destroy, which apply --plan carries out.
+				return fmt.Errorf("refusing to destroy without a terminal to ask: pass --yes, or review the teardown with infra plan --destroy --out FILE and apply that with infra apply --plan FILE")
+			}
+			return fmt.Errorf("refusing to apply without a terminal to ask: pass --yes, or --plan FILE with a reviewed plan")
 		}
 		fmt.Fprintf(io.ErrOut, "Do you want to %s these changes to fleet %s? Only 'yes' is accepted: ", verb, p.Fleet)
 		answer, _ := bufio.NewReader(io.In).ReadString('\n')

@@ -38,8 +38,10 @@ type MarkdownOptions struct {
 	Banner string
 }
 
-// PlanMarker is the hidden first line of a fleet's plan comment.
-func PlanMarker(fleet string) string { return "<!-- infra:plan fleet=" + fleet + " -->" }
+// PlanMarker is the hidden first line of a fleet's plan comment. A valid
+// fleet name is written as it is; anything else is escaped, so that a name
+// from a broken document can neither end the comment nor span lines.
+func PlanMarker(fleet string) string { return "<!-- infra:plan fleet=" + htmlEscape(fleet) + " -->" }
 
 var idLine = regexp.MustCompile(`<!-- infra:plan-id (sha256:[0-9a-f]{64}) head=([0-9a-zA-Z]*) -->`)
 
@@ -84,9 +86,9 @@ func RenderMarkdown(p *Plan, opts MarkdownOptions) string {
 	fmt.Fprintf(&head, "<!-- infra:plan-id %s head=%s -->\n", p.ID, opts.HeadSHA)
 	title := opts.Title
 	if title == "" {
-		title = "infra plan for fleet `" + p.Fleet + "`"
+		title = "infra plan for fleet " + code(p.Fleet)
 		if p.Destroy {
-			title = "infra destroy plan for fleet `" + p.Fleet + "`"
+			title = "infra destroy plan for fleet " + code(p.Fleet)
 		}
 	}
 	head.WriteString("### " + title + "\n\n")
@@ -96,7 +98,7 @@ func RenderMarkdown(p *Plan, opts MarkdownOptions) string {
 	if len(p.Accounts) > 0 {
 		head.WriteString("| cloud | account | regions |\n| --- | --- | --- |\n")
 		for _, a := range p.Accounts {
-			fmt.Fprintf(&head, "| %s | `%s` | %s |\n", a.Provider, cell(a.Account), cell(joinRegions(a.Regions)))
+			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), code(a.Account), cell(joinRegions(a.Regions)))
 		}
 		head.WriteString("\n")
 	}
@@ -186,7 +188,7 @@ func warningBlock(as []Action, budget int) (string, int) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "> [!WARNING]\n> **This plan destroys or replaces %d resource(s).** Replacing deletes the resource and creates it anew: its data and identity are lost.\n>\n", len(as))
 	for i, a := range as {
-		line := fmt.Sprintf("> - `%s` **%s** `%s`", strings.TrimSpace(actionStyle[a.Action].symbol), a.Action, a.Address)
+		line := fmt.Sprintf("> - `%s` **%s** %s", strings.TrimSpace(actionStyle[a.Action].symbol), a.Action, code(a.Address.String()))
 		if d := actionDetail(a); d != "" {
 			line += " " + cell(clip(d))
 		}
@@ -208,7 +210,7 @@ func diagnosticsTable(ds []spec.Diagnostic, errs, warns, budget int) (string, in
 	var b strings.Builder
 	fmt.Fprintf(&b, "#### Diagnostics: %d error(s), %d warning(s)\n\n| severity | address | message | hint |\n| --- | --- | --- | --- |\n", errs, warns)
 	for i, d := range ds {
-		row := fmt.Sprintf("| %s | `%s` | %s | %s |\n", d.Severity, cell(d.Address), cell(clip(d.Message)), cell(clip(d.Hint)))
+		row := fmt.Sprintf("| %s | %s | %s | %s |\n", cell(string(d.Severity)), code(d.Address), cell(clip(d.Message)), cell(clip(d.Hint)))
 		if b.Len()+len(row) > budget {
 			if i == 0 {
 				return "", len(ds)
@@ -246,9 +248,9 @@ func detailsSections(as []Action, budget int) (string, int) {
 func detailsOf(a Action) string {
 	symbol := strings.TrimSpace(actionStyle[a.Action].symbol)
 	if len(a.Changes) == 0 {
-		line := fmt.Sprintf("- `%s %s` %s", symbol, a.Address, a.Action)
+		line := fmt.Sprintf("- %s %s", code(symbol+" "+a.Address.String()), a.Action)
 		if a.Region != "" {
-			line += " in " + a.Region
+			line += " in " + cell(a.Region)
 		}
 		if a.Reason != "" {
 			line += ": " + cell(clip(a.Reason))
@@ -303,18 +305,21 @@ func clip(s string) string {
 }
 
 // cell makes text safe inside a table cell and outside code: a pipe would
-// end the cell, a newline the row, and raw HTML could close the comment's
-// own <details>.
-func cell(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-	return strings.ReplaceAll(htmlEscape(s), "|", `\|`)
-}
+// end the cell, a newline the row, raw HTML could close the comment's own
+// <details>, and brackets, backticks and emphasis marks would turn a
+// string from a document into a link, code or formatting. Control and
+// bidirectional characters are escaped (htmlEscape).
+func cell(s string) string { return markdownText.Replace(htmlEscape(s)) }
 
-// code renders a value as a code span inside a table cell. GitHub still
-// splits cells on a pipe inside a code span unless it is escaped, and a
-// backtick in the value needs a longer fence.
+var markdownText = strings.NewReplacer("|", `\|`, `\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "~", `\~`)
+
+// code renders a value as a code span, inside a table cell or not. GitHub
+// still splits cells on a pipe inside a code span unless it is escaped, a
+// backtick in the value needs a longer fence, and control and
+// bidirectional characters are escaped (a newline among them, which would
+// end the row).
 func code(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	s = strings.ReplaceAll(spec.Printable(s), "|", `\|`)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -325,6 +330,9 @@ func code(s string) string {
 	return fence + s + fence
 }
 
+// htmlEscape makes s inert text in HTML, control and bidirectional
+// characters escaped too (a newline among them, which would end a row or a
+// list item).
 func htmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(spec.Printable(s))
 }

@@ -196,3 +196,53 @@ func TestMarkdownSizeCapAt2000Resources(t *testing.T) {
 		t.Errorf("the uncut rendering cut something (%d details)", strings.Count(full, "<details>"))
 	}
 }
+
+// Strings from a document or a cloud are shown, never obeyed: no control
+// or bidirectional character reaches the comment raw, none can end a code
+// span, a table cell, the hidden marker or a details section, and none
+// becomes a link.
+func TestMarkdownEscapesHostileStrings(t *testing.T) {
+	evil := "\x1b[2J\x1b[31mEVIL\u009b2J\u202egnp.exe"
+	p := samplePlan()
+	p.Fleet = "x -->\n# owned" + evil
+	p.Accounts[0].Account = "1`2|3" + evil
+	p.Accounts[0].Regions = []string{"raw:eu" + evil}
+	p.Actions[1].Changes[0].After = evil
+	p.Actions[1].Address = spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: "a`b" + evil}
+	p.Actions[4].Reason = "gone [click](http://evil.example) *now* " + evil
+	p.Actions[4].Address = spec.Address{Provider: spec.AWS, Kind: spec.ObjectStore, Name: "c`d"}
+	p.Actions[4].Region = "raw:<b>" + evil
+	p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Error, Address: "aws/queues/e`f" + evil,
+		Message: `invalid instance type "` + evil + `"`, Hint: "write \"raw:" + evil + "\" or [see](http://evil.example)"})
+	md := RenderMarkdown(p, MarkdownOptions{})
+	if spec.PrintableText(md) != md {
+		t.Fatalf("a control or bidirectional character got through:\n%q", md)
+	}
+	for _, want := range []string{`\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp.exe`, "**delete** ``aws/object-store/c`d``", "- ``- aws/object-store/c`d`` delete"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q:\n%s", want, md)
+		}
+	}
+	for _, line := range strings.Split(md, "\n")[:2] {
+		if strings.Count(line, "-->") != 1 || !strings.HasSuffix(line, " -->") {
+			t.Errorf("a hidden line does not end where it should: %q", line)
+		}
+	}
+	if strings.Contains(strings.ReplaceAll(md, `\]`, ""), "](http") || strings.Contains(md, "<b>") || strings.Contains(md, "\n# owned") {
+		t.Errorf("markdown or HTML from a string got through:\n%s", md)
+	}
+	if strings.Count(md, "</details>") != strings.Count(md, "<details>") {
+		t.Errorf("details sections unbalanced:\n%s", md)
+	}
+	// Every line of a table has as many unescaped pipes as its header.
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| ") {
+			if n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); n != 4 && n != 3 && n != 5 {
+				t.Errorf("a cell was split: %q", line)
+			}
+		}
+	}
+	if !strings.HasPrefix(md, "<!-- infra:plan fleet=x -") {
+		t.Errorf("marker: %q", md[:min(len(md), 80)])
+	}
+}

@@ -161,45 +161,103 @@ func (x *executor) adopt() error {
 }
 
 type result struct {
-	i        int
+	s        int
 	err      error
 	deferred bool
 	elapsed  time.Duration
 }
 
-// schedule runs the plan's actions as a dependency graph: each starts as
+// stepKind is the part of an action a step carries out. A replace is two
+// steps, so that what holds an attachment to the old resource can be
+// deleted between them: delete it, then the old resource, then create the
+// new one, then it again.
+type stepKind int
+
+const (
+	stepWhole   stepKind = iota // the whole action
+	stepDestroy                 // a replace: delete the old resource
+	stepBuild                   // a replace: create the new one
+)
+
+type step struct {
+	action int
+	kind   stepKind
+}
+
+// steps splits the plan's actions into the steps the scheduler runs, with
+// their edges: waiting[s] counts the steps s waits for, dependants[s] the
+// steps that wait for s. An action waits for what it depends on; a
+// replace's deletion of the old copy waits for the deletion of the old
+// copy of every replaced resource that depends on it (the reverse order),
+// and its creation waits for that deletion.
+func stepsOf(actions []Action) (steps []step, last []int, waiting []int, dependants [][]int) {
+	n := len(actions)
+	index := make(map[spec.Address]int, n)
+	last = make([]int, n)     // the step that finishes the action
+	destroy := make([]int, n) // a replace's deletion step, or -1
+	for i, a := range actions {
+		index[a.Address] = i
+		destroy[i] = -1
+		if a.Action == Replace {
+			destroy[i] = len(steps)
+			steps = append(steps, step{i, stepDestroy})
+			last[i] = len(steps)
+			steps = append(steps, step{i, stepBuild})
+			continue
+		}
+		last[i] = len(steps)
+		steps = append(steps, step{i, stepWhole})
+	}
+	waiting = make([]int, len(steps))
+	dependants = make([][]int, len(steps))
+	edge := func(first, then int) {
+		waiting[then]++
+		dependants[first] = append(dependants[first], then)
+	}
+	for i, a := range actions {
+		if destroy[i] >= 0 {
+			edge(destroy[i], last[i])
+		}
+		for _, dep := range a.DependsOn {
+			j, ok := index[dep]
+			if !ok {
+				continue
+			}
+			edge(last[j], last[i])
+			if destroy[i] >= 0 && destroy[j] >= 0 {
+				edge(destroy[i], destroy[j])
+			}
+		}
+	}
+	return steps, last, waiting, dependants
+}
+
+// schedule runs the plan's steps as a dependency graph: each starts as
 // soon as its own dependencies are done, up to the parallelism bound
 // overall and the per-service bound on its service.
 // Deletions wait for every build, so a failed build never leaves a
 // half-destroyed fleet. A refused orphan delete is deferred to retry rounds.
 func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 	actions := x.p.Actions
-	n := len(actions)
-	index := make(map[spec.Address]int, n)
-	for i, a := range actions {
-		index[a.Address] = i
-	}
-	waiting := make([]int, n)
-	dependants := make([][]int, n)
+	steps, last, waiting, dependants := stepsOf(actions)
+	n := len(steps)
 	builds := 0
-	for i, a := range actions {
-		for _, dep := range a.DependsOn {
-			if j, ok := index[dep]; ok {
-				waiting[i]++
-				dependants[j] = append(dependants[j], i)
-			}
-		}
-		if a.Action != Delete {
+	for _, s := range steps {
+		if actions[s.action].Action != Delete {
 			builds++
 		}
 	}
-	applied := make([]Applied, n)
-	service := make([]string, n)
+	applied := make([]Applied, len(actions))
 	for i, a := range actions {
 		applied[i] = Applied{Address: a.Address, Action: a.Action, Status: StatusNotStarted}
-		service[i] = x.e.service(a.Address.Provider, a.Address.Kind)
 	}
-	busy := map[string]int{} // running actions per service
+	service := make([]string, n)
+	for i, s := range steps {
+		a := actions[s.action].Address
+		service[i] = x.e.service(a.Provider, a.Kind)
+	}
+	isDelete := func(s int) bool { return actions[steps[s].action].Action == Delete }
+	busy := map[string]int{} // running steps per service
 	phase := make([]int, n)  // 0 pending, 1 running, 2 finished
 	var deferred []int
 	buildsLeft := builds
@@ -208,42 +266,43 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 	results := make(chan result)
 	report := &Report{}
 
-	ready := func(i int) bool {
-		if phase[i] != 0 || waiting[i] > 0 {
+	ready := func(s int) bool {
+		if phase[s] != 0 || waiting[s] > 0 {
 			return false
 		}
-		if actions[i].Action == Delete && buildsLeft > 0 {
-			return false
-		}
-		return true
+		return !isDelete(s) || buildsLeft == 0
 	}
-	var skip func(i int, why string)
-	skip = func(i int, why string) {
-		if phase[i] == 2 {
+	var skip func(s int, why string)
+	skip = func(s int, why string) {
+		if phase[s] == 2 {
 			return
 		}
-		phase[i] = 2
-		applied[i].Status = StatusSkipped
-		applied[i].Error = why
-		if actions[i].Action != Delete {
+		phase[s] = 2
+		if ap := &applied[steps[s].action]; ap.Status != StatusFailed {
+			ap.Status, ap.Error = StatusSkipped, why
+		}
+		if !isDelete(s) {
 			buildsLeft--
 		}
-		for _, j := range dependants[i] {
-			skip(j, why)
+		for _, t := range dependants[s] {
+			skip(t, why)
 		}
 	}
-	start := func(i int) {
-		phase[i] = 1
+	start := func(s int) {
+		phase[s] = 1
 		running++
-		busy[service[i]]++
-		a := actions[i]
-		x.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
+		busy[service[s]]++
+		a := actions[steps[s].action]
+		if steps[s].kind != stepBuild {
+			x.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
+		}
+		kind := steps[s].kind
 		go func() {
 			t := time.Now()
-			err := x.execute(ctx, a)
+			err := x.step(ctx, a, kind)
 			def := err != nil && a.Action == Delete && x.rn.orphans[a.Address] &&
 				opCode(err) == providers.Conflict
-			results <- result{i: i, err: err, deferred: def, elapsed: time.Since(t)}
+			results <- result{s: s, err: err, deferred: def, elapsed: time.Since(t)}
 		}()
 	}
 	ticker := time.NewTicker(x.e.opts.Heartbeat)
@@ -254,9 +313,9 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 			stopped = true
 		}
 		if !stopped {
-			for i := 0; i < n && running < x.e.opts.Parallelism; i++ {
-				if ready(i) && busy[service[i]] < x.e.opts.PerService {
-					start(i)
+			for s := 0; s < n && running < x.e.opts.Parallelism; s++ {
+				if ready(s) && busy[service[s]] < x.e.opts.PerService {
+					start(s)
 				}
 			}
 		}
@@ -266,55 +325,58 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 		select {
 		case r := <-results:
 			running--
-			busy[service[r.i]]--
-			phase[r.i] = 2
-			a := actions[r.i]
-			applied[r.i].ElapsedMs = r.elapsed.Milliseconds()
-			if a.Action != Delete {
+			busy[service[r.s]]--
+			phase[r.s] = 2
+			i := steps[r.s].action
+			a := actions[i]
+			applied[i].ElapsedMs += r.elapsed.Milliseconds()
+			if !isDelete(r.s) {
 				buildsLeft--
 			}
 			switch {
 			case r.err == nil:
-				applied[r.i].Status = StatusDone
-				x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: r.elapsed})
-				for _, j := range dependants[r.i] {
-					waiting[j]--
+				if r.s == last[i] {
+					applied[i].Status = StatusDone
+					x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Duration(applied[i].ElapsedMs) * time.Millisecond})
+				}
+				for _, t := range dependants[r.s] {
+					waiting[t]--
 				}
 			case r.deferred:
-				deferred = append(deferred, r.i)
-				applied[r.i].Error = r.err.Error()
+				deferred = append(deferred, i)
+				applied[i].Error = r.err.Error()
 				x.e.emit(Event{Kind: EventDeferred, Address: a.Address, Action: a.Action, Err: r.err})
 			default:
-				applied[r.i].Status = StatusFailed
-				applied[r.i].Error = r.err.Error()
+				applied[i].Status = StatusFailed
+				applied[i].Error = r.err.Error()
 				x.fail(r.err)
 				x.e.emit(Event{Kind: EventFailed, Address: a.Address, Action: a.Action, Err: r.err, Elapsed: r.elapsed})
-				for _, j := range dependants[r.i] {
-					skip(j, fmt.Sprintf("not run: %s failed", a.Address))
+				for _, t := range dependants[r.s] {
+					skip(t, fmt.Sprintf("not run: %s failed", a.Address))
 				}
 				if a.Action != Delete {
 					buildFailed = true
 				}
 			}
 			if buildFailed {
-				for i := range actions {
-					if actions[i].Action == Delete && phase[i] == 0 {
-						skip(i, "not run: a create, update or replace failed, so nothing is destroyed")
+				for s := range steps {
+					if isDelete(s) && phase[s] == 0 {
+						skip(s, "not run: a create, update or replace failed, so nothing is destroyed")
 					}
 				}
 			}
 		case <-ticker.C:
 			var out []spec.Address
-			for i := range actions {
-				if phase[i] == 1 {
-					out = append(out, actions[i].Address)
+			for s := range steps {
+				if phase[s] == 1 {
+					out = append(out, actions[steps[s].action].Address)
 				}
 			}
 			x.e.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still working on %d action(s)", len(out))})
 		}
 	}
-	for i := range actions {
-		if phase[i] == 0 {
+	for s := range steps {
+		if phase[s] == 0 {
 			report.Incomplete = true
 		}
 	}
@@ -374,7 +436,26 @@ func (x *executor) fail(err error) {
 	x.failures = append(x.failures, err)
 }
 
-// execute carries out one action and records it.
+// step carries out one step of an action and records it.
+func (x *executor) step(ctx context.Context, a Action, kind stepKind) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch kind {
+	case stepDestroy:
+		from := a.Region
+		if old, moved := x.rn.moves[a.Address]; moved {
+			from = old
+		}
+		return x.remove(ctx, a.Address, from, false)
+	case stepBuild:
+		return x.create(ctx, a)
+	}
+	return x.execute(ctx, a)
+}
+
+// execute carries out one whole action (never a replace, which is two
+// steps) and records it.
 func (x *executor) execute(ctx context.Context, a Action) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -386,15 +467,6 @@ func (x *executor) execute(ctx context.Context, a Action) error {
 		return x.create(ctx, a)
 	case Update:
 		return x.update(ctx, a)
-	case Replace:
-		from := a.Region
-		if old, moved := x.rn.moves[a.Address]; moved {
-			from = old
-		}
-		if err := x.remove(ctx, a.Address, from, false); err != nil {
-			return err
-		}
-		return x.create(ctx, a)
 	case Delete:
 		if err := x.remove(ctx, a.Address, a.Region, x.rn.orphans[a.Address]); err != nil {
 			return err

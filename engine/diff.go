@@ -19,7 +19,17 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 	var changes []Change
 	for _, f := range info.Fields {
 		v, set := d.Fields[f.Name]
-		if !set || f.Compare == spec.CompareNever || f.Secret {
+		if !set {
+			continue
+		}
+		if f.Compare == spec.CompareNever || f.Secret {
+			// Never compared, but a value built from what a replaced
+			// resource publishes (a secret composed from a database's
+			// endpoint) must be sent again. A reference to a secret
+			// hands over its value, which a replacement keeps.
+			if !f.IsRef() && len(r.pendingIn(v)) > 0 {
+				changes = append(changes, Change{Field: f.Name, Sensitive: f.Secret, KnownAfterApply: true, ForcesReplacement: f.Replace})
+			}
 			continue
 		}
 		if isInstruction(d.Address.Kind, f.Name, v) {
@@ -34,7 +44,8 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 		}
 		after, known := r.planValue(v)
 		if !known {
-			changes = append(changes, Change{Field: f.Name, Before: canon(before), KnownAfterApply: true, ForcesReplacement: f.Replace})
+			changes = append(changes, Change{Field: f.Name, Before: canon(before), KnownAfterApply: true,
+				ForcesReplacement: f.Replace || r.heldByReplaced(f, v)})
 			continue
 		}
 		if spec.Equal(f, after, before) {
@@ -43,6 +54,22 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 		changes = append(changes, Change{Field: f.Name, Before: canon(before), After: canon(after), ForcesReplacement: f.Replace})
 	}
 	return changes
+}
+
+// heldByReplaced reports whether field f, a reference the cloud holds as
+// an attachment, points at a resource this plan deletes and makes again:
+// the old one cannot go while this one is attached to it, so this one is
+// deleted first and made again after, whatever the field's mutability.
+func (r *resolver) heldByReplaced(f spec.Field, v spec.Value) bool {
+	if !f.Holds {
+		return false
+	}
+	for _, a := range r.pendingIn(v) {
+		if r.replaced[a] {
+			return true
+		}
+	}
+	return false
 }
 
 // createChanges lists every field a create will set, for review.

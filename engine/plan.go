@@ -32,6 +32,15 @@ const (
 	Adopt ActionKind = "adopt"
 )
 
+// ReplaceOrder is the order in which a replace deletes the old resource
+// and creates the new one.
+type ReplaceOrder string
+
+// DeleteFirst deletes the old resource, and before it whatever holds an
+// attachment to it, then creates the new one and, after it, those again.
+// It is the order whenever the old and the new cannot exist at once.
+const DeleteFirst ReplaceOrder = "delete-first"
+
 // Destructive reports whether the action destroys a resource.
 func (k ActionKind) Destructive() bool { return k == Delete || k == Replace }
 
@@ -57,6 +66,8 @@ type Action struct {
 	Reason  string       `json:"reason,omitempty"`
 	Region  string       `json:"region"`
 	Changes []Change     `json:"changes,omitempty"`
+	// Order is how a replace runs; the reason says why.
+	Order ReplaceOrder `json:"order,omitempty"`
 	// DependsOn lists the actions of this plan that must finish first.
 	DependsOn []spec.Address `json:"dependsOn,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/infra-iac/infra/ownership"
 	"github.com/infra-iac/infra/providers"
@@ -82,7 +83,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 		orphans: map[spec.Address]bool{}, release: map[spec.Address]bool{},
 		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}}
 	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w}
-	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}}
+	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}, replaced: map[spec.Address]bool{}}
 	pl.declared()
 	pl.undeclared(ledger.Rows, false)
 	pl.undeclared(extra, true)
@@ -163,13 +164,23 @@ func (pl *planner) declared() {
 		}
 		ds = append(ds, decision{d: d, exists: true, ours: ours})
 	}
-	// A replace also makes what the resource publishes unknown; find them
-	// before computing any change that reads them.
-	for _, dc := range ds {
-		if dc.exists && dc.ours && !pl.run.destroy {
-			for _, c := range pl.res.diff(dc.d, mustGet(pl.w, dc.d.Address)) {
+	for a := range pl.run.moves {
+		pl.res.replaced[a] = true
+	}
+	// A replace also makes what the resource publishes unknown, and so
+	// may replace what reads it, and so on along the references: find
+	// them all before computing any change that reads them.
+	for grew := true; grew && !pl.run.destroy; {
+		grew = false
+		for _, dc := range ds {
+			a := dc.d.Address
+			if !dc.exists || !dc.ours || pl.res.pending[a] {
+				continue
+			}
+			for _, c := range pl.res.diff(dc.d, mustGet(pl.w, a)) {
 				if c.ForcesReplacement {
-					pl.res.pending[dc.d.Address] = true
+					pl.res.pending[a], pl.res.replaced[a], grew = true, true, true
+					break
 				}
 			}
 		}
@@ -181,8 +192,8 @@ func (pl *planner) declared() {
 			continue
 		}
 		changes := append([]Change{{Field: "region", Before: from, After: d.Region, ForcesReplacement: true}}, pl.res.createChanges(d)...)
-		pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes,
-			Reason: fmt.Sprintf("moves from %s to %s", from, d.Region)})
+		pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Order: DeleteFirst,
+			Reason: joinReasons(fmt.Sprintf("moves from %s to %s", from, d.Region), pl.orderReason(a))})
 	}
 	for _, dc := range ds {
 		d, a := dc.d, dc.d.Address
@@ -212,20 +223,28 @@ func (pl *planner) declared() {
 				pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Reason: "exists and is tagged for this fleet; recording it in the ledger"})
 			case len(changes) == 0:
 			case kind == Replace:
-				pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Reason: replaceReason(changes)})
+				pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Order: DeleteFirst,
+					Reason: joinReasons(replaceReason(changes), pl.causeReason(d, changes, true), pl.orderReason(a))})
 			default:
-				pl.add(Action{Address: a, Action: Update, Region: d.Region, Changes: changes})
+				pl.add(Action{Address: a, Action: Update, Region: d.Region, Changes: changes,
+					Reason: pl.causeReason(d, changes, false)})
 			}
 		}
 	}
 }
 
+// replaceReason names the fields whose own change forces the replacement;
+// a field forced only by a replaced resource it reads is a cause, told by
+// causeReason.
 func replaceReason(changes []Change) string {
 	var fields []string
 	for _, c := range changes {
-		if c.ForcesReplacement {
+		if c.ForcesReplacement && !c.KnownAfterApply {
 			fields = append(fields, c.Field)
 		}
+	}
+	if len(fields) == 0 {
+		return ""
 	}
 	sort.Strings(fields)
 	s := ""
@@ -236,6 +255,86 @@ func replaceReason(changes []Change) string {
 		s += f
 	}
 	return s + " forces replacement"
+}
+
+// causeReason names the resources this plan creates or replaces that d's
+// changes read: "aws/security-group/web is replaced". held adds that d is
+// deleted before them and made again after, when the cloud holds d's
+// reference to one of them as an attachment.
+func (pl *planner) causeReason(d *spec.Declared, changes []Change, held bool) string {
+	info, _ := spec.Lookup(d.Address.Kind)
+	var parts []string
+	seen := map[spec.Address]bool{}
+	for _, c := range changes {
+		if !c.KnownAfterApply {
+			continue
+		}
+		f, _ := info.Field(c.Field)
+		for _, a := range pl.res.pendingIn(d.Fields[c.Field]) {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			what := a.String() + " is created"
+			if pl.res.replaced[a] {
+				what = a.String() + " is replaced"
+				if held && f.Holds {
+					what += fmt.Sprintf(" and cannot be deleted while %s is attached to it, so this is deleted before it and created after", c.Field)
+				}
+			}
+			parts = append(parts, what)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// orderReason says in which order a replace runs, and why. Every kind
+// infra manages names its resources uniquely in their scope (a bucket
+// name, a queue name, a security group name in its VPC), so the old and
+// the new cannot exist at once: the old is deleted first, and whatever
+// holds an attachment to it is deleted before it and created after.
+func (pl *planner) orderReason(a spec.Address) string {
+	why := fmt.Sprintf("deletes first: a %s name is unique, so the old and the new cannot exist at once", a.Kind)
+	if a.Kind == spec.AWSInstance {
+		// Instance names are Name tags, which need not be unique; but infra
+		// finds an instance by its name, so two at once could not be told
+		// apart.
+		why = "deletes first: infra finds an instance by its Name tag, so the old and the new cannot be told apart"
+	}
+	var held []string
+	for _, d := range pl.m.Resources {
+		if !pl.res.replaced[d.Address] {
+			continue
+		}
+		info, _ := spec.Lookup(d.Address.Kind)
+		for _, f := range info.Fields {
+			if !f.Holds {
+				continue
+			}
+			if v, set := d.Fields[f.Name]; set {
+				for _, dep := range spec.Deps(v) {
+					if dep == a {
+						held = append(held, d.Address.String())
+					}
+				}
+			}
+		}
+	}
+	if len(held) > 0 {
+		sort.Strings(held)
+		why += "; " + strings.Join(held, ", ") + " is deleted before it and created after"
+	}
+	return why
+}
+
+func joinReasons(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func mustGet(w *world, a spec.Address) (r providers.Resource) {

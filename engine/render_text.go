@@ -102,7 +102,13 @@ func actionDetail(a Action) string {
 			}
 			parts = append(parts, part)
 		}
-		return strings.Join(parts, ", ")
+		detail := strings.Join(parts, ", ")
+		if a.Reason != "" {
+			// Why: a cause ("aws/security-group/web is replaced") or the
+			// order a replace runs in.
+			detail += " (" + a.Reason + ")"
+		}
+		return strings.TrimSpace(detail)
 	case Delete, Adopt, Forget:
 		if a.Reason != "" {
 			return "(" + a.Reason + ")"

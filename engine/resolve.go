@@ -20,6 +20,40 @@ type resolver struct {
 	// pending holds the resources whose observed attributes the plan will
 	// change (create, replace): what they publish is known only after apply.
 	pending map[spec.Address]bool
+	// replaced holds the pending resources whose old copy the apply
+	// deletes (replace, move), as opposed to creates.
+	replaced map[spec.Address]bool
+}
+
+// identity is what a reference to a resolves to: the attribute the cloud
+// records references by (a security group's groupId), or the name. It is
+// unknown while a is pending, since a replacement has a new identity.
+func (r *resolver) identity(a spec.Address) (any, bool) {
+	if r.pending[a] {
+		return nil, false
+	}
+	info, _ := spec.Lookup(a.Kind)
+	if info == nil || info.Identity == "" {
+		return a.Name, true
+	}
+	res, ok := r.w.get(a)
+	if !ok {
+		return nil, false
+	}
+	id, ok := res.Attributes[info.Identity]
+	return id, ok && id != ""
+}
+
+// pendingIn lists the pending resources whose identity or attributes v
+// reads: why a value is known only after apply.
+func (r *resolver) pendingIn(v spec.Value) []spec.Address {
+	var out []spec.Address
+	for _, a := range spec.Deps(v) {
+		if r.pending[a] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // planValue returns v as a plain JSON-like value, or known=false when it
@@ -49,9 +83,10 @@ func (r *resolver) planValue(v spec.Value) (any, bool) {
 		}
 		return out, true
 	case spec.Ref:
-		// A reference resolves to the referenced resource's identity, its
-		// name, which is known before anything runs.
-		return x.To.Name, true
+		// A reference resolves to the identity the cloud records it by,
+		// so a dependent still attached to a replaced or foreign resource
+		// differs from its target.
+		return r.identity(x.To)
 	case spec.Observed:
 		if r.pending[x.Of] {
 			return nil, false
@@ -112,6 +147,8 @@ func (r *resolver) applyValue(ctx context.Context, v spec.Value) (any, error) {
 		}
 		return out, nil
 	case spec.Ref:
+		// Drivers take the referenced resource's name and resolve it at
+		// the call, when the scheduler has made sure it exists.
 		return x.To.Name, nil
 	case spec.Observed:
 		res, ok := r.w.get(x.Of)

@@ -85,6 +85,12 @@ type Field struct {
 	RefKinds []Kind
 	// RegionLocal: a reference that must stay within one region.
 	RegionLocal bool
+	// Holds: the cloud records the reference as an attachment, so the
+	// referenced resource cannot be deleted while this one points at it (an
+	// instance's security group, a container's namespace). Replacing the
+	// referenced resource then replaces this one around it: deleted before
+	// it, created after.
+	Holds bool
 	// SameProvider: the reference must stay within one provider.
 	SameProvider bool
 	// OnlyOn, when set, lists the providers that can express the field;

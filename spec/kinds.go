@@ -43,6 +43,11 @@ type KindInfo struct {
 	// both object-store and s3-bucket, so one declared under either kind is
 	// never an orphan of the other.
 	Physical string
+	// Identity is the attribute a reference to this kind resolves to where
+	// the cloud records references by something other than the name (a
+	// security group's groupId): a replacement has a new one, so a
+	// dependent still pointing at the old is drift. Empty: the name.
+	Identity string
 	Doc      string
 }
 
@@ -170,7 +175,7 @@ var kindTable = []KindInfo{
 			{Name: "image", Type: TypeString, Required: true, Expr: true, Doc: "container image URI"},
 			{Name: "executionRole", Type: TypeString, Expr: true, OnlyOn: []Provider{AWS}, RequiredOn: []Provider{AWS},
 				Doc: "AWS only, and required there: Lambda runs the function as an IAM role; set executionRole to its ARN"},
-			{Name: "namespace", Type: TypeRef, Replace: true, SameProvider: true, OnlyOn: []Provider{Scaleway}, RequiredOn: []Provider{Scaleway},
+			{Name: "namespace", Type: TypeRef, Replace: true, SameProvider: true, Holds: true, OnlyOn: []Provider{Scaleway}, RequiredOn: []Provider{Scaleway},
 				RefKinds: []Kind{ScalewayContainerNS},
 				Doc:      `Scaleway only, and required there: the containers namespace, {"ref": "scaleway/scaleway-container-namespace/…"}`},
 			{Name: "memoryMb", Type: TypeInt, Default: 256.0},
@@ -249,6 +254,7 @@ var kindTable = []KindInfo{
 			tags(),
 		},
 		Attributes: []string{"groupId", "vpcId"},
+		Identity:   "groupId",
 	},
 	{
 		Kind: AWSInstance, Providers: []Provider{AWS},
@@ -258,7 +264,7 @@ var kindTable = []KindInfo{
 				Doc: `an AMI id, or "latest" for the newest Amazon Linux 2023 at create (never drift)`},
 			{Name: "instanceType", Type: TypeString, Required: true, Replace: true},
 			{Name: "securityGroup", Type: TypeRef, Required: true, RefKinds: []Kind{SecurityGroup},
-				RegionLocal: true, SameProvider: true},
+				RegionLocal: true, SameProvider: true, Holds: true},
 			{Name: "keyName", Type: TypeString, Replace: true},
 			{Name: "subnetId", Type: TypeString, Replace: true},
 			tags(),
@@ -278,7 +284,7 @@ var kindTable = []KindInfo{
 		Kind: ScalewayFunction, Providers: []Provider{Scaleway},
 		Doc: "a Scaleway function",
 		Fields: []Field{
-			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true,
+			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true,
 				RefKinds: []Kind{ScalewayFunctionNamespace}},
 			{Name: "runtime", Type: TypeString, Required: true, Replace: true},
 			{Name: "handler", Type: TypeString, Default: "handler.handle"},
@@ -303,7 +309,7 @@ var kindTable = []KindInfo{
 		Kind: ScalewayContainer, Providers: []Provider{Scaleway},
 		Doc: "a Scaleway Serverless Containers container",
 		Fields: []Field{
-			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true,
+			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true,
 				RefKinds: []Kind{ScalewayContainerNS}},
 			{Name: "image", Type: TypeString, Required: true, Expr: true},
 			{Name: "port", Type: TypeInt, Default: 8080.0},

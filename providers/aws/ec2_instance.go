@@ -304,11 +304,11 @@ func instanceResource(region string, i ec2types.Instance) providers.Resource {
 	tags := ec2TagMap(i.Tags)
 	user := reportedTags(tags)
 	delete(user, "Name")
-	names := make([]string, 0, len(i.SecurityGroups))
+	ids := make([]string, 0, len(i.SecurityGroups))
 	for _, g := range i.SecurityGroups {
-		names = append(names, aws.ToString(g.GroupName))
+		ids = append(ids, aws.ToString(g.GroupId))
 	}
-	sort.Strings(names)
+	sort.Strings(ids)
 	state := ""
 	if i.State != nil {
 		state = string(i.State.Name)
@@ -321,10 +321,13 @@ func instanceResource(region string, i ec2types.Instance) providers.Resource {
 			// engine skips the comparison for that instruction.
 			"imageId":      aws.ToString(i.ImageId),
 			"instanceType": string(i.InstanceType),
-			// The group's name, as declared; several groups (attached
-			// outside infra) read as their names joined, which differs
-			// from any single declared group and so is drift.
-			"securityGroup": strings.Join(names, ","),
+			// The group's id, the identity the cloud attaches by (the
+			// security-group kind's identity attribute): an instance still
+			// on a replaced or foreign group of the same name differs from
+			// its target. Several groups (attached outside infra) read as
+			// their ids joined, which differs from any single declared
+			// group and so is drift.
+			"securityGroup": strings.Join(ids, ","),
 			// Empty when none: a declared key name then differs, which is
 			// the truth. Undeclared, the engine does not compare it.
 			"keyName":      aws.ToString(i.KeyName),

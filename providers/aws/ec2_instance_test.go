@@ -123,7 +123,13 @@ func TestInstanceBehaviour(t *testing.T) {
 	// when declared.
 	t.Run("UndeclaredLaunchFields", func(t *testing.T) {
 		res := create(t, instanceTarget("plain", motoAMI1, "t3.micro"))
-		if res.Fields["keyName"] != "" || res.Fields["subnetId"] == "" || res.Fields["securityGroup"] != "ct-web" {
+		sg, _ := b.Driver(spec.SecurityGroup)
+		web, err := sg.Read(ctx, testRegion, "ct-web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The group is reported by the id it is attached by, not its name.
+		if res.Fields["keyName"] != "" || res.Fields["subnetId"] == "" || res.Fields["securityGroup"] != web.Attributes["groupId"] {
 			t.Errorf("fields = %v", res.Fields)
 		}
 		if res.Attributes["instanceId"] == "" || res.Attributes["privateIp"] == "" || res.Attributes["state"] != "running" {

@@ -18,7 +18,11 @@ import (
 //   - CompareSet lists compare as sets and maps as sets of pairs;
 //   - numbers compare as float64 whatever their Go type;
 //   - the ownership tag is stripped from reported tags before comparing.
-func diverging(info *spec.KindInfo, target, reported map[string]any) []string {
+//
+// A reference field's target is a name, but the driver reports the
+// identity the cloud records it by (a security group's groupId): identity
+// turns the one into the other, as the engine does when it plans.
+func diverging(info *spec.KindInfo, target, reported map[string]any, identity func(spec.Field, any) any) []string {
 	var out []string
 	for _, name := range sortedKeys(target) {
 		f, ok := info.Field(name)
@@ -30,6 +34,9 @@ func diverging(info *spec.KindInfo, target, reported map[string]any) []string {
 			continue
 		}
 		want := target[name]
+		if f.Type == spec.TypeRef {
+			want = identity(f, want)
+		}
 		if name == spec.TagsField {
 			got = spec.WithoutOwnershipTag(got)
 		}

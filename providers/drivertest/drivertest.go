@@ -534,7 +534,7 @@ func (s *suite) release(t *testing.T) {
 				problems = append(problems, "released resource still carries the ownership tag")
 			}
 		}
-		problems = append(problems, diverging(s.info, tg.Fields, res.Fields)...)
+		problems = append(problems, diverging(s.info, tg.Fields, res.Fields, s.identity)...)
 		if len(problems) > 0 {
 			return errors.New(strings.Join(problems, "\n"))
 		}
@@ -583,6 +583,29 @@ func (s *suite) readBack(t *testing.T, tg providers.Target) {
 	})
 }
 
+// identity is what the cloud records a reference to v, a name, by: the
+// referenced kind's identity attribute, read through the backend's own
+// driver for that kind, or the name itself.
+func (s *suite) identity(f spec.Field, v any) any {
+	name, _ := v.(string)
+	for _, k := range f.RefKinds {
+		info, ok := spec.Lookup(k)
+		if !ok || info.Identity == "" {
+			continue
+		}
+		d, ok := s.h.Backend.Driver(k)
+		if !ok {
+			continue
+		}
+		r, err := d.Read(context.Background(), s.h.Region, name)
+		if err != nil {
+			return fmt.Sprintf("(%s %q: %v)", k, name, err)
+		}
+		return r.Attributes[info.Identity]
+	}
+	return v
+}
+
 // checkResource compares a read (or complete listed) resource with its
 // target.
 func (s *suite) checkResource(res providers.Resource, tg providers.Target) []string {
@@ -603,7 +626,7 @@ func (s *suite) checkResource(res providers.Resource, tg providers.Target) []str
 				show(res.Fields[spec.TagsField]), spec.OwnershipTagKey, s.h.Owner))
 		}
 	}
-	for _, d := range diverging(s.info, tg.Fields, res.Fields) {
+	for _, d := range diverging(s.info, tg.Fields, res.Fields, s.identity) {
 		p = append(p, tg.Name+": "+d)
 	}
 	for _, f := range missing(s.info, tg.Fields, res.Fields) {

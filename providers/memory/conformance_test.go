@@ -1,10 +1,12 @@
 package memory_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/drivertest"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
@@ -20,7 +22,7 @@ func TestConformance(t *testing.T) {
 			cloud := memory.NewCloud(map[spec.Provider]string{p: "acct-" + string(p)})
 			var cases []drivertest.Case
 			for _, info := range spec.KindsOf(p) {
-				cases = append(cases, caseFor(info))
+				cases = append(cases, caseFor(cloud, p, "region-a", info))
 			}
 			drivertest.RunConformanceTests(t, drivertest.Harness{
 				Backend:     cloud.Backend(p),
@@ -35,7 +37,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func caseFor(info *spec.KindInfo) drivertest.Case {
+func caseFor(cloud *memory.Cloud, provider spec.Provider, region string, info *spec.KindInfo) drivertest.Case {
 	c := drivertest.Case{
 		Kind:   info.Kind,
 		Create: map[string]any{},
@@ -44,11 +46,28 @@ func caseFor(info *spec.KindInfo) drivertest.Case {
 		},
 		PageSize: 2,
 	}
+	var referenced []func(*testing.T)
 	for _, f := range info.Fields {
 		if f.Name == spec.TagsField {
 			continue
 		}
 		c.Create[f.Name] = sample(f, 0)
+		if held, ok := identityKind(f); ok {
+			// The cloud resolves such a reference when it is set, so what
+			// it names must exist.
+			f := f
+			referenced = append(referenced, func(t *testing.T) {
+				d, _ := cloud.Backend(provider).Driver(held)
+				for v := 0; v < 2; v++ {
+					name := sample(f, v).(string)
+					if _, err := d.Create(context.Background(), providers.Target{Name: name, Region: region, Owner: "fixture"}); err != nil &&
+						providers.CodeOf(cloud.Backend(provider), err) != providers.AlreadyExists {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { d.Delete(context.Background(), providers.Target{Name: name, Region: region}) })
+				}
+			})
+		}
 		// Fields that only shape creation are never updated by the engine;
 		// a secret's value is, when secrets are refreshed.
 		if f.Compare == spec.CompareNever && f.Type != spec.TypeSecretSource {
@@ -61,7 +80,28 @@ func caseFor(info *spec.KindInfo) drivertest.Case {
 			c.Updates = append(c.Updates, change)
 		}
 	}
+	if len(referenced) > 0 {
+		c.Setup = func(t *testing.T) {
+			for _, make := range referenced {
+				make(t)
+			}
+		}
+	}
 	return c
+}
+
+// identityKind returns the kind a reference field names when the cloud
+// records such references by an identity other than the name.
+func identityKind(f spec.Field) (spec.Kind, bool) {
+	if f.Type != spec.TypeRef {
+		return "", false
+	}
+	for _, k := range f.RefKinds {
+		if info, ok := spec.Lookup(k); ok && info.Identity != "" {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // sample returns a value of f's type; variant 1 differs from variant 0.

@@ -28,6 +28,9 @@ type Cloud struct {
 	faults    []Fault
 	calls     []Call
 	now       func() time.Time
+	// serial numbers creations, so that a replacement's identity (a
+	// security group's groupId) differs from the old one's, as in a cloud.
+	serial int
 }
 
 type record struct {
@@ -322,7 +325,8 @@ func (d *driver) Create(ctx context.Context, t providers.Target) (providers.Reso
 	if err := d.apply(rec, t, nil); err != nil {
 		return providers.Resource{}, err
 	}
-	rec.Resource.Attributes = d.attributes(t.Name, t.Region)
+	c.serial++
+	rec.Resource.Attributes = d.attributes(t.Name, t.Region, c.serial)
 	c.resources[k] = rec
 	res := rec.Resource
 	res.Fields = spec.CloneMap(res.Fields)
@@ -381,6 +385,16 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 		if f.Compare == spec.CompareNever {
 			continue
 		}
+		if f.Type == spec.TypeRef {
+			// The cloud records the reference by the referenced resource's
+			// identity, resolved now, as a real driver resolves a group's
+			// name to its id.
+			id, err := d.identityOf(f, t.Region, v)
+			if err != nil {
+				return err
+			}
+			v = id
+		}
 		if name == spec.TagsField {
 			tags := map[string]any{}
 			if m, ok := v.(map[string]any); ok {
@@ -403,10 +417,12 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 	return nil
 }
 
-func (d *driver) attributes(name, region string) map[string]string {
+func (d *driver) attributes(name, region string, serial int) map[string]string {
 	out := map[string]string{}
 	for _, a := range d.info.Attributes {
 		switch a {
+		case d.info.Identity:
+			out[a] = fmt.Sprintf("memory-%s-%d", a, serial)
 		case "endpoint":
 			out[a] = name + "." + region + ".memory.invalid:5432"
 		case "url", "uri":
@@ -431,7 +447,7 @@ func (d *driver) Delete(ctx context.Context, t providers.Target) error {
 	if _, ok := c.resources[k]; !ok {
 		return providers.Errorf(providers.NotFound, "%s: no such resource in %s", d.addr(t.Name), t.Region)
 	}
-	if user := d.usedBy(t.Name); user != "" {
+	if user := d.usedBy(t.Name, t.Region); user != "" {
 		return providers.Errorf(providers.Conflict, "DependencyViolation: %s is still used by %s", d.addr(t.Name), user)
 	}
 	delete(c.resources, k)
@@ -440,7 +456,7 @@ func (d *driver) Delete(ctx context.Context, t providers.Target) error {
 
 // usedBy returns a resource whose reference field names this one. The
 // caller holds c.mu.
-func (d *driver) usedBy(name string) string {
+func (d *driver) usedBy(name, region string) string {
 	var users []string
 	for _, r := range d.cloud.resources {
 		if r.Provider != d.provider {
@@ -454,13 +470,42 @@ func (d *driver) usedBy(name string) string {
 			if f.Type != spec.TypeRef || !refersTo(f, d.kind) {
 				continue
 			}
-			if v, ok := r.Resource.Fields[f.Name].(string); ok && v == name {
+			if v, ok := r.Resource.Fields[f.Name].(string); ok && v == d.identity(name, region) {
 				users = append(users, string(r.Provider)+"/"+string(r.Kind)+"/"+r.Resource.Name)
 			}
 		}
 	}
 	sort.Strings(users)
 	return strings.Join(users, ", ")
+}
+
+// identity is what a reference to this driver's resource name in region
+// records: its identity attribute, or the name. The caller holds c.mu.
+func (d *driver) identity(name, region string) string {
+	if d.info.Identity == "" {
+		return name
+	}
+	if r, ok := d.cloud.resources[key(d.provider, d.kind, region, name)]; ok {
+		return r.Resource.Attributes[d.info.Identity]
+	}
+	return ""
+}
+
+// identityOf resolves a reference field's value, a name, to the identity
+// of the resource it names among f's kinds. The caller holds c.mu.
+func (d *driver) identityOf(f spec.Field, region string, v any) (string, error) {
+	name, _ := v.(string)
+	for _, k := range f.RefKinds {
+		info, ok := spec.Lookup(k)
+		if !ok || info.Identity == "" {
+			return name, nil
+		}
+		if r, ok := d.cloud.resources[key(d.provider, k, region, name)]; ok {
+			return r.Resource.Attributes[info.Identity], nil
+		}
+		return "", providers.Errorf(providers.NotFound, "%s: %s names no %s in %s", d.addr(name), f.Name, k, region)
+	}
+	return name, nil
 }
 
 func refersTo(f spec.Field, k spec.Kind) bool {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -19,7 +20,18 @@ import (
 type initOptions struct {
 	name    string
 	account string
+	// sdkReplace is a checkout of this repository for go.mod's replace
+	// line: the SDK module is not published yet.
+	sdkReplace string
 }
+
+// sdkGoVersion is the go line of the SDK's own go.mod (a test keeps them
+// equal): a fleet program's module needs at least that Go.
+const sdkGoVersion = "1.26.0"
+
+// sdkPlaceholder is the version Go itself gives a module that only a
+// replace line provides.
+const sdkPlaceholder = "v0.0.0-00010101000000-000000000000"
 
 func newInit(g *globals) *cobra.Command {
 	opts := &initOptions{}
@@ -28,6 +40,8 @@ func newInit(g *globals) *cobra.Command {
 		Short: "Scaffold a fleet program, the CI workflows and a .gitignore for .infra/",
 		Long: `init writes what a repository needs to use infra:
 
+  go.mod                                the fleet program's module, requiring the SDK
+                                        (unless DIR has one: then it is left alone)
   infra/main.go                         a fleet program: one example per kind, commented
   .github/workflows/infra-plan.yml      the plan on every pull request
   .github/workflows/infra-apply.yml     the reviewed plan applied on merge
@@ -36,7 +50,9 @@ func newInit(g *globals) *cobra.Command {
   .gitignore                            .infra/ (local state) added
 
 It refuses to overwrite a file that exists and then writes nothing; .gitignore is
-the exception: .infra/ is appended to it. See docs/ci.md.`,
+the exception: .infra/ is appended to it. The SDK module is not published yet:
+--sdk-replace DIR writes go.mod's replace line for a checkout of it, and
+without it the next steps say how. See docs/ci.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := "."
@@ -48,6 +64,7 @@ the exception: .infra/ is appended to it. See docs/ci.md.`,
 	}
 	c.Flags().StringVar(&opts.name, "name", "", "the fleet's name (default: the directory's name, made valid)")
 	c.Flags().StringVar(&opts.account, "aws-account", "123456789012", "the AWS account id the fleet is for")
+	c.Flags().StringVar(&opts.sdkReplace, "sdk-replace", "", "a checkout of the infra repository: go.mod replaces the SDK with it, while the module is not published")
 	return c
 }
 
@@ -72,11 +89,29 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	if !regexp.MustCompile(`^[0-9]{12}$`).MatchString(opts.account) {
 		return usageError{fmt.Errorf("--aws-account %q: an AWS account id is 12 digits", opts.account)}
 	}
+	sdkDir := ""
+	if opts.sdkReplace != "" {
+		if sdkDir, err = sdkCheckout(opts.sdkReplace); err != nil {
+			return usageError{fmt.Errorf("--sdk-replace %q: %w; give the directory of a checkout of the infra repository", opts.sdkReplace, err)}
+		}
+	}
+	release := sdkRelease(currentVersion())
 	var main bytes.Buffer
 	if err := fleetTemplate.Execute(&main, struct{ Name, Account string }{name, opts.account}); err != nil {
 		return err
 	}
-	files := []scaffoldFile{{path: filepath.Join("infra", "main.go"), data: main.Bytes()}}
+	var files []scaffoldFile
+	// A go.mod there already is the repository's own module: the fleet
+	// program joins it, and the next steps say what to add.
+	userModule, err := moduleOf(filepath.Join(dir, "go.mod"))
+	haveMod := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if !haveMod {
+		files = append(files, scaffoldFile{path: "go.mod", data: goMod(name, release, sdkDir)})
+	}
+	files = append(files, scaffoldFile{path: filepath.Join("infra", "main.go"), data: main.Bytes()})
 	for _, n := range workflows.Names {
 		b, err := workflows.Files.ReadFile(n)
 		if err != nil {
@@ -125,14 +160,133 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	if added {
 		fmt.Fprintln(out, "added .infra/ to .gitignore")
 	}
-	fmt.Fprintf(out, `
-Fleet %s is in infra/main.go. Next:
-  go get github.com/infra-iac/infra/fleet   # the SDK, in this repository's go.mod
-  go run ./infra check                      # offline: is the fleet valid?
-  go run ./infra plan                       # what apply would do
-Then set the repository variables the workflows read (docs/ci.md).
-`, name)
+	fmt.Fprintf(out, "\nFleet %s is in infra/main.go. ", name)
+	var steps [][2]string
+	switch {
+	case haveMod:
+		fmt.Fprintf(out, "It is in module %s (its go.mod was there already; init left it as it was). Next:\n", userModule)
+		if sdkDir != "" {
+			steps = append(steps, [2]string{"go mod edit -replace " + sdkModule + "=" + shellQuote(sdkDir), "the SDK from your checkout, until the module is published"})
+		} else if release != "" {
+			steps = append(steps, [2]string{"go get " + sdkModule + "@" + release, "the SDK"})
+		} else {
+			steps = append(steps, [2]string{"go mod edit -replace " + sdkModule + "=/path/to/infra", "the SDK is not published yet: use a checkout of it"})
+		}
+	case sdkDir != "":
+		fmt.Fprintf(out, "go.mod makes it module %s, with the SDK from %s. Next:\n", name, sdkDir)
+	default:
+		fmt.Fprintf(out, "go.mod makes it module %s. Next:\n", name)
+		if release == "" {
+			steps = append(steps, [2]string{"go mod edit -replace " + sdkModule + "=/path/to/infra", "the SDK is not published yet: use a checkout of it"})
+		}
+	}
+	steps = append(steps,
+		[2]string{"go mod tidy", "the SDK's dependencies, into go.mod and go.sum"},
+		[2]string{"go run ./infra check", "offline: is the fleet valid?"},
+		[2]string{"go run ./infra plan", "what apply would do"})
+	width := 0
+	for _, s := range steps {
+		width = max(width, len(s[0]))
+	}
+	for _, s := range steps {
+		fmt.Fprintf(out, "  %-*s  # %s\n", width, s[0], s[1])
+	}
+	if sdkDir == "" && release == "" {
+		fmt.Fprintln(out, "(init --sdk-replace DIR writes that replace line itself.)")
+	}
+	fmt.Fprintln(out, "Then set the repository variables the workflows read (docs/ci.md).")
 	return nil
+}
+
+// goMod is the fleet program's go.mod: the SDK at release, or at the
+// placeholder with a replace by the checkout sdkDir.
+func goMod(module, release, sdkDir string) []byte {
+	version := release
+	if version == "" {
+		version = sdkPlaceholder
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `// The fleet program's module (infra/main.go). Rename it to the
+// repository's import path if you like; nothing depends on the name.
+module %s
+
+go %s
+
+require %s %s
+`, module, sdkGoVersion, sdkModule, version)
+	if sdkDir != "" {
+		fmt.Fprintf(&b, `
+// A checkout of the SDK on this machine, until the module is published.
+// CI cannot build with a path that exists only here: drop this line then.
+replace %s => %s
+`, sdkModule, modQuote(sdkDir))
+	}
+	return []byte(b.String())
+}
+
+// sdkCheckout returns dir, absolute, once its go.mod is the SDK's.
+func sdkCheckout(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	gomod := filepath.Join(abs, "go.mod")
+	m, err := moduleOf(gomod)
+	if err != nil {
+		return "", err
+	}
+	if m != sdkModule {
+		return "", fmt.Errorf("%s is not the module %s but %s", gomod, sdkModule, m)
+	}
+	return abs, nil
+}
+
+// moduleOf reads the module path of a go.mod.
+func moduleOf(gomod string) (string, error) {
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		l, _, _ = strings.Cut(l, "//")
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t' || rest[0] == '"') {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no module line", gomod)
+}
+
+var pseudoVersion = regexp.MustCompile(`-[0-9]{14}-[0-9a-f]{12}$`)
+
+// sdkRelease is the version of the SDK a go.mod can require through the
+// module proxy: this binary's own, when it came from there. It is empty
+// for a build of a checkout ((devel), or the pseudo-version go build
+// stamps from a local commit nobody may have pushed), a dirty build, and
+// a fleet program whose go.mod replaces the SDK.
+func sdkRelease(v versionInfo) string {
+	switch {
+	case !strings.HasPrefix(v.Version, "v"), strings.Contains(v.Version, "+"), v.Version == sdkPlaceholder, v.Replace != "":
+		return ""
+	case v.Program == "" && v.Commit != "" && pseudoVersion.MatchString(v.Version):
+		return ""
+	}
+	return v.Version
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if regexp.MustCompile(`^[A-Za-z0-9/._+=:@-]+$`).MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// modQuote quotes a path for go.mod when it needs it.
+func modQuote(s string) string {
+	if strings.ContainsAny(s, " \t\"'`\\") {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // ignoreState makes .gitignore ignore .infra/, the local state directory:

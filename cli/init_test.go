@@ -7,7 +7,99 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infra-iac/infra/internal/moto"
 )
+
+// initProject runs infra init in a new, empty directory with this
+// checkout as the SDK (--sdk-replace) and returns the directory and the
+// next steps init printed, one command each, without their comments.
+func initProject(t *testing.T, name string) (string, []string) {
+	t.Helper()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	f := DefaultFactory()
+	f.IO = Test(strings.NewReader(""), &out, &errOut)
+	if code := RunWith(f, []string{"init", dir, "--name", name, "--sdk-replace", repo}, nil); code != ExitOK {
+		t.Fatalf("init: exit %d: %s", code, errOut.String())
+	}
+	_, next, ok := strings.Cut(out.String(), "Next:\n")
+	if !ok {
+		t.Fatalf("init printed no next steps:\n%s", out.String())
+	}
+	var steps []string
+	for _, l := range strings.Split(next, "\n") {
+		if !strings.HasPrefix(l, "  ") {
+			break
+		}
+		cmd, _, _ := strings.Cut(l, "#")
+		steps = append(steps, strings.TrimSpace(cmd))
+	}
+	return dir, steps
+}
+
+// shell runs one command line the way a user types it, in dir, with the
+// environment of this test plus env: the real module proxy, no GOFLAGS
+// of the test's making, so that a module missing from go.mod or go.sum
+// fails here as it would for the user.
+func shell(t *testing.T, dir string, env []string, line string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, b)
+	}
+	return string(b)
+}
+
+// infra init in an empty directory leaves a project where the printed next
+// steps work, typed as printed: tidy fetches what the SDK needs, check
+// passes, and plan reaches the cloud (moto here).
+func TestInitNextStepsWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a fleet program")
+	}
+	srv := moto.Shared(t)
+	dir, steps := initProject(t, "newcomer")
+	want := []string{"go mod tidy", "go run ./infra check", "go run ./infra plan"}
+	if strings.Join(steps, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("next steps %q, want %q", steps, want)
+	}
+	env := append(srv.Env(), "NO_COLOR=1")
+	outs := map[string]string{}
+	for _, s := range steps {
+		outs[s] = shell(t, dir, env, s)
+	}
+	if got := outs["go run ./infra check"]; !strings.Contains(got, "ok: fleet newcomer, 1 resource(s)") {
+		t.Errorf("check:\n%s", got)
+	}
+	if got := outs["go run ./infra plan"]; !strings.Contains(got, "+ aws/object-store/newcomer-assets") || !strings.Contains(got, "Plan: 1 to create") {
+		t.Errorf("plan:\n%s", got)
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("after the next steps: %v", err)
+		}
+	}
+}
+
+// The go line init writes is the SDK's: a lower one would make go mod tidy
+// rewrite it, a higher one would demand a Go the SDK does not.
+func TestInitGoLineIsTheSDKs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\ngo "+sdkGoVersion+"\n") {
+		t.Fatalf("go.mod has no line go %s:\n%s", sdkGoVersion, b)
+	}
+}
 
 // The scaffold's fleet program compiles against this checkout's SDK, and
 // with every example's call uncommented it is a valid fleet: check passes.
@@ -17,41 +109,16 @@ func TestInitScaffoldCompilesAndChecks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a fleet program")
 	}
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	var out, errOut bytes.Buffer
-	f := DefaultFactory()
-	f.IO = Test(strings.NewReader(""), &out, &errOut)
-	if code := RunWith(f, []string{"init", dir, "--name", "demo"}, nil); code != ExitOK {
-		t.Fatalf("init: exit %d: %s", code, errOut.String())
-	}
+	dir, _ := initProject(t, "demo")
 	main := filepath.Join(dir, "infra", "main.go")
 	src, err := os.ReadFile(main)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A module that uses this checkout as the SDK, offline: every module
-	// the SDK needs is in the cache already, since this test is built.
-	gomod := "module example.com/demo\n\ngo 1.26\n\nrequire github.com/infra-iac/infra v0.0.0\n\nreplace github.com/infra-iac/infra => " + repo + "\n"
-	write(t, filepath.Join(dir, "go.mod"), gomod)
-	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, "go.sum"), string(sum))
+	shell(t, dir, nil, "go mod tidy")
 	goCmd := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, b)
-		}
-		return string(b)
+		return shell(t, dir, nil, "go "+strings.Join(args, " "))
 	}
 	goCmd("vet", "./infra")
 	if got := goCmd("run", "./infra", "check"); !strings.Contains(got, "ok: fleet demo, 1 resource(s)") {

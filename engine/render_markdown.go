@@ -36,6 +36,10 @@ type MarkdownOptions struct {
 	Title string
 	// Banner is markdown placed under the title: why this plan is shown.
 	Banner string
+	// Footer is the sentence after the plan id. Empty: the pull request's
+	// (merging applies exactly this plan), which is untrue anywhere else,
+	// such as an issue about drift.
+	Footer string
 }
 
 // PlanMarker is the hidden first line of a fleet's plan comment. A valid
@@ -112,7 +116,11 @@ func RenderMarkdown(p *Plan, opts MarkdownOptions) string {
 	if opts.HeadSHA != "" {
 		foot += fmt.Sprintf(" for commit `%s`", opts.HeadSHA)
 	}
-	foot += ". Merging applies exactly this plan; if the cloud or the fleet changes first, the apply refuses and posts the new plan.\n"
+	footer := opts.Footer
+	if footer == "" {
+		footer = "Merging applies exactly this plan; if the cloud or the fleet changes first, the apply refuses and posts the new plan."
+	}
+	foot += ". " + footer + "\n"
 
 	// Everything below shares what the header and footer leave, with room
 	// kept for the notes of what was cut.

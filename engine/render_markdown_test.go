@@ -246,3 +246,18 @@ func TestMarkdownEscapesHostileStrings(t *testing.T) {
 		t.Errorf("marker: %q", md[:min(len(md), 80)])
 	}
 }
+
+// Outside a pull request the footer's promise (merging applies exactly
+// this plan) is not true; a caller says what is instead, and the id stays.
+func TestMarkdownFooter(t *testing.T) {
+	p := samplePlan()
+	def := RenderMarkdown(p, MarkdownOptions{})
+	if !strings.Contains(def, "Merging applies exactly this plan") {
+		t.Fatalf("the default footer lost the pull-request sentence:\n%s", def)
+	}
+	md := RenderMarkdown(p, MarkdownOptions{Footer: "Made by `infra plan`, which changes nothing."})
+	want := "\n---\nPlan `" + p.ID + "`. Made by `infra plan`, which changes nothing.\n"
+	if !strings.HasSuffix(md, want) || strings.Contains(md, "Merging") {
+		t.Fatalf("footer: want the suffix %q:\n%s", want, md)
+	}
+}

@@ -14,6 +14,7 @@ import (
 type planOptions struct {
 	json             bool
 	out              string
+	markdown         string
 	destroy          bool
 	detailedExitcode bool
 }
@@ -30,6 +31,7 @@ func newPlan(g *globals) *cobra.Command {
 	f := c.Flags()
 	f.BoolVar(&opts.json, "json", false, "print the plan as JSON")
 	f.StringVar(&opts.out, "out", "", "also save the plan JSON to FILE, for apply --plan FILE")
+	f.StringVar(&opts.markdown, "markdown", "", "also write the plan as markdown to FILE, as a pull-request comment shows it (for an issue, a job summary)")
 	f.BoolVar(&opts.destroy, "destroy", false, "plan the teardown of everything the fleet manages")
 	f.BoolVar(&opts.detailedExitcode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
 	return c
@@ -55,6 +57,16 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 		}
 		if err := os.WriteFile(opts.out, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	if opts.markdown != "" {
+		md := engine.RenderMarkdown(p, engine.MarkdownOptions{
+			Elsewhere: "the text plan (`infra plan`)",
+			// Not a pull request's plan: nothing applies it on merge.
+			Footer: "Made by `infra plan`, which changes nothing.",
+		})
+		if err := os.WriteFile(opts.markdown, []byte(md), 0o644); err != nil {
+			return fmt.Errorf("--markdown: %w", err)
 		}
 	}
 	if spec.HasErrors(p.Diagnostics) {

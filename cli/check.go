@@ -72,20 +72,22 @@ func countDiagnostics(ds []spec.Diagnostic) (errs, warns int) {
 }
 
 // printDiagnostics writes one row per diagnostic: severity, address,
-// message, and the hint that says how to fix it.
+// message, and the hint that says how to fix it. What the row quotes from
+// the document is escaped; color is for the stream w is (stdout or
+// stderr's own decision).
 func printDiagnostics(w io.Writer, ds []spec.Diagnostic, color bool) {
 	for _, d := range ds {
 		sev := string(d.Severity)
 		if color {
 			if d.Severity == spec.Error {
-				sev = "\x1b[31m" + sev + "\x1b[0m"
+				sev = ansiRed + sev + ansiReset
 			} else {
-				sev = "\x1b[33m" + sev + "\x1b[0m"
+				sev = ansiYellow + sev + ansiReset
 			}
 		}
-		line := fmt.Sprintf("%s: %s: %s", sev, d.Address, d.Message)
+		line := fmt.Sprintf("%s: %s: %s", sev, spec.Printable(d.Address), spec.Printable(d.Message))
 		if d.Hint != "" {
-			line += " (hint: " + d.Hint + ")"
+			line += " (hint: " + spec.Printable(d.Hint) + ")"
 		}
 		fmt.Fprintln(w, line)
 	}

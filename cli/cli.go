@@ -84,13 +84,9 @@ func (g *globals) io() *IOStreams {
 	return s
 }
 
-func (g *globals) printError(err error) {
-	msg := "error: " + err.Error()
-	if g.io().ColorEnabled() {
-		msg = "\x1b[31m" + msg + "\x1b[0m"
-	}
-	fmt.Fprintln(g.f.IO.ErrOut, msg)
-}
+// printError writes the error to stderr, escaped, coloured only when
+// stderr itself is a terminal.
+func (g *globals) printError(err error) { g.io().errLine(ansiRed, "error: "+err.Error()) }
 
 // exitError ends a command with a code; err, when set, is printed.
 type exitError struct {

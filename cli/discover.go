@@ -63,7 +63,8 @@ func runDiscover(c *cobra.Command, g *globals, opts *discoverOptions) error {
 }
 
 func renderDiscovery(g *globals, dx *engine.Discovery, was int, written bool) {
-	out := g.io().Out
+	// Addresses, regions and owners come from the cloud's tags.
+	out := printableWriter{g.io().Out}
 	for _, a := range dx.Accounts {
 		fmt.Fprintf(out, "%s: %s in %s ok\n", a.Provider, a.Account, joinList(a.Regions))
 	}

@@ -205,7 +205,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 // printInvokeResult renders the final answer as the local verbs would.
 func printInvokeResult(g *globals, op executor.Operation, resp executor.Response, rows []engine.Applied) error {
 	io := g.io()
-	printDiagnostics(io.ErrOut, resp.Diagnostics, io.ColorEnabled())
+	io.errDiagnostics(resp.Diagnostics)
 	switch {
 	case resp.Plan != nil && (op == executor.OpPlan || resp.Status == executor.StatusRefused):
 		if resp.Status == executor.StatusRefused {

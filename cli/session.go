@@ -157,5 +157,5 @@ func (p *progress) event(ev engine.Event) {
 
 // printWarnings writes the plan's diagnostics to stderr.
 func (s *session) printWarnings(ds []spec.Diagnostic) {
-	printDiagnostics(s.g.io().ErrOut, ds, s.g.io().ColorEnabled())
+	s.g.io().errDiagnostics(ds)
 }

@@ -77,7 +77,7 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 		}
 		m, diags := spec.Compile(doc)
 		if spec.HasErrors(diags) {
-			printDiagnostics(g.io().ErrOut, diags, g.io().ColorEnabled())
+			g.io().errDiagnostics(diags)
 			return fmt.Errorf("the fleet has errors; fix them (infra check lists them all)")
 		}
 		so.Exclusions, so.Accounts = m.Exclusions, m.Accounts
@@ -154,7 +154,7 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 		if rerr := sweep.RenderJSON(out, rep); rerr != nil {
 			return rerr
 		}
-	} else if rerr := sweep.RenderText(out, rep); rerr != nil {
+	} else if rerr := sweep.RenderText(printableWriter{out}, rep); rerr != nil { // names come from the cloud
 		return rerr
 	}
 	if err != nil {

@@ -44,20 +44,22 @@ func RenderText(w io.Writer, p *Plan, opts TextOptions) error {
 		}
 		return color + s + ansiReset
 	}
+	// Accounts, addresses, values and reasons quote the document and the
+	// cloud: escaped, so that only infra's own colour reaches a terminal.
 	var b strings.Builder
 	for _, a := range p.Accounts {
-		fmt.Fprintf(&b, "%s: %s in %s ok\n", a.Provider, a.Account, joinRegions(a.Regions))
+		fmt.Fprintf(&b, "%s: %s in %s ok\n", spec.Printable(string(a.Provider)), spec.Printable(a.Account), spec.Printable(joinRegions(a.Regions)))
 	}
 	width := 36
 	for _, a := range p.Actions {
-		if n := len(a.Address.String()); n > width {
+		if n := len(spec.Printable(a.Address.String())); n > width {
 			width = n
 		}
 	}
 	for _, a := range p.Actions {
 		st := actionStyle[a.Action]
-		detail := actionDetail(a)
-		line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, a.Address, a.Action)
+		detail := spec.Printable(actionDetail(a))
+		line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, spec.Printable(a.Address.String()), a.Action)
 		if detail == "" {
 			line = strings.TrimRight(line, " ")
 		}

@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/infra-iac/infra/spec"
+)
+
+// The text plan quotes the document and the cloud: what it quotes is
+// escaped, so a value cannot clear the screen, colour a line or reorder
+// it; the colour is only infra's own, and the columns still line up.
+func TestTextEscapesHostileStrings(t *testing.T) {
+	evil := "\x1b[2J\x1b[31mEVIL\u009b2J\u202egnp"
+	p := &Plan{FormatVersion: FormatVersion, Fleet: "shop",
+		Accounts: []Account{{Provider: spec.AWS, Account: "1" + evil, Regions: []string{"raw:eu" + evil}}},
+		Actions: []Action{
+			{Address: spec.Address{Provider: spec.AWS, Kind: spec.AWSInstance, Name: "web" + evil}, Action: Replace,
+				Changes: []Change{{Field: "instanceType", Before: "t3.micro", After: evil, ForcesReplacement: true}}},
+			{Address: spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: "jobs"}, Action: Delete, Reason: "gone " + evil},
+		}}
+	p.summarize()
+	var plain, colour strings.Builder
+	if err := RenderText(&plain, p, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderText(&colour, p, TextOptions{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := plain.String()
+	if spec.PrintableText(out) != out {
+		t.Fatalf("a control or bidirectional character got through:\n%q", out)
+	}
+	for _, want := range []string{`aws: 1\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp in raw:eu\u001b[2J`,
+		`"\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp" (forces replacement)`, `(gone \u001b[2J\u001b[31mEVIL\u009b2J\u202egnp)`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s:\n%s", want, out)
+		}
+	}
+	lines := strings.Split(out, "\n")
+	if i, j := strings.Index(lines[1], "replace"), strings.Index(lines[2], "delete"); i != j {
+		t.Errorf("columns do not line up (%d, %d):\n%s", i, j, out)
+	}
+	stripped := colour.String()
+	for _, c := range []string{ansiReset, ansiMagenta, ansiRed, ansiDim} {
+		stripped = strings.ReplaceAll(stripped, c, "")
+	}
+	if stripped != out {
+		t.Errorf("colour minus infra's escapes is not the plain text:\n%q\n%q", stripped, out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -24,6 +25,9 @@ type ApplyOptions struct {
 	// report is then Incomplete and a re-run resumes (the executor uses it
 	// to return before its Lambda deadline).
 	StopAt time.Time
+	// RunID names the run in the intents it records before creating
+	// anything; the time and process id when empty.
+	RunID string
 }
 
 // Status of one applied action.
@@ -97,7 +101,11 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 		return nil, &BrakeError{Destructive: destructive, Managed: rn.managed}
 	}
 
-	x := &executor{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(),
+	runID := opts.RunID
+	if runID == "" {
+		runID = fmt.Sprintf("%s-%d", started.UTC().Format("20060102T150405Z"), os.Getpid())
+	}
+	x := &executor{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(), runID: runID,
 		res: &resolver{e: e, m: rn.model, w: rn.world, fleet: rn.model.Fleet}}
 	// Save with a context that outlives a cancellation: an action that
 	// finished must be recorded even while the run is being interrupted.
@@ -122,6 +130,7 @@ type executor struct {
 	store   state.Store
 	res     *resolver
 	saveCtx context.Context
+	runID   string
 
 	mu       sync.Mutex
 	ledger   *state.Ledger
@@ -143,12 +152,27 @@ func (x *executor) record(change func(l *state.Ledger) bool) error {
 
 // adopt records, before any mutation, every declared resource that exists
 // and is ours — even with nothing to do — so that a converged resource is
-// never unmanaged.
+// never unmanaged. In the same save it records the intent of every create
+// the plan holds, so that a process that dies inside one — after the cloud
+// made the resource, before it was tagged or recorded — leaves what the
+// next run needs to recognise it; and it drops the intents the plan has
+// settled (a claimed resource keeps its own until it is tagged).
 func (x *executor) adopt() error {
 	return x.record(func(l *state.Ledger) bool {
 		changed := false
 		for _, a := range x.rn.drop {
 			changed = l.Remove(a) || changed
+		}
+		for _, in := range append([]state.Intent{}, l.Intents...) {
+			if _, claimed := x.rn.claimed[in.Address()]; !claimed {
+				changed = l.DropIntent(in.Address()) || changed
+			}
+		}
+		for _, a := range x.p.Actions {
+			if a.Action == Create || a.Action == Replace {
+				changed = l.PutIntent(state.Intent{Row: state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind,
+					Name: a.Address.Name, Region: a.Region}, RunID: x.runID}) || changed
+			}
 		}
 		if x.rn.destroy {
 			return changed
@@ -462,6 +486,11 @@ func (x *executor) execute(ctx context.Context, a Action) error {
 	}
 	switch a.Action {
 	case Adopt:
+		if len(a.Changes) > 0 {
+			// A claimed resource: tag it (and set what the interrupted
+			// create did not), then record it.
+			return x.update(ctx, a)
+		}
 		return nil // recorded before any mutation
 	case Create:
 		return x.create(ctx, a)
@@ -471,7 +500,7 @@ func (x *executor) execute(ctx context.Context, a Action) error {
 		if err := x.remove(ctx, a.Address, a.Region, x.rn.orphans[a.Address]); err != nil {
 			return err
 		}
-		return x.record(func(l *state.Ledger) bool { return l.Remove(a.Address) })
+		return x.record(func(l *state.Ledger) bool { return l.DropIntent(a.Address) || l.Remove(a.Address) })
 	case Forget:
 		return x.forget(ctx, a)
 	}
@@ -494,22 +523,52 @@ func (x *executor) create(ctx context.Context, a Action) error {
 		if x.e.code(a.Address.Provider, err) != providers.AlreadyExists {
 			return x.e.wrap(a.Address, "create", err)
 		}
-		// Someone created it since the plan — perhaps this fleet, in a run
-		// that died before recording it. Ours is adopted; anything else is
-		// refused.
+		// Someone created it since the plan: this fleet, in a run that
+		// died before recording it, or this very create, which the SDK
+		// retried after the cloud carried it out (BucketAlreadyOwnedByYou)
+		// and which may not be tagged yet. Ours is adopted, and finished
+		// when untagged, since this run recorded the intent to create it;
+		// anything else is refused.
 		existing, rerr := drv.Read(ctx, d.Region, a.Address.Name)
-		if rerr != nil || existing.Owner != owner {
+		switch {
+		case rerr != nil || (existing.Owner != owner && existing.Owner != ""):
 			return x.e.wrap(a.Address, "create", err)
+		case existing.Owner == "":
+			if r, err = drv.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner},
+				finishing(a.Address, fields)); err != nil {
+				return x.e.wrap(a.Address, "create: tag what an earlier attempt made", err)
+			}
+			x.e.emit(Event{Kind: EventWarning, Address: a.Address,
+				Message: "already existed untagged, made by this fleet's interrupted or retried create; tagged and recorded it"})
+		default:
+			r = existing
 		}
-		r = existing
 	}
 	if r.Region == "" {
 		r.Region = d.Region
 	}
 	x.rn.world.set(a.Address, r)
 	return x.record(func(l *state.Ledger) bool {
-		return l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
+		put := l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
+		return l.DropIntent(a.Address) || put
 	})
+}
+
+// finishing lists the fields an update sets to finish a resource that a
+// create made but did not complete: every mutable field the target sets,
+// and the tags, which carry the ownership tag.
+func finishing(a spec.Address, fields map[string]any) []string {
+	info, _ := spec.Lookup(a.Kind)
+	var out []string
+	for _, f := range info.Fields {
+		if f.Replace || f.Compare == spec.CompareNever || f.Secret || !f.UsedOn(a.Provider) {
+			continue
+		}
+		if _, set := fields[f.Name]; set || f.Name == spec.TagsField {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 func (x *executor) update(ctx context.Context, a Action) error {
@@ -535,7 +594,8 @@ func (x *executor) update(ctx context.Context, a Action) error {
 	}
 	x.rn.world.set(a.Address, r)
 	return x.record(func(l *state.Ledger) bool {
-		return l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
+		put := l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
+		return l.DropIntent(a.Address) || put
 	})
 }
 
@@ -555,7 +615,8 @@ func (x *executor) remove(ctx context.Context, a spec.Address, region string, or
 			}
 			return x.e.wrap(a, "delete", err)
 		}
-		if ownership.JudgeMark(x.rn.model.Fleet, r.Owner) != ownership.Ours {
+		_, claimed := x.rn.claimed[a]
+		if ownership.JudgeMark(x.rn.model.Fleet, r.Owner) != ownership.Ours && !(claimed && r.Owner == "") {
 			return fmt.Errorf("%s: delete: no longer carries this fleet's %s tag (%s); refusing to delete it",
 				a, spec.OwnershipTagKey, ownership.Describe(r.Owner))
 		}

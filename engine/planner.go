@@ -43,6 +43,11 @@ type run struct {
 	release map[spec.Address]bool
 	// moves gives the old region of a resource the document moved.
 	moves map[spec.Address]string
+	// claimed are resources that carry no ownership mark but that an
+	// earlier run of this fleet recorded the intent to create: it died
+	// inside the create, before tagging or recording it. They are this
+	// fleet's, to tag (or delete) and record.
+	claimed map[spec.Address]state.Intent
 	// regions gives each action's region.
 	regions map[spec.Address]string
 }
@@ -72,6 +77,11 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	}
 	extra := taggedRows(m, ledger, owned)
 	known := &state.Ledger{Rows: append(append([]state.Row{}, ledger.Rows...), extra...)}
+	for _, in := range ledger.Intents {
+		if _, recorded := known.Get(in.Address()); !recorded {
+			known.Put(in.Row) // observe what an interrupted create may have left
+		}
+	}
 	w, err := e.observe(ctx, interest(m, known), owned)
 	if err != nil {
 		return nil, err
@@ -81,12 +91,13 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	}
 	rn := &run{model: m, ledger: ledger.Clone(), world: w, destroy: opts.Destroy,
 		orphans: map[spec.Address]bool{}, release: map[spec.Address]bool{},
-		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}}
+		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}, claimed: map[spec.Address]state.Intent{}}
 	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w}
 	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}, replaced: map[spec.Address]bool{}}
 	pl.declared()
 	pl.undeclared(ledger.Rows, false)
 	pl.undeclared(extra, true)
+	pl.undeclaredIntents()
 
 	deps := map[spec.Address][]spec.Address{}
 	for _, d := range m.Resources {
@@ -156,7 +167,7 @@ func (pl *planner) declared() {
 			ds = append(ds, decision{d: d})
 			continue
 		}
-		ours := ownership.JudgeMark(pl.m.Fleet, obs.Owner) == ownership.Ours
+		ours := ownership.JudgeMark(pl.m.Fleet, obs.Owner) == ownership.Ours || pl.claim(a, obs)
 		if ours {
 			pl.run.managed++
 			row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: obs.Region}
@@ -218,6 +229,11 @@ func (pl *planner) declared() {
 				}
 			}
 			row, recorded := pl.ledger.Get(a)
+			if in, claimed := pl.run.claimed[a]; claimed && kind != Replace {
+				pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.tagChange(d, obs, changes),
+					Reason: joinReasons(claimReason(in), pl.causeReason(d, changes, false))})
+				continue
+			}
 			switch {
 			case len(changes) == 0 && (!recorded || row.Region != obs.Region):
 				pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Reason: "exists and is tagged for this fleet; recording it in the ledger"})
@@ -255,6 +271,79 @@ func replaceReason(changes []Change) string {
 		s += f
 	}
 	return s + " forces replacement"
+}
+
+// claim reports whether obs, which carries no ownership mark, is what an
+// interrupted create of this fleet left, and if so records the claim.
+func (pl *planner) claim(a spec.Address, obs providers.Resource) bool {
+	in, intended := pl.ledger.Intent(a)
+	if !intended || obs.Owner != "" || in.Region != obs.Region {
+		return false
+	}
+	pl.run.claimed[a] = in
+	return true
+}
+
+func claimReason(in state.Intent) string {
+	return fmt.Sprintf("created by run %s, which stopped before tagging and recording it; tagging it %s and recording it", in.RunID, spec.OwnershipTagKey)
+}
+
+// tagChange adds to changes the write of the tags, which carries the
+// ownership tag, when the kind takes tags and changes do not already
+// write them.
+func (pl *planner) tagChange(d *spec.Declared, obs providers.Resource, changes []Change) []Change {
+	info, _ := spec.Lookup(d.Address.Kind)
+	f, ok := info.Field(spec.TagsField)
+	if !ok || !f.UsedOn(d.Address.Provider) {
+		return changes
+	}
+	for _, c := range changes {
+		if c.Field == spec.TagsField {
+			return changes
+		}
+	}
+	after := map[string]any{}
+	if v, set := d.Fields[spec.TagsField]; set {
+		if val, known := pl.res.planValue(v); known {
+			if m, ok := val.(map[string]any); ok {
+				for k, x := range m {
+					after[k] = x
+				}
+			}
+		}
+	}
+	before := spec.WithoutOwnershipTag(obs.Fields[spec.TagsField])
+	after[spec.OwnershipTagKey] = pl.m.Fleet
+	return append(changes, Change{Field: spec.TagsField, Before: canon(before), After: canon(after)})
+}
+
+// undeclaredIntents plans the intents whose address the document no
+// longer declares: what the interrupted create left, untagged, is deleted;
+// an intent whose resource never appeared is dropped at the next apply.
+func (pl *planner) undeclaredIntents() {
+	for _, in := range pl.ledger.Intents {
+		a := in.Address()
+		if _, declared := pl.m.Lookup(a); declared && !pl.run.destroy {
+			continue
+		}
+		if _, recorded := pl.ledger.Get(a); recorded {
+			continue // planned with the ledger rows
+		}
+		obs, exists := pl.w.get(a)
+		if !exists || !pl.claim(a, obs) {
+			continue
+		}
+		if _, excluded := pl.m.Excluded(a); excluded {
+			continue
+		}
+		if _, planned := pl.run.regions[a]; planned {
+			continue
+		}
+		pl.run.managed++
+		pl.run.orphans[a] = true
+		pl.add(Action{Address: a, Action: Delete, Region: obs.Region,
+			Reason: fmt.Sprintf("created by run %s, which stopped before tagging and recording it, and no longer declared", in.RunID)})
+	}
 }
 
 // causeReason names the resources this plan creates or replaces that d's

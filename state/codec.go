@@ -63,7 +63,25 @@ func EncodeLedger(l *Ledger) ([]byte, error) {
 	if p, _ := rowProblem(rows); p != "" {
 		return nil, fmt.Errorf("refusing to write the ledger: it %s", p)
 	}
-	return encode(Ledger{Version: LedgerVersion, Rows: rows})
+	var intents []Intent
+	if l != nil {
+		intents = append(intents, l.Intents...)
+	}
+	sort.SliceStable(intents, func(i, j int) bool { return intents[i].Address().Less(intents[j].Address()) })
+	if p, _ := intentProblem(intents); p != "" {
+		return nil, fmt.Errorf("refusing to write the ledger: it %s", p)
+	}
+	return encode(Ledger{Version: LedgerVersion, Rows: rows, Intents: intents})
+}
+
+// intentProblem is rowProblem for the intents.
+func intentProblem(intents []Intent) (problem string, unknown bool) {
+	rows := make([]Row, len(intents))
+	for i, in := range intents {
+		rows[i] = in.Row
+	}
+	p, newer := rowProblem(rows)
+	return strings.Replace(strings.Replace(p, "a row", "an intent", 1), "two rows", "two intents", 1), newer
 }
 
 // DecodeLedger reads a ledger, refusing (with a *FormatError that says what
@@ -73,19 +91,24 @@ func DecodeLedger(data []byte) (*Ledger, error) {
 		return nil, err
 	}
 	var body struct {
-		Rows []Row `json:"rows"`
+		Rows    []Row    `json:"rows"`
+		Intents []Intent `json:"intents"`
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
 		return nil, ledgerRecord.notOurs(err, data)
 	}
-	l := &Ledger{Version: LedgerVersion, Rows: body.Rows}
+	l := &Ledger{Version: LedgerVersion, Rows: body.Rows, Intents: body.Intents}
 	if l.Rows == nil {
 		l.Rows = []Row{}
 	}
 	if p, newer := rowProblem(l.Rows); p != "" {
 		return nil, ledgerRecord.refuseProblem(p, newer)
 	}
+	if p, newer := intentProblem(l.Intents); p != "" {
+		return nil, ledgerRecord.refuseProblem(p, newer)
+	}
 	l.sortRows()
+	sort.Slice(l.Intents, func(i, j int) bool { return l.Intents[i].Address().Less(l.Intents[j].Address()) })
 	return l, nil
 }
 

@@ -31,14 +31,66 @@ func (r Row) Address() spec.Address {
 	return spec.Address{Provider: r.Provider, Kind: r.Kind, Name: r.Name}
 }
 
-// Ledger is what a fleet manages: rows sorted by address.
+// Ledger is what a fleet manages: rows sorted by address, and the
+// intents of creates that may have happened without being recorded.
 type Ledger struct {
 	Version int   `json:"version"`
 	Rows    []Row `json:"rows"`
+	// Intents are written before a run creates anything: a process that
+	// dies inside a create (after the cloud made the resource, before it
+	// was tagged or recorded) leaves one, so the next run can recognise
+	// the resource as this fleet's. Sorted by address.
+	Intents []Intent `json:"intents,omitempty"`
+}
+
+// Intent is a create a run was about to make.
+type Intent struct {
+	Row
+	// RunID names the run, for the message that adopts what it left.
+	RunID string `json:"runId"`
 }
 
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger { return &Ledger{Version: LedgerVersion, Rows: []Row{}} }
+
+// Intent returns the intent recorded for a.
+func (l *Ledger) Intent(a spec.Address) (Intent, bool) {
+	for _, in := range l.Intents {
+		if in.Address() == a {
+			return in, true
+		}
+	}
+	return Intent{}, false
+}
+
+// PutIntent records in, replacing an intent for the same address. It
+// reports whether the ledger changed.
+func (l *Ledger) PutIntent(in Intent) bool {
+	for i, old := range l.Intents {
+		if old.Address() == in.Address() {
+			if old == in {
+				return false
+			}
+			l.Intents[i] = in
+			return true
+		}
+	}
+	l.Intents = append(l.Intents, in)
+	sort.Slice(l.Intents, func(i, j int) bool { return l.Intents[i].Address().Less(l.Intents[j].Address()) })
+	return true
+}
+
+// DropIntent removes the intent for a. It reports whether the ledger
+// changed.
+func (l *Ledger) DropIntent(a spec.Address) bool {
+	for i, in := range l.Intents {
+		if in.Address() == a {
+			l.Intents = append(l.Intents[:i], l.Intents[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
 
 // Get returns the row for a.
 func (l *Ledger) Get(a spec.Address) (Row, bool) {
@@ -79,7 +131,11 @@ func (l *Ledger) Remove(a spec.Address) bool {
 
 // Clone returns an independent copy.
 func (l *Ledger) Clone() *Ledger {
-	return &Ledger{Version: l.Version, Rows: append([]Row{}, l.Rows...)}
+	c := &Ledger{Version: l.Version, Rows: append([]Row{}, l.Rows...)}
+	if len(l.Intents) > 0 {
+		c.Intents = append([]Intent{}, l.Intents...)
+	}
+	return c
 }
 
 func (l *Ledger) search(a spec.Address) int {

@@ -57,6 +57,13 @@ type Fault struct {
 	Address string
 	Err     error
 	Times   int
+	// After: the call is carried out, then answers Err, as when a response
+	// is lost after the cloud acted. Only create honours it.
+	After bool
+	// Untagged: with After, the create leaves the resource without its
+	// ownership mark, as a crash between a create and the call that tags
+	// it does (S3 CreateBucket, then PutBucketTagging).
+	Untagged bool
 }
 
 // NewCloud returns an empty cloud in which each provider's credentials
@@ -248,13 +255,24 @@ func (d *driver) addr(name string) string {
 	return string(d.provider) + "/" + string(d.kind) + "/" + name
 }
 
-// fault returns the error of the first fault matching op and addr, and
-// consumes one of its times. The caller holds c.mu.
+// fault returns the error of the first fault matching op and addr that
+// fails the call before it acts, and consumes one of its times. The caller
+// holds c.mu.
 func (c *Cloud) fault(op, addr string) error {
+	f := c.match(op, addr, false)
+	if f == nil {
+		return nil
+	}
+	return f.Err
+}
+
+// match finds and consumes the first fault matching op and addr whose
+// After is after. The caller holds c.mu.
+func (c *Cloud) match(op, addr string, after bool) *Fault {
 	for i := range c.faults {
 		f := &c.faults[i]
-		if (f.Op == "" || f.Op == op) && (f.Address == "" || f.Address == addr) && f.Times >= 0 {
-			err := f.Err
+		if f.After == after && (f.Op == "" || f.Op == op) && (f.Address == "" || f.Address == addr) && f.Times >= 0 {
+			out := *f
 			switch f.Times {
 			case 0:
 			case 1:
@@ -262,7 +280,7 @@ func (c *Cloud) fault(op, addr string) error {
 			default:
 				f.Times--
 			}
-			return err
+			return &out
 		}
 	}
 	return nil
@@ -320,14 +338,21 @@ func (d *driver) Create(ctx context.Context, t providers.Target) (providers.Reso
 	if _, exists := c.resources[k]; exists {
 		return providers.Resource{}, providers.Errorf(providers.AlreadyExists, "%s already exists in %s", d.addr(t.Name), t.Region)
 	}
+	lost := c.match("create", d.addr(t.Name), true)
 	rec := &record{Provider: d.provider, Kind: d.kind}
 	rec.Resource = providers.Resource{Name: t.Name, Region: t.Region, Owner: t.Owner, Created: c.now().UTC()}
+	if lost != nil && lost.Untagged {
+		rec.Resource.Owner = ""
+	}
 	if err := d.apply(rec, t, nil); err != nil {
 		return providers.Resource{}, err
 	}
 	c.serial++
 	rec.Resource.Attributes = d.attributes(t.Name, t.Region, c.serial)
 	c.resources[k] = rec
+	if lost != nil {
+		return providers.Resource{}, lost.Err
+	}
 	res := rec.Resource
 	res.Fields = spec.CloneMap(res.Fields)
 	return res, nil
@@ -347,6 +372,13 @@ func (d *driver) Update(ctx context.Context, t providers.Target, changed []strin
 	for _, name := range changed {
 		if f, ok := d.info.Field(name); !ok || f.Replace {
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s: field %q cannot be updated in place", d.addr(t.Name), name)
+		}
+	}
+	for _, name := range changed {
+		if name == spec.TagsField && t.Owner != "" {
+			// Writing the tags writes the ownership tag, as every driver's
+			// tag update does.
+			rec.Resource.Owner = t.Owner
 		}
 	}
 	if err := d.apply(rec, t, changed); err != nil {

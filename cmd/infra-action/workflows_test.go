@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v2"
 
 	"github.com/infra-iac/infra/examples/workflows"
+	"github.com/infra-iac/infra/executor/executortest"
 )
 
 // lintProject lays out a repository for actionlint: ci.yml as it is, and
@@ -167,5 +168,32 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 	}
 	if len(m.Outputs) != 4 {
 		t.Errorf("outputs: %v", m.Outputs)
+	}
+}
+
+// docs/ci.md's local executor runs the emulator the tests run, under the
+// one name it answers to, and points only the Lambda client at it.
+func TestDocsRunTheLocalExecutorAsTheTestsDo(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "## Testing a workflow against a local executor\n")
+	if !ok {
+		t.Fatal("docs/ci.md has no section on a local executor")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, want := range []string{
+		"go install " + executortest.RIEModule,
+		"-tags lambda.norpc",
+		"CGO_ENABLED=0",
+		"export AWS_ENDPOINT_URL_LAMBDA=",
+		"--function " + executortest.FunctionName + " ",
+		"INPUT_EXECUTOR=" + executortest.FunctionName + " ",
+		"INFRA_STATE=s3://",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the local executor section lacks %q", want)
+		}
 	}
 }

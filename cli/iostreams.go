@@ -79,6 +79,10 @@ func (s *IOStreams) errDiagnostics(ds []spec.Diagnostic) {
 // isTerminal: a character device is not enough (/dev/null is one).
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
 
+// PrintableWriter returns w with every write escaped as stderr is, for a
+// log that quotes documents and clouds (the GitHub Action's).
+func PrintableWriter(w io.Writer) io.Writer { return printableWriter{w} }
+
 // printableWriter escapes each write (spec.PrintableText): what fmt writes
 // in one call, so a character is never split.
 type printableWriter struct{ w io.Writer }

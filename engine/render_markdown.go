@@ -42,10 +42,24 @@ type MarkdownOptions struct {
 	Footer string
 }
 
-// PlanMarker is the hidden first line of a fleet's plan comment. A valid
-// fleet name is written as it is; anything else is escaped, so that a name
-// from a broken document can neither end the comment nor span lines.
-func PlanMarker(fleet string) string { return "<!-- infra:plan fleet=" + htmlEscape(fleet) + " -->" }
+// PlanMarker is the hidden first line of a fleet's plan comment.
+func PlanMarker(fleet string) string { return Marker("plan", fleet) }
+
+// Marker is the hidden line that finds a fleet's comment of a kind again.
+// A valid fleet name is written as it is; anything else is escaped, so that
+// a name from a broken document can neither end the HTML comment nor span
+// lines.
+func Marker(kind, fleet string) string {
+	return "<!-- infra:" + kind + " fleet=" + htmlEscape(fleet) + " -->"
+}
+
+// MarkdownText makes a string from a document or a cloud inert text in a
+// comment, a table cell included: see cell.
+func MarkdownText(s string) string { return cell(s) }
+
+// MarkdownCode renders a string from a document or a cloud as a code span:
+// see code.
+func MarkdownCode(s string) string { return code(s) }
 
 var idLine = regexp.MustCompile(`<!-- infra:plan-id (sha256:[0-9a-f]{64}) head=([0-9a-zA-Z]*) -->`)
 

@@ -130,8 +130,11 @@ type action struct {
 // run runs the action and returns the process's exit code. Every failure
 // becomes an error annotation and exit code 1.
 func run(ctx context.Context, e env) int {
-	gha := githubactions.New(githubactions.WithWriter(e.stdout), githubactions.WithGetenv(e.getenv))
-	a := &action{e: e, gha: gha, log: e.stdout, seen: map[string]string{}}
+	// The log and the workflow commands (annotations) quote documents and
+	// clouds: escaped, so that nothing in them acts on a log viewer.
+	stdout := cli.PrintableWriter(e.stdout)
+	gha := githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(e.getenv))
+	a := &action{e: e, gha: gha, log: stdout, seen: map[string]string{}}
 	if err := a.main(ctx); err != nil {
 		// Through the library, so the message is escaped as a workflow
 		// command needs; it becomes an error annotation.
@@ -233,6 +236,7 @@ func (a *action) elsewhere() string {
 // a file cannot be written; outside a workflow (no file named) the value
 // goes to the log instead.
 func (a *action) setOutput(k, v string) error {
+	v = spec.PrintableText(v) // the summary quotes fleet names
 	if a.e.getenv("GITHUB_OUTPUT") == "" {
 		fmt.Fprintf(a.log, "output %s=%s\n", k, v)
 		return nil

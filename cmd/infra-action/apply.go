@@ -15,7 +15,7 @@ import (
 
 // ApplyMarker is the hidden first line of a fleet's apply result on the
 // merged pull request, so that a re-run edits it instead of adding one.
-func ApplyMarker(fleet string) string { return "<!-- infra:apply fleet=" + fleet + " -->" }
+func ApplyMarker(fleet string) string { return engine.Marker("apply", fleet) }
 
 // apply runs on a push to the default branch: it finds the pull request
 // the pushed commit merged, reads the plan id reviewed there, and applies
@@ -184,7 +184,7 @@ func renderResult(fleet, sha string, o *outcome, note, function, elsewhere strin
 	b.WriteString(ApplyMarker(fleet) + "\n")
 	verdict := map[executor.Status]string{executor.StatusDone: "applied", executor.StatusFailed: "failed",
 		executor.StatusIncomplete: "incomplete", executor.StatusRefused: "refused"}[o.Status]
-	fmt.Fprintf(&b, "### infra apply for fleet `%s`: %s\n\n", fleet, verdict)
+	fmt.Fprintf(&b, "### infra apply for fleet %s: %s\n\n", engine.MarkdownCode(fleet), verdict)
 	where := "in the runner"
 	if function != "" {
 		where = fmt.Sprintf("by the executor `%s` (%d invocation(s))", function, o.Invocations)
@@ -199,13 +199,17 @@ func renderResult(fleet, sha string, o *outcome, note, function, elsewhere strin
 	}
 	b.WriteString("**" + o.Count + "**\n\n")
 	if o.Status != executor.StatusDone && o.Message != "" {
-		b.WriteString("> [!CAUTION]\n> " + strings.ReplaceAll(o.Message, "\n", "\n> ") + "\n\n")
+		lines := strings.Split(o.Message, "\n")
+		for i, l := range lines {
+			lines[i] = engine.MarkdownText(l)
+		}
+		b.WriteString("> [!CAUTION]\n> " + strings.Join(lines, "\n> ") + "\n\n")
 	}
 	if len(o.Applied) > 0 {
 		b.WriteString("| | resource | action | status | time | error |\n| --- | --- | --- | --- | --- | --- |\n")
 		start := b.Len()
 		for i, r := range o.Applied {
-			row := fmt.Sprintf("| `%s` | `%s` | %s | %s | %s | %s |\n", symbolOf(r.Action), r.Address, r.Action, r.Status,
+			row := fmt.Sprintf("| `%s` | %s | %s | %s | %s | %s |\n", symbolOf(r.Action), engine.MarkdownCode(r.Address.String()), r.Action, r.Status,
 				seconds(msDuration(r.ElapsedMs)), tableText(r.Error))
 			if b.Len()-start+len(row) > resultRows {
 				fmt.Fprintf(&b, "\n_%d more row(s) are in %s._\n", len(o.Applied)-i, elsewhere)
@@ -226,9 +230,10 @@ func symbolOf(k engine.ActionKind) string {
 		engine.Delete: "-", engine.Adopt: "=", engine.Forget: "#"}[k]
 }
 
-// tableText keeps an error message inside its cell.
+// tableText keeps an error message or a cloud's tag inside its cell, as
+// inert text.
 func tableText(s string) string {
-	s = strings.NewReplacer("\n", " ", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+	s = engine.MarkdownText(s)
 	if len(s) <= 300 {
 		return s
 	}

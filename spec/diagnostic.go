@@ -24,10 +24,12 @@ type Diagnostic struct {
 	Hint    string `json:"hint,omitempty"`
 }
 
+// String is the row as text, escaped (Printable): its address, message
+// and hint quote the document.
 func (d Diagnostic) String() string {
-	s := fmt.Sprintf("%s: %s: %s", d.Severity, d.Address, d.Message)
+	s := fmt.Sprintf("%s: %s: %s", d.Severity, Printable(d.Address), Printable(d.Message))
 	if d.Hint != "" {
-		s += " (" + d.Hint + ")"
+		s += " (" + Printable(d.Hint) + ")"
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -198,5 +199,18 @@ func TestDecodeValuesAsJSONDoes(t *testing.T) {
 	}
 	if got := d.Resources[0].Spec; !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %#v\nwant %#v", got, want)
+	}
+}
+
+// An object with many keys is checked as one with few.
+func TestDecodeDuplicateAmongManyKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"resources": [{"address": "aws/queues/a", "spec": {"tags": {`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, `"k%d": "v", `, i)
+	}
+	b.WriteString(`"k7": "again"}}}]}`)
+	if got := decodeErr(t, b.String()); !strings.Contains(got, `duplicate key "k7" (first at line 1, column 139)`) {
+		t.Errorf("got %s", got)
 	}
 }

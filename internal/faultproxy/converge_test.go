@@ -3,12 +3,20 @@ package faultproxy_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/internal/faultproxy"
@@ -52,14 +60,14 @@ func TestApplyConvergesUnderThrottling(t *testing.T) {
 	os.Setenv("THR_PASSWORD", "thr-password-1")
 	m := compile(t, fleet)
 
-	clean := applyAndSnapshot(t, srv, srv.URL, m)
+	clean := cleanSnapshot(t, srv, m)
 
 	proxy, err := faultproxy.Start(srv.URL, faultproxy.Options{Rate: 0.2, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	throttled := applyAndSnapshot(t, srv, proxy.URL, m)
+	throttled := applyAndSnapshot(t, srv, proxy.URL, m, run{})
 
 	calls, faults, by := proxy.Stats()
 	t.Logf("through the proxy: %d calls, %d refused (%v)", calls, faults, by)
@@ -71,17 +79,146 @@ func TestApplyConvergesUnderThrottling(t *testing.T) {
 	}
 }
 
+// With the endpoint down for 20 s in the middle of an apply — every
+// connection refused, as when a front end restarts — the same apply rides
+// it out: each call retries within its budget, the apply converges to the
+// same cloud as without the outage, and the next plan finds nothing to do.
+func TestApplyRidesOutAnOutage(t *testing.T) {
+	srv := moto.Shared(t)
+	srv.Setenv()
+	os.Setenv("THR_PASSWORD", "thr-password-1")
+	m := compile(t, fleet)
+	clean := cleanSnapshot(t, srv, m)
+
+	proxy, err := faultproxy.Start(srv.URL, faultproxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	const outage = 20 * time.Second
+	var (
+		counter            attempts
+		downAt, applyCalls int
+		began              time.Time
+		took               time.Duration
+	)
+	got := applyAndSnapshot(t, srv, proxy.URL, m, run{
+		opts: awsprovider.Options{ConfigOptions: []func(*config.LoadOptions) error{counter.option()}},
+		beforeApply: func() {
+			// Ten calls into the apply: after its first creates, well
+			// before its last.
+			downAt = proxy.Calls() + 10
+			proxy.OutageAt(downAt, outage)
+			counter.reset()
+			began = time.Now()
+		},
+		afterApply: func() {
+			took = time.Since(began)
+			applyCalls = proxy.Calls() - (downAt - 10)
+		},
+	})
+	total, refused, most := counter.stats()
+	t.Logf("apply: %v, %d calls at the proxy; SDK attempts %d, of which %d failed to connect; at most %d attempts for one call",
+		took.Round(100*time.Millisecond), applyCalls, total, refused, most)
+	if took < outage {
+		t.Fatalf("the apply took %v, less than the %v outage: the outage did not fall inside it", took, outage)
+	}
+	if proxy.Calls() <= downAt+5 {
+		t.Fatalf("only %d calls after the outage began at call %d: it did not fall in the middle of the apply", proxy.Calls()-downAt, downAt)
+	}
+	if refused < 5 || most < 5 {
+		t.Fatalf("%d refused attempts, at most %d for one call: the outage was not felt", refused, most)
+	}
+	if !reflect.DeepEqual(clean, got) {
+		t.Fatalf("the final state differs after an outage:\nwithout: %s\nwith:    %s", dump(clean), dump(got))
+	}
+}
+
+// A retry budget shorter than the outage fails the apply, and the error
+// names the resource, the operation, how many attempts over how long, and
+// the refused connection.
+func TestApplyPastTheRetryBudgetFailsClearly(t *testing.T) {
+	srv := moto.Shared(t)
+	srv.Setenv()
+	os.Setenv("THR_PASSWORD", "thr-password-1")
+	m := compile(t, fleet)
+	if err := srv.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := faultproxy.Start(srv.URL, faultproxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	t.Setenv("AWS_ENDPOINT_URL", proxy.URL)
+	ctx := context.Background()
+	b, err := awsprovider.New(ctx, awsprovider.Options{RetryBudget: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(engine.Options{Backends: map[spec.Provider]providers.Backend{spec.AWS: b}})
+	p, err := e.Plan(ctx, m, nil, nil, engine.PlanOptions{})
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	proxy.OutageAt(proxy.Calls()+1, time.Minute)
+	store, err := state.OpenFile(t.TempDir(), m.Fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	_, err = e.Apply(ctx, p, engine.ApplyOptions{Store: store})
+	took := time.Since(began)
+	t.Logf("after %v: %v", took.Round(100*time.Millisecond), err)
+	var be *awsprovider.RetryBudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("apply during an outage longer than the budget: %v; want a RetryBudgetError", err)
+	}
+	if took > 20*time.Second {
+		t.Fatalf("apply took %v to give up with a 2 s budget", took)
+	}
+	first := strings.Split(err.Error(), "\n")[0]
+	addr := regexp.MustCompile(`^aws/[a-z-]+/thr-[a-z0-9-]+: create: operation error [A-Za-z0-9 ]+: [A-Za-z]+, gave up after \d+ attempts over [0-9.]+m?s \(retry budget 2s; INFRA_RETRY_BUDGET sets it\): .*connection refused`)
+	if !addr.MatchString(first) {
+		t.Fatalf("the error does not name the address, the operation, the attempts and the cause:\n%s", first)
+	}
+}
+
+// run shapes one applyAndSnapshot: the backend's options, and what to do
+// just before and just after the apply.
+type run struct {
+	opts                    awsprovider.Options
+	beforeApply, afterApply func()
+}
+
+var clean struct {
+	sync.Mutex
+	snap map[string]any
+}
+
+// cleanSnapshot is the cloud m makes without faults, made once per test
+// binary.
+func cleanSnapshot(t *testing.T, srv *moto.Server, m *spec.Model) map[string]any {
+	t.Helper()
+	clean.Lock()
+	defer clean.Unlock()
+	if clean.snap == nil {
+		clean.snap = applyAndSnapshot(t, srv, srv.URL, m, run{})
+	}
+	return clean.snap
+}
+
 // applyAndSnapshot empties the emulator, applies m with every call going
 // to endpoint, plans again, and returns what the cloud holds, read
 // directly from the emulator.
-func applyAndSnapshot(t *testing.T, srv *moto.Server, endpoint string, m *spec.Model) map[string]any {
+func applyAndSnapshot(t *testing.T, srv *moto.Server, endpoint string, m *spec.Model, r run) map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	if err := srv.Reset(); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("AWS_ENDPOINT_URL", endpoint)
-	b, err := awsprovider.New(ctx, awsprovider.Options{})
+	b, err := awsprovider.New(ctx, r.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +234,14 @@ func applyAndSnapshot(t *testing.T, srv *moto.Server, endpoint string, m *spec.M
 	if p.Summary.Create != len(m.Resources) {
 		t.Fatalf("plan: %+v, want %d creates", p.Summary, len(m.Resources))
 	}
-	if _, err := e.Apply(ctx, p, engine.ApplyOptions{Store: store}); err != nil {
+	if r.beforeApply != nil {
+		r.beforeApply()
+	}
+	_, err = e.Apply(ctx, p, engine.ApplyOptions{Store: store})
+	if r.afterApply != nil {
+		r.afterApply()
+	}
+	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	ledger, err := store.LoadLedger(ctx)
@@ -119,17 +263,30 @@ func applyAndSnapshot(t *testing.T, srv *moto.Server, endpoint string, m *spec.M
 		t.Fatal(err)
 	}
 	out := map[string]any{"ledger": len(ledger.Rows)}
+	read := map[spec.Address]providers.Resource{}
+	groups := map[string]string{} // group id -> the group's address
 	for _, d := range m.Resources {
 		drv, _ := direct.Driver(d.Address.Kind)
 		r, err := drv.Read(ctx, region, d.Address.Name)
 		if err != nil {
 			t.Fatalf("read %s: %v", d.Address, err)
 		}
+		read[d.Address] = r
+		if id := r.Attributes["groupId"]; id != "" {
+			groups[id] = d.Address.String()
+		}
+	}
+	for a, r := range read {
 		// Canonical and without what differs between two makings of the
 		// same resource (ids, URLs, ARNs, times).
 		fields := spec.Canon(r.Fields).(map[string]any)
 		delete(fields, "subnetId") // the emulator makes new default subnets at each reset
-		out[d.Address.String()] = map[string]any{"fields": fields, "owner": r.Owner}
+		// An instance reports its group by id, which differs between two
+		// makings; the group it names is what must be the same.
+		if id, ok := fields["securityGroup"].(string); ok && groups[id] != "" {
+			fields["securityGroup"] = groups[id]
+		}
+		out[a.String()] = map[string]any{"fields": fields, "owner": r.Owner}
 	}
 	for _, k := range awsprovider.Kinds() {
 		drv, _ := direct.Driver(k)
@@ -145,6 +302,60 @@ func applyAndSnapshot(t *testing.T, srv *moto.Server, endpoint string, m *spec.M
 		out["list/"+string(k)] = strings.Join(names, ",")
 	}
 	return out
+}
+
+// attempts counts the SDK's attempts: every one, those that failed to
+// reach the endpoint, and the most one call made.
+type attempts struct {
+	mu                   sync.Mutex
+	total, refused, most int
+}
+
+type callAttempts struct{ n int }
+
+type callAttemptsKey struct{}
+
+// option installs the counter: a middleware around the whole call, and one
+// inside the retry loop, which sees each attempt.
+func (a *attempts) option() func(*config.LoadOptions) error {
+	return config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+		if err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("countCall", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			c := &callAttempts{}
+			out, md, err := next.HandleInitialize(context.WithValue(ctx, callAttemptsKey{}, c), in)
+			a.mu.Lock()
+			a.most = max(a.most, c.n)
+			a.mu.Unlock()
+			return out, md, err
+		}), middleware.Before); err != nil {
+			return err
+		}
+		return s.Finalize.Insert(middleware.FinalizeMiddlewareFunc("countAttempt", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleFinalize(ctx, in)
+			var send *smithyhttp.RequestSendError
+			a.mu.Lock()
+			a.total++
+			if errors.As(err, &send) {
+				a.refused++
+			}
+			if c, ok := ctx.Value(callAttemptsKey{}).(*callAttempts); ok {
+				c.n++
+			}
+			a.mu.Unlock()
+			return out, md, err
+		}), "Retry", middleware.After)
+	}})
+}
+
+func (a *attempts) reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.total, a.refused, a.most = 0, 0, 0
+}
+
+func (a *attempts) stats() (total, refused, most int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.total, a.refused, a.most
 }
 
 func compile(t *testing.T, doc string) *spec.Model {

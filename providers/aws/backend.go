@@ -1,7 +1,8 @@
 // Package aws implements infra's drivers for AWS with aws-sdk-go-v2: one
 // file per kind. The SDK supplies credentials (its default chain), the
-// endpoint (AWS_ENDPOINT_URL), retries (adaptive mode), paginators and
-// waiters; nothing here hand-writes them.
+// endpoint (AWS_ENDPOINT_URL), retries (adaptive mode, bounded per call by
+// a time budget: retry.go), paginators and waiters; nothing here
+// hand-writes them.
 package aws
 
 import (
@@ -9,10 +10,9 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi"
@@ -26,6 +26,7 @@ import (
 // kind, each with per-region clients made on first use.
 type Backend struct {
 	cfg     aws.Config
+	budget  time.Duration // each call's retry budget
 	mu      sync.Mutex
 	drivers map[spec.Kind]providers.Driver
 	// Clients of the tag scan (discover.go), made on first use.
@@ -38,35 +39,28 @@ var _ providers.Backend = (*Backend)(nil)
 // Options tune the backend.
 type Options struct {
 	// ConfigOptions are passed to config.LoadDefaultConfig after infra's own
-	// (adaptive retries); a test may add middleware here to count calls.
+	// (the budgeted retries); a test may add middleware here to count calls.
 	ConfigOptions []func(*config.LoadOptions) error
+	// RetryBudget is how long one call keeps retrying refused or reset
+	// connections, 5xx answers and throttling before it fails with a
+	// *RetryBudgetError. Zero means INFRA_RETRY_BUDGET, else
+	// DefaultRetryBudget (60 s).
+	RetryBudget time.Duration
 }
 
 // New loads the SDK's default configuration: profiles, environment, SSO,
 // AWS_ENDPOINT_URL. It makes no call; Account is the first.
 func New(ctx context.Context, opts Options) (*Backend, error) {
-	loaders := append([]func(*config.LoadOptions) error{
-		config.WithRetryer(newRetryer),
-	}, opts.ConfigOptions...)
+	budget, err := retryBudget(opts.RetryBudget)
+	if err != nil {
+		return nil, err
+	}
+	loaders := append(withRetryBudget(budget), opts.ConfigOptions...)
 	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
 	if err != nil {
 		return nil, fmt.Errorf("aws: load configuration: %w", err)
 	}
-	return &Backend{cfg: cfg, drivers: map[spec.Kind]providers.Driver{}}, nil
-}
-
-// newRetryer is the SDK's adaptive retry mode: a client that is throttled
-// slows its own request rate, and backs off up to ten attempts. The retry
-// quota is off: it exists to fail fast when a service is down, but under
-// sustained throttling it turns "slow down" into a failed apply halfway
-// through; the attempt bound and the backoff still end a real outage.
-func newRetryer() aws.Retryer {
-	return retry.NewAdaptiveMode(func(o *retry.AdaptiveModeOptions) {
-		o.StandardOptions = append(o.StandardOptions, func(so *retry.StandardOptions) {
-			so.MaxAttempts = 10
-			so.RateLimiter = ratelimit.None
-		})
-	})
+	return &Backend{cfg: cfg, budget: budget, drivers: map[spec.Kind]providers.Driver{}}, nil
 }
 
 // Config returns the SDK configuration the backend uses.

@@ -1,0 +1,156 @@
+package aws
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/middleware"
+)
+
+const (
+	// DefaultRetryBudget is how long one call may keep retrying: long
+	// enough to ride out an endpoint that is down for most of a minute
+	// (a deploy, a failover), short enough that a real outage fails the
+	// apply within about a minute rather than hanging it.
+	DefaultRetryBudget = 60 * time.Second
+	// RetryBudgetEnv overrides the default budget with a Go duration
+	// ("90s", "5m").
+	RetryBudgetEnv = "INFRA_RETRY_BUDGET"
+	// maxRetryDelay caps the backoff between two attempts: a call learns
+	// within a few seconds that the endpoint is back.
+	maxRetryDelay = 5 * time.Second
+)
+
+// RetryBudgetError is a call that failed with retryable errors (refused or
+// reset connections, 5xx, throttling) for longer than its retry budget.
+// Err is the last attempt's error.
+type RetryBudgetError struct {
+	Attempts int
+	Elapsed  time.Duration
+	Budget   time.Duration
+	Err      error
+}
+
+func (e *RetryBudgetError) Error() string {
+	return fmt.Sprintf("gave up after %d attempts over %s (retry budget %s; %s sets it): %v",
+		e.Attempts, e.Elapsed.Round(100*time.Millisecond), e.Budget, RetryBudgetEnv, e.Err)
+}
+
+func (e *RetryBudgetError) Unwrap() error { return e.Err }
+
+// retryBudget resolves the budget: the option, else the environment, else
+// the default.
+func retryBudget(opt time.Duration) (time.Duration, error) {
+	if opt < 0 {
+		return 0, fmt.Errorf("aws: retry budget %s: want a positive duration", opt)
+	}
+	if opt > 0 {
+		return opt, nil
+	}
+	v := os.Getenv(RetryBudgetEnv)
+	if v == "" {
+		return DefaultRetryBudget, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("aws: %s=%q: want a positive Go duration such as 90s or 5m", RetryBudgetEnv, v)
+	}
+	return d, nil
+}
+
+// withRetryBudget returns the configuration options that bound each call's
+// retries by time: the retryer, and the middleware that tells it when the
+// call started. They work only together, so they are installed together.
+//
+// The retryer is the SDK's adaptive mode (a throttled client slows its own
+// request rate) with three changes:
+//   - the attempt count no longer ends the retries, elapsed time does: ten
+//     attempts with the SDK's 50 ms base delay for non-throttling errors
+//     are spent in about five seconds of a refused endpoint;
+//   - the backoff is capped at maxRetryDelay, so a call notices within a
+//     few seconds that the endpoint is back;
+//   - the retry quota is off (ratelimit.None): it exists to fail fast when
+//     a service is down, which is what the budget now decides, and under
+//     sustained throttling it turned "slow down" into an apply that failed
+//     halfway.
+func withRetryBudget(budget time.Duration) []func(*config.LoadOptions) error {
+	return []func(*config.LoadOptions) error{
+		config.WithRetryer(func() aws.Retryer {
+			return &budgeted{budget: budget, RetryerV2: retry.NewAdaptiveMode(func(o *retry.AdaptiveModeOptions) {
+				o.StandardOptions = append(o.StandardOptions, func(so *retry.StandardOptions) {
+					so.MaxBackoff = maxRetryDelay
+					so.RateLimiter = ratelimit.None
+				})
+			})}
+		}),
+		config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("RetryBudgetStart", startCall), middleware.Before)
+		}}),
+	}
+}
+
+// call is one operation's retry bookkeeping: when it started, how many of
+// its attempts failed, and the budget error if the retryer gave up. The
+// retryer is shared by every call of a client, so this travels in the
+// call's context.
+type call struct {
+	start    time.Time
+	attempts atomic.Int64
+	gaveUp   atomic.Pointer[RetryBudgetError]
+}
+
+type callKey struct{}
+
+// startCall records the start of an operation, before the retry loop.
+// When the retryer gave up, the loop returns the last attempt's error
+// joined with the budget error; the budget error alone says it all, and
+// carries the last attempt's error.
+func startCall(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	c := &call{start: time.Now()}
+	out, md, err := next.HandleInitialize(context.WithValue(ctx, callKey{}, c), in)
+	if be := c.gaveUp.Load(); err != nil && be != nil {
+		err = be
+	}
+	return out, md, err
+}
+
+// budgeted wraps the SDK's retryer: it refuses a retry once the call has
+// spent its budget. Delays, what is
+// retryable and the adaptive rate limit are the SDK's.
+type budgeted struct {
+	aws.RetryerV2
+	budget time.Duration
+}
+
+// MaxAttempts is a backstop, not the bound: the budget ends a call's
+// retries long before this many attempts (each delay averages half of
+// maxRetryDelay once the backoff has grown, so this is several times what
+// the budget allows), and it still ends them should a call somehow run
+// without startCall.
+func (r *budgeted) MaxAttempts() int {
+	return 20 + int(10*r.budget/maxRetryDelay)
+}
+
+// GetRetryToken is asked once after every attempt that failed with a
+// retryable error, before retrying it: past the budget, the answer is no.
+// It counts the attempts too, since every one that failed comes here (the
+// SDK's own AWS_MAX_ATTEMPTS wrapper, should a user set it, hides
+// GetAttemptToken but not this).
+func (r *budgeted) GetRetryToken(ctx context.Context, opErr error) (func(error) error, error) {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		attempts := c.attempts.Add(1)
+		if elapsed := time.Since(c.start); elapsed >= r.budget {
+			be := &RetryBudgetError{Attempts: int(attempts), Elapsed: elapsed, Budget: r.budget, Err: opErr}
+			c.gaveUp.Store(be)
+			return nil, be
+		}
+	}
+	return r.RetryerV2.GetRetryToken(ctx, opErr)
+}

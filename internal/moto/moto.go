@@ -1,10 +1,19 @@
 // Package moto starts moto_server, the AWS API emulator, on a free loopback
 // port for tests and the demo. Code under test never knows about it: it
 // reaches the emulator only through the SDK's own AWS_ENDPOINT_URL.
+//
+// The server runs with its S3 object writes serialized (serialized.py): moto
+// checks a conditional write and then writes, in two steps, on a threaded
+// server, so two racing If-None-Match: * writes can both succeed there,
+// where S3 lets exactly one through. Serialized, the emulator is as atomic
+// as S3, and a test of infra's S3 lock passes or fails on the lock alone.
+// The cost is nil: object writes are a small part of any test's calls.
 package moto
 
 import (
+	"bufio"
 	"context"
+	_ "embed"
 	"fmt"
 	"net"
 	"net/http"
@@ -42,11 +51,15 @@ func Start(ctx context.Context, logDir string) (*Server, error) {
 		return nil, err
 	}
 	logPath := filepath.Join(logDir, fmt.Sprintf("moto-%d.log", port))
+	script := filepath.Join(logDir, fmt.Sprintf("moto-%d.py", port))
+	if err := os.WriteFile(script, serialized, 0o644); err != nil {
+		return nil, err
+	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
+	cmd := exec.Command(interpreter(bin), script, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
 	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so Stop takes the Flask workers with it; and
@@ -81,6 +94,34 @@ func Start(ctx context.Context, logDir string) (*Server, error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return s, nil
+}
+
+// serialized starts moto_server with its S3 object writes serialized; see
+// the package comment.
+//
+//go:embed serialized.py
+var serialized []byte
+
+// interpreter returns the Python that runs moto_server: the one its
+// script names on its first line, or, when moto_server is not a Python
+// script (a pyenv shim is a shell script), the python3 on the PATH, which
+// such a shim resolves the same way.
+func interpreter(motoServer string) string {
+	f, err := os.Open(motoServer)
+	if err == nil {
+		defer f.Close()
+		line, _ := bufio.NewReader(f).ReadString('\n')
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#!"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) == 1 && strings.Contains(filepath.Base(fields[0]), "python") {
+				return fields[0]
+			}
+			if len(fields) == 2 && filepath.Base(fields[0]) == "env" && strings.Contains(fields[1], "python") {
+				return fields[1]
+			}
+		}
+	}
+	return "python3"
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago.

@@ -104,7 +104,13 @@ type Plan struct {
 	Accounts      []Account         `json:"accounts"`
 	Actions       []Action          `json:"actions"`
 	Diagnostics   []spec.Diagnostic `json:"diagnostics"`
-	Summary       Summary           `json:"summary"`
+	// Attention lists what the plan found in the cloud and leaves alone,
+	// which a person should look at: a declared resource another fleet or
+	// nobody owns, a ledger row now tagged for another fleet, an excluded
+	// resource. A plan with no actions and some attention is not "the
+	// cloud matches the fleet".
+	Attention []spec.Diagnostic `json:"attention"`
+	Summary   Summary           `json:"summary"`
 
 	// run carries what Apply needs and the JSON must not show.
 	run *run

@@ -60,7 +60,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 		ledger = state.NewLedger()
 	}
 	p := &Plan{FormatVersion: FormatVersion, Fleet: m.Fleet, Destroy: opts.Destroy, Accounts: []Account{}, Actions: []Action{},
-		Diagnostics: append([]spec.Diagnostic{}, diags...)}
+		Diagnostics: append([]spec.Diagnostic{}, diags...), Attention: []spec.Diagnostic{}}
 	if spec.HasErrors(diags) {
 		p.ID = p.computeID()
 		return p, nil
@@ -109,6 +109,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	}
 	p.Actions = ordered
 	p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, pl.diags...))
+	p.Attention = spec.SortDiagnostics(append(p.Attention, pl.diags...))
 	p.summarize()
 	p.ID = p.computeID()
 	p.run = rn

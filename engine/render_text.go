@@ -74,10 +74,20 @@ func RenderText(w io.Writer, p *Plan, opts TextOptions) error {
 	return err
 }
 
-// SummaryLine is the count line.
+// SummaryLine is the count line. It claims that the cloud matches the
+// fleet only when nothing needs attention either.
 func SummaryLine(p *Plan) string {
 	s := p.Summary
+	attention := ""
+	if n := len(p.Attention); n == 1 {
+		attention = " 1 resource needs attention: infra leaves it alone (see the warnings)."
+	} else if n > 1 {
+		attention = fmt.Sprintf(" %d resources need attention: infra leaves them alone (see the warnings).", n)
+	}
 	if len(p.Actions) == 0 {
+		if attention != "" {
+			return "No changes to make, but the cloud does not match the fleet:" + attention
+		}
 		return "No changes. The cloud matches the fleet."
 	}
 	line := fmt.Sprintf("Plan: %d to create, %d to update, %d to replace, %d to delete", s.Create, s.Update, s.Replace, s.Delete)
@@ -87,7 +97,7 @@ func SummaryLine(p *Plan) string {
 	if s.Forget > 0 {
 		line += fmt.Sprintf(", %d to forget", s.Forget)
 	}
-	return line + "."
+	return line + "." + attention
 }
 
 func actionDetail(a Action) string {

@@ -216,3 +216,37 @@ func TestReplaceFailureOfHeldResourceConverges(t *testing.T) {
 func memFault(op, addr string) memory.Fault {
 	return memory.Fault{Op: op, Address: addr, Err: providers.Errorf(providers.PermissionDenied, "AccessDenied: injected"), Times: 1}
 }
+
+// A plan whose only findings are warnings about the cloud does not say the
+// cloud matches the fleet; it counts what needs attention in the text, the
+// JSON and the markdown.
+func TestAttentionIsNotNoChanges(t *testing.T) {
+	f := newFixture(t)
+	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "jobs", Region: "eu-west-3", Owner: "other",
+		Fields: map[string]any{"visibilityTimeoutSec": 30.0}})
+	p := f.plan(doc(queue), false)
+	if len(p.Actions) != 0 || len(p.Attention) != 1 || p.Attention[0].Address != "aws/queues/jobs" {
+		t.Fatalf("actions %v, attention %+v", actionsOf(p), p.Attention)
+	}
+	var text strings.Builder
+	RenderText(&text, p, TextOptions{})
+	if strings.Contains(text.String(), "matches the fleet") || !strings.Contains(text.String(), "1 resource needs attention") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	var js strings.Builder
+	RenderJSON(&js, p)
+	if !strings.Contains(js.String(), `"attention": [`) || !strings.Contains(js.String(), "belongs to another fleet") && !strings.Contains(js.String(), "other") {
+		t.Errorf("json:\n%s", js.String())
+	}
+	if md := RenderMarkdown(p, MarkdownOptions{}); !strings.Contains(md, "1 resource needs attention") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	// Nothing to look at: the claim stands.
+	g := newFixture(t)
+	g.mustApply(doc(queue))
+	var again strings.Builder
+	RenderText(&again, g.plan(doc(queue), false), TextOptions{})
+	if !strings.Contains(again.String(), "No changes. The cloud matches the fleet.") {
+		t.Errorf("text:\n%s", again.String())
+	}
+}

@@ -526,22 +526,21 @@ func (x *executor) create(ctx context.Context, a Action) error {
 		// Someone created it since the plan: this fleet, in a run that
 		// died before recording it, or this very create, which the SDK
 		// retried after the cloud carried it out (BucketAlreadyOwnedByYou)
-		// and which may not be tagged yet. Ours is adopted, and finished
-		// when untagged, since this run recorded the intent to create it;
-		// anything else is refused.
+		// and which may not be tagged or finished yet. Ours — tagged for
+		// this fleet, or untagged while this run's intent to create it
+		// stands — is finished (its mutable fields and tags set) and
+		// recorded; anything else is refused.
 		existing, rerr := drv.Read(ctx, d.Region, a.Address.Name)
-		switch {
-		case rerr != nil || (existing.Owner != owner && existing.Owner != ""):
+		if rerr != nil || (existing.Owner != owner && existing.Owner != "") {
 			return x.e.wrap(a.Address, "create", err)
-		case existing.Owner == "":
-			if r, err = drv.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner},
-				finishing(a.Address, fields)); err != nil {
-				return x.e.wrap(a.Address, "create: tag what an earlier attempt made", err)
-			}
+		}
+		if r, err = drv.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner},
+			finishing(a.Address, fields)); err != nil {
+			return x.e.wrap(a.Address, "create: finish what an earlier attempt made", err)
+		}
+		if existing.Owner == "" {
 			x.e.emit(Event{Kind: EventWarning, Address: a.Address,
 				Message: "already existed untagged, made by this fleet's interrupted or retried create; tagged and recorded it"})
-		default:
-			r = existing
 		}
 	}
 	if r.Region == "" {

@@ -157,3 +157,31 @@ func actionNames(p *engine.Plan) []string {
 	}
 	return out
 }
+
+// An instance moved out of band to another group is drift, compared by
+// the group's id, and the next apply puts it back.
+func TestInstanceOnAnotherGroupIsRepaired(t *testing.T) {
+	f := newOwnFixture(t)
+	doc := ownDoc("", sprintf(replGroup, "web"), replInstance)
+	f.forceApply(doc)
+	c := ec2.NewFromConfig(f.b.Config(), func(o *ec2.Options) { o.Region = "eu-west-3" })
+	other, err := c.CreateSecurityGroup(f.ctx, &ec2.CreateSecurityGroupInput{GroupName: aws.String("repl-other"), Description: aws.String("not declared")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.DescribeInstances(f.ctx, &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{{Name: aws.String("tag:Name"), Values: []string{"repl-app"}}}})
+	if err != nil || len(out.Reservations) != 1 {
+		t.Fatalf("describe: %v", err)
+	}
+	id := out.Reservations[0].Instances[0].InstanceId
+	if _, err := c.ModifyInstanceAttribute(f.ctx, &ec2.ModifyInstanceAttributeInput{InstanceId: id, Groups: []string{aws.ToString(other.GroupId)}}); err != nil {
+		t.Fatal(err)
+	}
+	p := f.plan(doc)
+	if got := strings.Join(actionNames(p), ", "); got != "update aws/aws-instance/repl-app" || p.Actions[0].Changes[0].Before != aws.ToString(other.GroupId) {
+		t.Fatalf("plan: %s\n%s", got, Render(p))
+	}
+	f.forceApply(doc)
+	f.liveGroupOf("repl-app", "repl-web")
+	f.planIsEmpty(doc)
+}

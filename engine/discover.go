@@ -182,6 +182,12 @@ func (e *Engine) Discover(ctx context.Context, m *spec.Model, ledger *state.Ledg
 			dx.Ledger.Put(r)
 		}
 	}
+	// An intent is no tag a scan could find: the evidence that an
+	// interrupted create left an untagged resource. Rebuilding the rows
+	// keeps it, so the next plan can still claim that resource.
+	for _, in := range ledger.Intents {
+		dx.Ledger.PutIntent(in)
+	}
 	for _, r := range dx.Ledger.Rows {
 		old, had := ledger.Get(r.Address())
 		switch {

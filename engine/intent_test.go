@@ -129,3 +129,20 @@ func TestIntentsOfUndeclaredResources(t *testing.T) {
 		t.Errorf("intents left: %+v", f.store.ledger.Intents)
 	}
 }
+
+// Rebuilding the ledger from the tags keeps the intents: they are the only
+// evidence of an untagged leftover.
+func TestDiscoverKeepsIntents(t *testing.T) {
+	f := newFixture(t)
+	f.cloud.Inject(lostCreate("aws/object-store/assets", providers.Errorf(providers.Unknown, "connection reset by peer")))
+	if _, _, err := f.apply(doc(bucket, queue)); err == nil {
+		t.Fatal("apply succeeded")
+	}
+	dx, err := f.engine().Discover(context.Background(), model(t, doc(bucket, queue)), f.store.ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := dx.Ledger.Intent(spec.MustParseAddress("aws/object-store/assets")); !ok {
+		t.Fatalf("discover dropped the intent: %+v", dx.Ledger)
+	}
+}

@@ -63,7 +63,7 @@ func (h *Handler) apply(ctx context.Context, s *session, req Request, b budget) 
 			return failed(err.Error())
 		}
 	}
-	report, err := s.engine.Apply(ctx, p, engine.ApplyOptions{Store: s.store, Force: req.Options.Force, StopAt: b.stopAt})
+	report, err := s.engine.Apply(ctx, p, engine.ApplyOptions{Store: s.store, Force: req.Options.Force, StopAt: b.stopAt, RunID: req.RunID})
 	if report != nil {
 		resp.Applied = report.Applied
 	}

@@ -78,18 +78,8 @@ func TestReplacePropagatesToWhatHoldsIt(t *testing.T) {
 	if !strings.Contains(md, "aws/security-group/web is replaced") {
 		t.Errorf("markdown plan does not carry the cause:\n%s", md)
 	}
-	before := len(f.cloud.Calls())
-	if _, err := f.engine().Apply(context.Background(), p, ApplyOptions{Store: f.store, Force: true}); err != nil {
-		t.Fatalf("apply: %v", err)
-	}
-	var order []string
-	for _, c := range f.cloud.Calls()[before:] {
-		if c.Op == "create" || c.Op == "delete" {
-			order = append(order, c.Op+" "+c.Address)
-		}
-	}
 	want := "delete aws/aws-instance/web-1, delete aws/security-group/web, create aws/security-group/web, create aws/aws-instance/web-1"
-	if got := strings.Join(order, ", "); got != want {
+	if got := f.applyCalls(p); got != want {
 		t.Errorf("calls: %s\nwant:  %s", got, want)
 	}
 	f.converged(d)
@@ -124,6 +114,23 @@ func TestReplaceWithDependentsOfDifferentMutability(t *testing.T) {
 	f.converged(d)
 }
 
+// applyCalls applies p (past the brake) and lists the mutating calls it
+// made, in order.
+func (f *fixture) applyCalls(p *Plan) string {
+	f.t.Helper()
+	before := len(f.cloud.Calls())
+	if _, err := f.engine().Apply(context.Background(), p, ApplyOptions{Store: f.store, Force: true}); err != nil {
+		f.t.Fatalf("apply: %v", err)
+	}
+	var order []string
+	for _, c := range f.cloud.Calls()[before:] {
+		if c.Op == "create" || c.Op == "delete" || c.Op == "update" {
+			order = append(order, c.Op+" "+c.Address)
+		}
+	}
+	return strings.Join(order, ", ")
+}
+
 func mustGroupID(t *testing.T, f *fixture) string {
 	t.Helper()
 	g, ok := f.cloud.Get(spec.AWS, spec.SecurityGroup, "eu-west-3", "web")
@@ -147,17 +154,7 @@ func TestReplacedDatabaseRewritesComposedSecret(t *testing.T) {
 	if r := actionAt(t, p, "aws/secrets/db-url").Reason; r != "aws/postgres/main is replaced" {
 		t.Errorf("secret reason %q", r)
 	}
-	before := len(f.cloud.Calls())
-	if _, err := f.engine().Apply(context.Background(), p, ApplyOptions{Store: f.store, Force: true}); err != nil {
-		t.Fatalf("apply: %v", err)
-	}
-	var order []string
-	for _, c := range f.cloud.Calls()[before:] {
-		if c.Op == "create" || c.Op == "delete" || c.Op == "update" {
-			order = append(order, c.Op+" "+c.Address)
-		}
-	}
-	if got := strings.Join(order, ", "); got != "delete aws/postgres/main, create aws/postgres/main, update aws/secrets/db-url" {
+	if got := f.applyCalls(p); got != "delete aws/postgres/main, create aws/postgres/main, update aws/secrets/db-url" {
 		t.Errorf("calls: %s", got)
 	}
 	f.converged(d)

@@ -162,6 +162,10 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	}
 	fmt.Fprintf(out, "\nFleet %s is in infra/main.go. ", name)
 	var steps [][2]string
+	if dir != "." {
+		// Every step after it is relative to the project.
+		steps = append(steps, [2]string{"cd " + shellQuote(dir), "the project"})
+	}
 	switch {
 	case haveMod:
 		fmt.Fprintf(out, "It is in module %s (its go.mod was there already; init left it as it was). Next:\n", userModule)

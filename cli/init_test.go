@@ -67,20 +67,16 @@ func TestInitNextStepsWork(t *testing.T) {
 	}
 	srv := moto.Shared(t)
 	dir, steps := initProject(t, "newcomer")
-	want := []string{"go mod tidy", "go run ./infra check", "go run ./infra plan"}
+	want := []string{"cd " + dir, "go mod tidy", "go run ./infra check", "go run ./infra plan"}
 	if strings.Join(steps, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("next steps %q, want %q", steps, want)
 	}
-	env := append(srv.Env(), "NO_COLOR=1")
-	outs := map[string]string{}
-	for _, s := range steps {
-		outs[s] = shell(t, dir, env, s)
-	}
-	if got := outs["go run ./infra check"]; !strings.Contains(got, "ok: fleet newcomer, 1 resource(s)") {
-		t.Errorf("check:\n%s", got)
-	}
-	if got := outs["go run ./infra plan"]; !strings.Contains(got, "+ aws/object-store/newcomer-assets") || !strings.Contains(got, "Plan: 1 to create") {
-		t.Errorf("plan:\n%s", got)
+	// One shell session, started elsewhere, as a user types them.
+	got := shell(t, t.TempDir(), append(srv.Env(), "NO_COLOR=1"), "set -e\n"+strings.Join(steps, "\n"))
+	for _, want := range []string{"ok: fleet newcomer, 1 resource(s)", "+ aws/object-store/newcomer-assets", "Plan: 1 to create"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the next steps printed no %q:\n%s", want, got)
+		}
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

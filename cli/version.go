@@ -68,7 +68,9 @@ func versionFrom(bi *debug.BuildInfo) versionInfo {
 			v.Version = d.Version
 			if d.Replace != nil {
 				v.Replace = d.Replace.Path
-				if d.Replace.Version != "" {
+				// A directory replacement's version is (devel): only
+				// a module replacement has one worth naming.
+				if d.Replace.Version != "" && d.Replace.Version != "(devel)" {
 					v.Replace += "@" + d.Replace.Version
 				}
 			}

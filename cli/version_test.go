@@ -45,7 +45,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 			name: "fleet program",
 			bi: &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "example.com/shop", Version: "(devel)"}, Settings: vcs,
 				Deps: []*debug.Module{{Path: "github.com/spf13/cobra", Version: "v1.10.2"},
-					{Path: sdkModule, Version: "v0.0.0-00010101000000-000000000000", Replace: &debug.Module{Path: "/src/infra"}}}},
+					{Path: sdkModule, Version: "v0.0.0-00010101000000-000000000000", Replace: &debug.Module{Path: "/src/infra", Version: "(devel)"}}}},
 			text: "infra v0.0.0-00010101000000-000000000000 => /src/infra, in fleet program example.com/shop (devel), commit 2d0e400a1b2c (2026-03-01T12:00:00Z, modified), go1.26.8 linux/arm64",
 			json: `{"module":"github.com/infra-iac/infra","version":"v0.0.0-00010101000000-000000000000","replace":"/src/infra","program":"example.com/shop","programVersion":"(devel)","commit":"2d0e400a1b2c3d4e5f60718293a4b5c6d7e8f901","commitTime":"2026-03-01T12:00:00Z","modified":true,"go":"go1.26.8","platform":"linux/arm64"}`,
 		},

@@ -239,7 +239,7 @@ func TestMutableChangeUpdatesAndForcingChangeReplaces(t *testing.T) {
 	RenderText(&text, p, TextOptions{})
 	for _, line := range []string{
 		"  ~ aws/queues/jobs                      update  visibilityTimeoutSec: 30 -> 120",
-		`-/+ aws/security-group/web               replace description: "web" -> "web tier" (forces replacement)`,
+		`-/+ aws/security-group/web               replace description: "web" -> "web tier" (description forces replacement; deletes first`,
 		"Plan: 0 to create, 1 to update, 1 to replace, 0 to delete.",
 	} {
 		if !strings.Contains(text.String(), line) {

@@ -109,7 +109,8 @@ func actionDetail(a Action) string {
 				continue
 			}
 			part := c.Field + ": " + FormatValue(c, true) + " -> " + FormatValue(c, false)
-			if c.ForcesReplacement {
+			if c.ForcesReplacement && a.Reason == "" {
+				// A replace's reason names what forces it.
 				part += " (forces replacement)"
 			}
 			parts = append(parts, part)

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -35,12 +35,10 @@ func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
 	diags := spec.Validate(doc)
 	out := g.io().Out
 	if opts.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
 		if diags == nil {
 			diags = []spec.Diagnostic{}
 		}
-		if err := enc.Encode(struct {
+		if err := engine.WriteJSON(out, struct {
 			Diagnostics []spec.Diagnostic `json:"diagnostics"`
 		}{diags}); err != nil {
 			return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -46,9 +45,7 @@ func runDiscover(c *cobra.Command, g *globals, opts *discoverOptions) error {
 	}
 	out := g.io().Out
 	if opts.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(dx); err != nil {
+		if err := engine.WriteJSON(out, dx); err != nil {
 			return err
 		}
 	} else {

@@ -305,9 +305,7 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	}
 	io := g.io()
 	if opts.json {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return engine.WriteJSON(io.Out, out)
 	}
 	for _, c := range out.Changes {
 		fmt.Fprintf(io.Out, "  %s\n", c)

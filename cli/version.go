@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/infra-iac/infra/engine"
 )
 
 // sdkModule is this repository's module: the command and the SDK fleet
@@ -134,9 +135,7 @@ func newVersion(g *globals) *cobra.Command {
 			v := currentVersion()
 			out := g.io().Out
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(v)
+				return engine.WriteJSON(out, v)
 			}
 			_, err := fmt.Fprintln(out, v)
 			return err

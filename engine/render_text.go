@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -153,11 +154,22 @@ func FormatValue(c Change, before bool) string {
 }
 
 // RenderJSON writes the plan JSON.
-func RenderJSON(w io.Writer, p *Plan) error {
-	enc := json.NewEncoder(w)
+func RenderJSON(w io.Writer, p *Plan) error { return WriteJSON(w, p) }
+
+// WriteJSON writes v as indented JSON, as every JSON output of infra is
+// written: a string from a document or a cloud that carries a C1 control
+// or a bidirectional mark, which encoding/json leaves raw, is escaped
+// (spec.PrintableJSON), so JSON on a terminal acts on nothing either.
+func WriteJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(p)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(spec.PrintableJSON(b.Bytes()))
+	return err
 }
 
 // DecodePlan reads plan JSON written by RenderJSON.

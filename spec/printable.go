@@ -80,3 +80,37 @@ func writeHex(b *strings.Builder, v uint64, width int) {
 	}
 	b.WriteString(h)
 }
+
+// PrintableJSON escapes, in JSON text, the characters Printable escapes
+// that encoding/json writes raw (DEL, C1 controls, bidirectional marks,
+// line separators, the byte order mark), as \uXXXX: the same JSON value,
+// which no terminal reads as a control. encoding/json already escapes C0,
+// and such characters can stand only inside strings, so the layout (the
+// indentation's newlines) is untouched.
+func PrintableJSON(b []byte) []byte {
+	i := 0
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && needsEscape(r) {
+			break
+		}
+		i += size
+	}
+	if i == len(b) {
+		return b
+	}
+	var out strings.Builder
+	out.Grow(len(b) + 8)
+	out.Write(b[:i])
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && needsEscape(r) {
+			out.WriteString(`\u`)
+			writeHex(&out, uint64(r), 4)
+		} else {
+			out.Write(b[i : i+size])
+		}
+		i += size
+	}
+	return []byte(out.String())
+}

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -75,5 +77,24 @@ func TestDiagnosticStringIsPrintable(t *testing.T) {
 	d := Errorf("aws/queues/\x1b[2J", "write \"raw:\x1b[31m\"", "invalid \u202e")
 	if got, want := d.String(), `error: aws/queues/\u001b[2J: invalid \u202e (write "raw:\u001b[31m")`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestPrintableJSONKeepsTheValue(t *testing.T) {
+	v := map[string]any{"type": "t3\u009b2J\u202egnp\u007f", "list": []any{"a\u2028b"}}
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := PrintableJSON(raw)
+	if PrintableText(string(got)) != string(got) {
+		t.Fatalf("a control or bidirectional character got through: %q", got)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(got, &back); err != nil || !reflect.DeepEqual(back, v) {
+		t.Fatalf("the value changed: %v %v", back, err)
+	}
+	if !strings.Contains(string(got), "\n  ") {
+		t.Errorf("the layout changed: %s", got)
 	}
 }

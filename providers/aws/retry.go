@@ -3,7 +3,6 @@ package aws
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -12,55 +11,26 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/infra-iac/infra/providers"
 )
 
+// The budget and its setting are every backend's (providers/retry.go).
 const (
-	// DefaultRetryBudget is how long one call may keep retrying: long
-	// enough to ride out an endpoint that is down for most of a minute
-	// (a deploy, a failover), short enough that a real outage fails the
-	// apply within about a minute rather than hanging it.
-	DefaultRetryBudget = 60 * time.Second
-	// RetryBudgetEnv overrides the default budget with a Go duration
-	// ("90s", "5m").
-	RetryBudgetEnv = "INFRA_RETRY_BUDGET"
-	// maxRetryDelay caps the backoff between two attempts: a call learns
-	// within a few seconds that the endpoint is back.
-	maxRetryDelay = 5 * time.Second
+	DefaultRetryBudget = providers.DefaultRetryBudget
+	RetryBudgetEnv     = providers.RetryBudgetEnv
+	maxRetryDelay      = providers.MaxRetryDelay
 )
 
-// RetryBudgetError is a call that failed with retryable errors (refused or
-// reset connections, 5xx, throttling) for longer than its retry budget.
-// Err is the last attempt's error.
-type RetryBudgetError struct {
-	Attempts int
-	Elapsed  time.Duration
-	Budget   time.Duration
-	Err      error
-}
-
-func (e *RetryBudgetError) Error() string {
-	return fmt.Sprintf("gave up after %d attempts over %s (retry budget %s; %s sets it): %v",
-		e.Attempts, e.Elapsed.Round(100*time.Millisecond), e.Budget, RetryBudgetEnv, e.Err)
-}
-
-func (e *RetryBudgetError) Unwrap() error { return e.Err }
+// RetryBudgetError is a call that spent its retry budget.
+type RetryBudgetError = providers.RetryBudgetError
 
 // retryBudget resolves the budget: the option, else the environment, else
 // the default.
 func retryBudget(opt time.Duration) (time.Duration, error) {
-	if opt < 0 {
-		return 0, fmt.Errorf("aws: retry budget %s: want a positive duration", opt)
-	}
-	if opt > 0 {
-		return opt, nil
-	}
-	v := os.Getenv(RetryBudgetEnv)
-	if v == "" {
-		return DefaultRetryBudget, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("aws: %s=%q: want a positive Go duration such as 90s or 5m", RetryBudgetEnv, v)
+	d, err := providers.RetryBudget(opt)
+	if err != nil {
+		return 0, fmt.Errorf("aws: %w", err)
 	}
 	return d, nil
 }

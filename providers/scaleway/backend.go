@@ -54,12 +54,18 @@ type Options struct {
 	Progress func(string)
 	// HTTPClient is used for S3, SQS and the function code upload.
 	HTTPClient *http.Client
+	// RetryBudget is how long one REST call keeps retrying what is safe
+	// to repeat (retry.go) before it fails with a
+	// *providers.RetryBudgetError. Zero means INFRA_RETRY_BUDGET, else
+	// providers.DefaultRetryBudget (60 s).
+	RetryBudget time.Duration
 }
 
 // Backend is the Scaleway provider.
 type Backend struct {
 	client  *scw.Client
 	opts    Options
+	budget  time.Duration // each REST call's retry budget
 	project string
 	region  scw.Region
 
@@ -98,12 +104,19 @@ func New(opts Options) (*Backend, error) {
 		return nil, fmt.Errorf("scaleway: read the configuration file: %w", err)
 	}
 	copts = append(copts, scw.WithEnv())
+	budget, rest, err := restClient(opts)
+	if err != nil {
+		return nil, err
+	}
+	copts = append(copts, rest)
 	copts = append(copts, opts.ClientOptions...)
 	client, err := scw.NewClient(copts...)
 	if err != nil {
 		return nil, fmt.Errorf("scaleway: configuration: %w", err)
 	}
-	return newBackend(client, opts), nil
+	b := newBackend(client, opts)
+	b.budget = budget
+	return b, nil
 }
 
 func newBackend(client *scw.Client, opts Options) *Backend {
@@ -268,7 +281,11 @@ type Keys struct {
 // NewWithKeys builds the backend from explicit credentials, ignoring the
 // configuration file and the environment.
 func NewWithKeys(k Keys, opts Options) (*Backend, error) {
-	copts := []scw.ClientOption{scw.WithAuth(k.AccessKey, k.SecretKey.Reveal())}
+	budget, rest, err := restClient(opts)
+	if err != nil {
+		return nil, err
+	}
+	copts := []scw.ClientOption{scw.WithAuth(k.AccessKey, k.SecretKey.Reveal()), rest}
 	if k.Project != "" {
 		copts = append(copts, scw.WithDefaultProjectID(k.Project))
 	}
@@ -284,5 +301,7 @@ func NewWithKeys(k Keys, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scaleway: credentials: %w", err)
 	}
-	return newBackend(client, opts), nil
+	b := newBackend(client, opts)
+	b.budget = budget
+	return b, nil
 }

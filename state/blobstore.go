@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,7 +78,9 @@ func (s *BlobStore) Where() string { return s.where }
 
 func (s *BlobStore) key(name string) string { return s.prefix + name }
 
-// Lock creates the lock object only if none exists.
+// Lock creates the lock object only if none exists. A 412 on a lock that
+// holds this call's own id is a win: the write took effect, its answer was
+// lost, and the SDK's retry of it failed its condition on our own object.
 func (s *BlobStore) Lock(ctx context.Context, info LockInfo) (Lock, error) {
 	info = complete(info)
 	data, err := encode(info)
@@ -98,6 +101,12 @@ func (s *BlobStore) Lock(ctx context.Context, info LockInfo) (Lock, error) {
 		held, ok, err := s.readLock(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if ok && held.ID == info.ID {
+			s.mu.Lock()
+			s.held = info.ID
+			s.mu.Unlock()
+			return &blobLock{store: s, info: info}, nil
 		}
 		// Released between our write and our read: try again.
 		if ok || attempt == 2 {
@@ -197,6 +206,9 @@ func (s *BlobStore) save(ctx context.Context, name string, data []byte, guard bo
 	}
 	newTag, err := s.blobs.Put(ctx, s.key(name), data, cond)
 	if errors.Is(err, ErrPrecondition) {
+		newTag, err = s.ownWrite(ctx, name, data)
+	}
+	if errors.Is(err, ErrPrecondition) {
 		reason := "changed since this run read it"
 		if !seen {
 			reason = "exists, but this run never read it"
@@ -214,6 +226,21 @@ func (s *BlobStore) save(ctx context.Context, name string, data []byte, guard bo
 	s.tags[name] = newTag
 	s.mu.Unlock()
 	return nil
+}
+
+// ownWrite tells a save whose answer was lost from a lost race: the SDK's
+// retry of a write that took effect fails its condition on the object the
+// write made. When the object holds exactly the bytes this save wrote, it
+// is saved, at the version read back; that is also right should another
+// writer have written the very same bytes, since nothing differs.
+// Otherwise, or when the object cannot be read, the precondition failure
+// stands: a conflict overwrites nothing.
+func (s *BlobStore) ownWrite(ctx context.Context, name string, data []byte) (string, error) {
+	got, tag, err := s.blobs.Get(ctx, s.key(name))
+	if err == nil && bytes.Equal(got, data) {
+		return tag, nil
+	}
+	return "", ErrPrecondition
 }
 
 func (s *BlobStore) heldID() string {

@@ -125,6 +125,8 @@ type planner struct {
 	res     *resolver
 	actions []Action
 	diags   []spec.Diagnostic
+	// holders indexes holdersOf.
+	holders map[spec.Address][]spec.Address
 }
 
 func (pl *planner) add(a Action) {
@@ -392,22 +394,9 @@ func (pl *planner) orderReason(a spec.Address) string {
 		why = "deletes first: infra finds an instance by its Name tag, so the old and the new cannot be told apart"
 	}
 	var held []string
-	for _, d := range pl.m.Resources {
-		if !pl.res.replaced[d.Address] {
-			continue
-		}
-		info, _ := spec.Lookup(d.Address.Kind)
-		for _, f := range info.Fields {
-			if !f.Holds {
-				continue
-			}
-			if v, set := d.Fields[f.Name]; set {
-				for _, dep := range spec.Deps(v) {
-					if dep == a {
-						held = append(held, d.Address.String())
-					}
-				}
-			}
+	for _, h := range pl.holdersOf(a) {
+		if pl.res.replaced[h] {
+			held = append(held, h.String())
 		}
 	}
 	if len(held) > 0 {
@@ -415,6 +404,25 @@ func (pl *planner) orderReason(a spec.Address) string {
 		why += "; " + strings.Join(held, ", ") + " is deleted before it and created after"
 	}
 	return why
+}
+
+// holdersOf lists the declared resources with a field that holds an
+// attachment to a, from an index built once per plan.
+func (pl *planner) holdersOf(a spec.Address) []spec.Address {
+	if pl.holders == nil {
+		pl.holders = map[spec.Address][]spec.Address{}
+		for _, d := range pl.m.Resources {
+			info, _ := spec.Lookup(d.Address.Kind)
+			for _, f := range info.Fields {
+				if v, set := d.Fields[f.Name]; set && f.Holds {
+					for _, dep := range spec.Deps(v) {
+						pl.holders[dep] = append(pl.holders[dep], d.Address)
+					}
+				}
+			}
+		}
+	}
+	return pl.holders[a]
 }
 
 func joinReasons(parts ...string) string {

@@ -106,7 +106,7 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	userModule, err := moduleOf(filepath.Join(dir, "go.mod"))
 	haveMod := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return fmt.Errorf("%w; init reads it for the module the fleet program joins: fix it, or run init in another directory", err)
 	}
 	if !haveMod {
 		files = append(files, scaffoldFile{path: "go.mod", data: goMod(name, release, sdkDir)})

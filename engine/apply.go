@@ -325,7 +325,7 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 			t := time.Now()
 			err := x.step(ctx, a, kind)
 			def := err != nil && a.Action == Delete && x.rn.orphans[a.Address] &&
-				opCode(err) == providers.Conflict
+				providers.CallCode(err) == providers.Conflict
 			results <- result{s: s, err: err, deferred: def, elapsed: time.Since(t)}
 		}()
 	}
@@ -432,7 +432,7 @@ func (x *executor) retryRounds(ctx context.Context, deferred []int, applied []Ap
 			case err == nil:
 				applied[i].Status, applied[i].Error = StatusDone, ""
 				x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Since(t)})
-			case opCode(err) == providers.Conflict:
+			case providers.CallCode(err) == providers.Conflict:
 				lastErr[i] = err
 				still = append(still, i)
 			default:
@@ -509,7 +509,7 @@ func (x *executor) execute(ctx context.Context, a Action) error {
 
 func (x *executor) create(ctx context.Context, a Action) error {
 	d, _ := x.rn.model.Lookup(a.Address)
-	drv, err := x.e.driver(a.Address)
+	rs, err := x.e.resources(a.Address)
 	if err != nil {
 		return err
 	}
@@ -518,10 +518,10 @@ func (x *executor) create(ctx context.Context, a Action) error {
 		return fmt.Errorf("%s: create: %w", a.Address, err)
 	}
 	owner := x.rn.model.Fleet
-	r, err := drv.Create(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner})
+	r, err := rs.Create(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner})
 	if err != nil {
-		if x.e.code(a.Address.Provider, err) != providers.AlreadyExists {
-			return x.e.wrap(a.Address, "create", err)
+		if providers.CallCode(err) != providers.AlreadyExists {
+			return err
 		}
 		// Someone created it since the plan: this fleet, in a run that
 		// died before recording it, or this very create, which the SDK
@@ -530,21 +530,18 @@ func (x *executor) create(ctx context.Context, a Action) error {
 		// this fleet, or untagged while this run's intent to create it
 		// stands — is finished (its mutable fields and tags set) and
 		// recorded; anything else is refused.
-		existing, rerr := drv.Read(ctx, d.Region, a.Address.Name)
-		if rerr != nil || (existing.Owner != owner && existing.Owner != "") {
-			return x.e.wrap(a.Address, "create", err)
+		existing, found, rerr := rs.Read(ctx, d.Region, a.Address.Name)
+		if rerr != nil || !found || (existing.Owner != owner && existing.Owner != "") {
+			return err
 		}
-		if r, err = drv.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner},
+		if r, err = rs.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner},
 			finishing(a.Address, fields)); err != nil {
-			return x.e.wrap(a.Address, "create: finish what an earlier attempt made", err)
+			return fmt.Errorf("%s: create: finish what an earlier attempt made: %w", a.Address, err)
 		}
 		if existing.Owner == "" {
 			x.e.emit(Event{Kind: EventWarning, Address: a.Address,
 				Message: "already existed untagged, made by this fleet's interrupted or retried create; tagged and recorded it"})
 		}
-	}
-	if r.Region == "" {
-		r.Region = d.Region
 	}
 	x.rn.world.set(a.Address, r)
 	return x.record(func(l *state.Ledger) bool {
@@ -572,7 +569,7 @@ func finishing(a spec.Address, fields map[string]any) []string {
 
 func (x *executor) update(ctx context.Context, a Action) error {
 	d, _ := x.rn.model.Lookup(a.Address)
-	drv, err := x.e.driver(a.Address)
+	rs, err := x.e.resources(a.Address)
 	if err != nil {
 		return err
 	}
@@ -584,12 +581,9 @@ func (x *executor) update(ctx context.Context, a Action) error {
 	for _, c := range a.Changes {
 		changed = append(changed, c.Field)
 	}
-	r, err := drv.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: x.rn.model.Fleet}, changed)
+	r, err := rs.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: x.rn.model.Fleet}, changed)
 	if err != nil {
-		return x.e.wrap(a.Address, "update", err)
-	}
-	if r.Region == "" {
-		r.Region = d.Region
+		return err
 	}
 	x.rn.world.set(a.Address, r)
 	return x.record(func(l *state.Ledger) bool {
@@ -601,18 +595,18 @@ func (x *executor) update(ctx context.Context, a Action) error {
 // remove deletes a resource in region. An orphan's ownership is read again
 // first: between the plan and now someone may have taken it over.
 func (x *executor) remove(ctx context.Context, a spec.Address, region string, orphan bool) error {
-	drv, err := x.e.driver(a)
+	rs, err := x.e.resources(a)
 	if err != nil {
 		return err
 	}
 	if orphan {
-		r, err := drv.Read(ctx, region, a.Name)
+		r, found, err := rs.Read(ctx, region, a.Name)
 		if err != nil {
-			if x.e.code(a.Provider, err) == providers.NotFound {
-				x.rn.world.drop(a)
-				return nil
-			}
-			return x.e.wrap(a, "delete", err)
+			return err
+		}
+		if !found {
+			x.rn.world.drop(a)
+			return nil
 		}
 		_, claimed := x.rn.claimed[a]
 		if ownership.JudgeMark(x.rn.model.Fleet, r.Owner) != ownership.Ours && !(claimed && r.Owner == "") {
@@ -624,8 +618,8 @@ func (x *executor) remove(ctx context.Context, a spec.Address, region string, or
 	if d, declared := x.rn.model.Lookup(a); declared {
 		t.Fields = x.literalFields(d)
 	}
-	if err := drv.Delete(ctx, t); err != nil && x.e.code(a.Provider, err) != providers.NotFound {
-		return x.e.wrap(a, "delete", err)
+	if err := rs.Delete(ctx, t); err != nil {
+		return err
 	}
 	x.rn.world.drop(a)
 	return nil
@@ -647,17 +641,16 @@ func (x *executor) literalFields(d *spec.Declared) map[string]any {
 
 func (x *executor) forget(ctx context.Context, a Action) error {
 	if x.rn.release[a.Address] {
-		drv, err := x.e.driver(a.Address)
+		rs, err := x.e.resources(a.Address)
 		if err != nil {
 			return err
 		}
-		rel, ok := drv.(providers.Releaser)
-		if !ok {
+		if !rs.Releases() {
 			return fmt.Errorf("%s: forget: the %s driver cannot remove the ownership tag; remove %s=%s by hand, then apply again",
 				a.Address, a.Address.Kind, spec.OwnershipTagKey, x.rn.model.Fleet)
 		}
-		if err := rel.Release(ctx, a.Region, a.Address.Name, x.rn.model.Fleet); err != nil && x.e.code(a.Address.Provider, err) != providers.NotFound {
-			return x.e.wrap(a.Address, "forget", err)
+		if err := rs.Release(ctx, a.Region, a.Address.Name, x.rn.model.Fleet); err != nil {
+			return err
 		}
 	}
 	return x.record(func(l *state.Ledger) bool { return l.Remove(a.Address) })
@@ -703,13 +696,4 @@ func (e *Engine) Refresh(ctx context.Context, m *spec.Model, ledger *state.Ledge
 		return nil, nil, err
 	}
 	return accounts, cacheOf(w), nil
-}
-
-// opCode returns the code an engine-wrapped error carries.
-func opCode(err error) providers.Code {
-	var op *opError
-	if errors.As(err, &op) {
-		return op.Code
-	}
-	return providers.Unknown
 }

@@ -93,47 +93,23 @@ func (e *Engine) emit(ev Event) {
 	}
 }
 
-// opError wraps a cloud error once, with the address, the operation and
-// the code, so every message reads "aws/queues/jobs: update: throttled: …"
-// while errors.As still reaches the SDK's error.
-type opError struct {
-	Address spec.Address
-	Op      string
-	Code    providers.Code
-	Err     error
-}
-
-func (e *opError) Error() string {
-	if e.Code == providers.Unknown {
-		return fmt.Sprintf("%s: %s: %v", e.Address, e.Op, e.Err)
-	}
-	return fmt.Sprintf("%s: %s: %s: %v", e.Address, e.Op, e.Code, e.Err)
-}
-
-func (e *opError) Unwrap() error { return e.Err }
-
-func (e *Engine) wrap(a spec.Address, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &opError{Address: a, Op: op, Code: providers.CodeOf(e.opts.Backends[a.Provider], err), Err: err}
-}
-
 // code classifies a cloud error from provider p.
 func (e *Engine) code(p spec.Provider, err error) providers.Code {
 	return providers.CodeOf(e.opts.Backends[p], err)
 }
 
-func (e *Engine) driver(a spec.Address) (providers.Driver, error) {
+// resources returns the portable type over a's driver: every call through
+// it is wrapped once with the address, the operation and the code.
+func (e *Engine) resources(a spec.Address) (*providers.Resources, error) {
 	b, ok := e.opts.Backends[a.Provider]
 	if !ok {
 		return nil, fmt.Errorf("%s: %s", a, e.unreachable(a.Provider))
 	}
-	d, ok := b.Driver(a.Kind)
+	r, ok := providers.ResourcesOf(b, a.Kind)
 	if !ok {
 		return nil, fmt.Errorf("%s: the %s backend has no driver for kind %s yet", a, a.Provider, a.Kind)
 	}
-	return d, nil
+	return r, nil
 }
 
 func (e *Engine) unreachable(p spec.Provider) string {

@@ -220,13 +220,13 @@ func (e *Engine) observe(ctx context.Context, ls []*listing, scanned []tagged) (
 		}
 		l := l
 		lists = append(lists, job{service: e.service(l.provider, l.kind), do: func(ctx context.Context) error {
-			d, err := e.driver(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
+			rs, err := e.resources(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
 			if err != nil {
 				return err
 			}
-			found, err := d.List(ctx, l.region)
+			found, err := rs.List(ctx, l.region)
 			if err != nil {
-				return fmt.Errorf("%s/%s in %s: list: %s: %w", l.provider, l.kind, l.region, e.code(l.provider, err), err)
+				return err
 			}
 			e.emit(Event{Kind: EventObserve, Message: fmt.Sprintf("%s/%s in %s: %d found", l.provider, l.kind, l.region, len(found))})
 			for _, r := range found {
@@ -235,9 +235,6 @@ func (e *Engine) observe(ctx context.Context, ls []*listing, scanned []tagged) (
 					continue
 				}
 				a := spec.Address{Provider: l.provider, Kind: l.kind, Name: r.Name}
-				if r.Region == "" {
-					r.Region = l.region
-				}
 				if r.Complete {
 					w.put(a, r, old)
 					continue
@@ -259,35 +256,30 @@ func (e *Engine) observe(ctx context.Context, ls []*listing, scanned []tagged) (
 	for _, rq := range reads {
 		rq := rq
 		jobs = append(jobs, job{service: e.service(rq.addr.Provider, rq.addr.Kind), do: func(ctx context.Context) error {
-			d, err := e.driver(rq.addr)
+			rs, err := e.resources(rq.addr)
 			if err != nil {
 				return err
 			}
 			var r providers.Resource
-			if lr, ok := d.(providers.ListedReader); ok {
+			var found bool
+			if rs.ReadsListed() {
 				var tags map[string]string
 				if t, ok := scanTags[rq.addr]; ok && t.Region == rq.region {
 					tags = t.Tags
 				}
-				r, err = lr.ReadListed(ctx, rq.listed, tags)
-				if err == nil && tags != nil {
+				r, found, err = rs.ReadListed(ctx, rq.listed, tags)
+				if err == nil && found && tags != nil {
 					w.mu.Lock()
 					w.scanTagged[rq.addr] = true
 					w.mu.Unlock()
 				}
 			} else {
-				r, err = d.Read(ctx, rq.region, rq.addr.Name)
+				r, found, err = rs.Read(ctx, rq.region, rq.addr.Name)
 			}
-			if err != nil {
-				if e.code(rq.addr.Provider, err) == providers.NotFound {
-					// Listed, then gone: absent, not a failure (eventual
-					// consistency).
-					return nil
-				}
-				return e.wrap(rq.addr, "read", err)
-			}
-			if r.Region == "" {
-				r.Region = rq.region
+			if err != nil || !found {
+				// Listed, then gone: absent, not a failure (eventual
+				// consistency).
+				return err
 			}
 			w.put(rq.addr, r, rq.old)
 			return nil

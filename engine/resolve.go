@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -224,23 +223,22 @@ func (r *resolver) secret(ctx context.Context, a spec.Address) (spec.Sensitive, 
 			}
 		}
 	}
-	drv, err := r.e.driver(a)
+	rs, err := r.e.resources(a)
 	if err != nil {
 		return spec.Sensitive{}, err
 	}
-	reader, ok := drv.(providers.SecretReader)
-	if !ok {
+	if !rs.ReadsSecrets() {
 		if env, isEnv := src.(spec.FromEnv); isEnv {
 			return spec.Sensitive{}, fmt.Errorf("the value of %s comes from %s, which is not set", a, env.Var)
 		}
 		return spec.Sensitive{}, fmt.Errorf("the value of %s cannot be read back from %s", a, a.Provider)
 	}
-	val, err := reader.ReadSecretValue(ctx, d.Region, a.Name)
+	val, err := rs.ReadSecretValue(ctx, d.Region, a.Name)
 	if err != nil {
 		if env, isEnv := src.(spec.FromEnv); isEnv {
-			return spec.Sensitive{}, fmt.Errorf("the value of %s: %s is not set, and reading it from the cloud failed: %w", a, env.Var, err)
+			return spec.Sensitive{}, fmt.Errorf("%s is not set, and reading the value from the cloud failed: %w", env.Var, err)
 		}
-		return spec.Sensitive{}, fmt.Errorf("read the value of %s: %w", a, err)
+		return spec.Sensitive{}, err // it names the address and the operation
 	}
 	return val, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -42,20 +41,17 @@ func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world
 		}
 		a, region := a, obs.Region
 		jobs = append(jobs, job{service: e.service(a.Provider, a.Kind), do: func(ctx context.Context) error {
-			drv, err := e.driver(a)
+			rs, err := e.resources(a)
 			if err != nil {
 				return err
 			}
-			r, err := drv.Read(ctx, region, a.Name)
+			r, found, err := rs.Read(ctx, region, a.Name)
 			if err != nil {
-				if e.code(a.Provider, err) == providers.NotFound {
-					w.drop(a)
-					return nil
-				}
-				return e.wrap(a, "read", err)
+				return err
 			}
-			if r.Region == "" {
-				r.Region = region
+			if !found {
+				w.drop(a)
+				return nil
 			}
 			w.set(a, r)
 			mu.Lock()

@@ -94,7 +94,7 @@ func (s *sweeper) deleteOne(ctx context.Context, f *judged) error {
 		return err
 	}
 	f.entry.Attempts++
-	return f.job.driver.Delete(ctx, providers.Target{Name: f.res.Name, Region: f.res.Region, Owner: f.res.Owner})
+	return f.job.res.Delete(ctx, providers.Target{Name: f.res.Name, Region: f.res.Region, Owner: f.res.Owner})
 }
 
 // settle records one delete's outcome and reports whether it deleted. A
@@ -108,7 +108,7 @@ func (s *sweeper) settle(o outcome) bool {
 		s.emit(Event{Kind: EventDeleted, Address: f.entry.Address, Region: f.entry.Region, Elapsed: o.elapsed})
 		return true
 	}
-	werr := wrap(j.backend, f.entry.Address.String(), "delete", o.err)
+	werr := callError(j.backend, f.entry.Address, "delete", o.err)
 	f.entry.Error = werr.Error()
 	if code == providers.Conflict || code == providers.Throttled {
 		f.entry.Status = ""

@@ -19,7 +19,7 @@ type job struct {
 	kind     spec.Kind
 	region   string
 	backend  providers.Backend
-	driver   providers.Driver
+	res      *providers.Resources
 	// failed: the first listing failed, so verification cannot compare.
 	failed bool
 }
@@ -71,8 +71,8 @@ func (s *sweeper) jobs() ([]*job, error) {
 			if classes[class] {
 				continue
 			}
-			d, ok := b.Driver(k)
-			if !ok || d == nil {
+			res, ok := providers.ResourcesOf(b, k)
+			if !ok {
 				s.warn(fmt.Sprintf("%s/%s is not swept: this build has no %s driver for it", p, k, p))
 				continue
 			}
@@ -82,7 +82,7 @@ func (s *sweeper) jobs() ([]*job, error) {
 				rs = regions[:1]
 			}
 			for _, region := range rs {
-				out = append(out, &job{provider: p, kind: k, region: region, backend: b, driver: d})
+				out = append(out, &job{provider: p, kind: k, region: region, backend: b, res: res})
 			}
 		}
 	}
@@ -131,12 +131,11 @@ func (s *sweeper) survey(ctx context.Context, jobs []*job) []*judged {
 // clean.
 func (s *sweeper) list(ctx context.Context, j *job) ([]*judged, error) {
 	t := s.now()
-	rs, err := j.driver.List(ctx, j.region)
+	rs, err := j.res.List(ctx, j.region)
 	if err != nil {
-		werr := wrap(j.backend, j.where(), "list", err)
-		s.problem(werr.Error())
-		s.emit(Event{Kind: EventFailed, Region: j.region, Message: "list " + j.where(), Err: werr})
-		return nil, werr
+		s.problem(err.Error())
+		s.emit(Event{Kind: EventFailed, Region: j.region, Message: "list " + j.where(), Err: err})
+		return nil, err
 	}
 	seen := map[string]bool{}
 	out := make([]*judged, 0, len(rs))
@@ -147,9 +146,6 @@ func (s *sweeper) list(ctx context.Context, j *job) ([]*judged, error) {
 			continue
 		}
 		seen[r.Name] = true
-		if r.Region == "" {
-			r.Region = j.region
-		}
 		f := &judged{job: j, res: r}
 		out = append(out, f)
 		wg.Add(1)
@@ -201,9 +197,9 @@ func (s *sweeper) judge(ctx context.Context, f *judged) {
 		// resource. A tag scan (AWS's Tagging API) would be fewer calls,
 		// but absence from a scan is not absence of a tag — it lags, and it
 		// misses kinds — and a tag missed is a resource deleted anyway.
-		full, err := s.read(ctx, j, r.Name)
+		full, found, err := s.read(ctx, j, r.Name)
 		switch {
-		case err == nil:
+		case err == nil && found:
 			if full.Created.IsZero() {
 				full.Created = r.Created
 			}
@@ -211,15 +207,14 @@ func (s *sweeper) judge(ctx context.Context, f *judged) {
 				full.Region = r.Region
 			}
 			r = full
-		case providers.CodeOf(j.backend, err) == providers.NotFound:
+		case err == nil:
 			// Gone between the listing and the read: nothing to judge.
 			f.gone = true
 			return
 		default:
-			werr := wrap(j.backend, a.String(), "read its ownership tag", err)
-			s.problem(werr.Error())
+			s.problem(err.Error())
 			f.entry.Reason, f.entry.OwnerUnknown = ReasonUnreadable, true
-			f.entry.Why = "its ownership tag could not be read, so whose it is is unknown; left alone (" + werr.Error() + ")"
+			f.entry.Why = "its ownership tag could not be read, so whose it is is unknown; left alone (" + err.Error() + ")"
 			s.setCreated(f, r.Created)
 			return
 		}
@@ -246,13 +241,13 @@ func (s *sweeper) setCreated(f *judged, t time.Time) {
 }
 
 // read reads one resource within its service's bound.
-func (s *sweeper) read(ctx context.Context, j *job, name string) (providers.Resource, error) {
+func (s *sweeper) read(ctx context.Context, j *job, name string) (providers.Resource, bool, error) {
 	sem := s.sem(j)
 	if !acquire(ctx, sem) {
-		return providers.Resource{}, ctx.Err()
+		return providers.Resource{}, false, ctx.Err()
 	}
 	defer func() { <-sem }()
-	return j.driver.Read(ctx, j.region, name)
+	return j.res.Read(ctx, j.region, name)
 }
 
 // excluded finds an exclusion covering a under any kind of its physical

@@ -320,27 +320,15 @@ func acquire(ctx context.Context, c chan struct{}) bool {
 	}
 }
 
-// opError wraps a cloud error once with the address and the operation, the
-// way the engine does ("aws/queues/jobs: delete: conflict: …"), so that the
-// provider's own words come last and errors.As still reaches them.
-type opError struct {
-	Where string
-	Op    string
-	Code  providers.Code
-	Err   error
-}
-
-func (e *opError) Error() string {
-	if e.Code == providers.Unknown {
-		return fmt.Sprintf("%s: %s: %v", e.Where, e.Op, e.Err)
+// callError is err as a *providers.CallError: a driver call's error
+// already is one; another (a cancellation before the call) is wrapped the
+// same way, so every problem reads "aws/queues/jobs: delete: …".
+func callError(b providers.Backend, a spec.Address, op string, err error) error {
+	var c *providers.CallError
+	if errors.As(err, &c) {
+		return err
 	}
-	return fmt.Sprintf("%s: %s: %s: %v", e.Where, e.Op, e.Code, e.Err)
-}
-
-func (e *opError) Unwrap() error { return e.Err }
-
-func wrap(b providers.Backend, where, op string, err error) *opError {
-	return &opError{Where: where, Op: op, Code: providers.CodeOf(b, err), Err: err}
+	return &providers.CallError{Address: a, Op: op, Code: providers.CodeOf(b, err), Err: err}
 }
 
 func sortedProviders[V any](m map[spec.Provider]V) []spec.Provider {

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/infra-iac/infra/providers"
 )
 
 // verify lists every kind again after the deletion. A delete that returned
@@ -115,8 +114,7 @@ func (s *sweeper) awaitGone(ctx context.Context, fs []*judged) {
 	for len(fs) > 0 {
 		var still []*judged
 		for _, f := range fs {
-			_, err := s.read(ctx, f.job, f.res.Name)
-			if err != nil && providers.CodeOf(f.job.backend, err) == providers.NotFound {
+			if _, found, err := s.read(ctx, f.job, f.res.Name); err == nil && !found {
 				continue
 			}
 			still = append(still, f)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
 )
 
 // verify lists every kind again after the deletion. A delete that returned

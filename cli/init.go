@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/examples/workflows"
+	"github.com/infra-iac/infra/cli/workflows"
 	"github.com/infra-iac/infra/spec"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 	"gopkg.in/yaml.v2"
 
-	"github.com/infra-iac/infra/examples/workflows"
+	"github.com/infra-iac/infra/cli/workflows"
 	"github.com/infra-iac/infra/executor/executortest"
 )
 
@@ -65,7 +65,7 @@ func TestWorkflowsAndActionPassActionlint(t *testing.T) {
 	}
 }
 
-// docs/ci.md shows each workflow exactly as examples/workflows has it.
+// docs/ci.md shows each workflow exactly as cli/workflows has it.
 func TestDocsShowTheWorkflowsVerbatim(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "ci.md"))
 	if err != nil {
@@ -73,9 +73,9 @@ func TestDocsShowTheWorkflowsVerbatim(t *testing.T) {
 	}
 	for _, name := range workflows.Names {
 		b, _ := workflows.Files.ReadFile(name)
-		block := "<!-- examples/workflows/" + name + " -->\n```yaml\n" + string(b) + "```\n"
+		block := "<!-- cli/workflows/" + name + " -->\n```yaml\n" + string(b) + "```\n"
 		if !strings.Contains(string(doc), block) {
-			t.Errorf("docs/ci.md does not show examples/workflows/%s verbatim", name)
+			t.Errorf("docs/ci.md does not show cli/workflows/%s verbatim", name)
 		}
 	}
 }

@@ -1,12 +1,14 @@
 // Package layering holds the test that keeps the dependency direction:
 // only providers/ imports cloud SDKs, spec does no I/O and imports nothing
-// of the project, and no lower layer imports a higher one.
+// of the project, no lower layer imports a higher one, and no product code
+// depends on examples/.
 package layering
 
 import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"path"
 	"strings"
 	"testing"
 )
@@ -15,6 +17,9 @@ type pkg struct {
 	ImportPath string
 	Imports    []string
 	Deps       []string
+	// EmbedFiles are the files the package's //go:embed lines match,
+	// relative to its directory.
+	EmbedFiles []string
 }
 
 func list(t *testing.T) []pkg {
@@ -102,6 +107,31 @@ func TestSpecDoesNoIO(t *testing.T) {
 				if imp == b {
 					t.Errorf("spec imports %s", imp)
 				}
+			}
+		}
+	}
+}
+
+// examples/ is only examples: no package outside it depends on one inside
+// it, directly or not, and none embeds a file from it. Go embeds only files
+// in a package's own directory tree, so only a package at the module's root
+// could embed from examples/ without importing an examples package. Tests
+// (not listed here) may read examples.
+func TestNothingDependsOnExamples(t *testing.T) {
+	inExamples := func(rel string) bool { return rel == "examples" || strings.HasPrefix(rel, "examples/") }
+	for _, p := range list(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, strings.TrimSuffix(mod, "/")), "/")
+		if inExamples(rel) {
+			continue
+		}
+		for _, d := range p.Deps {
+			if dr, ok := strings.CutPrefix(d, mod); ok && inExamples(dr) {
+				t.Errorf("%s depends on %s: product code must not depend on examples/", p.ImportPath, d)
+			}
+		}
+		for _, f := range p.EmbedFiles {
+			if file := path.Join(rel, f); inExamples(file) {
+				t.Errorf("%s embeds %s: product code must not embed from examples/", p.ImportPath, file)
 			}
 		}
 	}

@@ -1,0 +1,15 @@
+// Package workflows holds the GitHub workflows `infra init` writes into a
+// repository (as .github/workflows/infra-NAME): plan.yml, apply.yml,
+// sweep.yml and drift.yml. They are the one copy: docs/ci.md shows them
+// verbatim and a test runs actionlint on them, so the three never disagree.
+package workflows
+
+import "embed"
+
+// Files are the workflows, by file name.
+//
+//go:embed plan.yml apply.yml sweep.yml drift.yml
+var Files embed.FS
+
+// Names lists the workflows in the order docs/ci.md presents them.
+var Names = []string{"plan.yml", "apply.yml", "sweep.yml", "drift.yml"}

@@ -17,6 +17,7 @@ import (
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/providers/aws/executordeploy"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -286,7 +287,7 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	s := awsprovider.ExecutorSpec{Function: g.executorFunction(opts.function), Bucket: bucket, Prefix: prefix, Zip: pkg,
+	s := executordeploy.Spec{Function: g.executorFunction(opts.function), Bucket: bucket, Prefix: prefix, Zip: pkg,
 		Architecture: opts.arch, TimeoutSec: opts.timeout, MemoryMB: opts.memory, CredentialsSecret: opts.credentialsSecret,
 		GitHubRepo: opts.githubRepo, GitHubSubject: opts.githubSubject}
 	for _, k := range opts.kinds {
@@ -299,7 +300,7 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := b.DeployExecutor(ctx, s)
+	out, err := executordeploy.Deploy(ctx, b, s)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,10 @@ const (
 	functionPoll = 10 * time.Second
 )
 
-func checkFunctionName(name string) error {
+// CheckFunctionName refuses a name Lambda would refuse, before any call:
+// the compute driver and the executor's deploy (providers/aws/executordeploy)
+// check their function names with it.
+func CheckFunctionName(name string) error {
 	if len(name) == 0 || len(name) > 64 {
 		return providers.Errorf(providers.InvalidArgument, "compute name %q: Lambda function names are 1 to 64 characters", name)
 	}
@@ -67,6 +70,12 @@ func checkFunctionName(name string) error {
 	}
 	return nil
 }
+
+// RoleRetry is roleRetry with the compute driver's bound (15 attempts),
+// for a Lambda call outside the drivers that names an execution role made
+// moments ago (the executor's deploy, providers/aws/executordeploy):
+// pass it as the call's option.
+func RoleRetry(o *lambda.Options) { (&functions{roleAttempts: 15}).roleRetry(o) }
 
 // roleRetry makes a call that names an execution role retry while Lambda
 // says the role "cannot be assumed": a role made moments ago takes a few
@@ -167,7 +176,7 @@ func functionResource(region string, f lambdatypes.FunctionConfiguration) provid
 }
 
 func (d *functions) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
-	if err := checkFunctionName(t.Name); err != nil {
+	if err := CheckFunctionName(t.Name); err != nil {
 		return providers.Resource{}, err
 	}
 	image, _ := providers.FieldString(t.Fields, "image")

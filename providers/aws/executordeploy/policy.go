@@ -1,4 +1,4 @@
-package aws
+package executordeploy
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -51,8 +52,8 @@ var s3BucketActions = []string{"s3:ListAllMyBuckets", "s3:ListBucket", "s3:GetBu
 	"s3:GetBucketTagging", "s3:PutBucketTagging", "s3:GetBucketVersioning", "s3:PutBucketVersioning",
 	"s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
 
-// ExecutorPolicyInput names what the executor's role is for.
-type ExecutorPolicyInput struct {
+// policyInput names what the executor's role is for.
+type policyInput struct {
 	Partition, Region, Account string
 	Function                   string
 	// Bucket and Prefix hold the state: the role may read and write only
@@ -89,18 +90,18 @@ func (p policyDocument) String() string {
 	return string(b)
 }
 
-// ExecutorPolicy is the execution role's permissions: its own logs, its
+// executorPolicy is the execution role's permissions: its own logs, its
 // state under the prefix, its credentials secret, the tag scan, and for the
 // fleet's resources exactly the actions the drivers of its kinds call. The
 // fleet's resources have names the fleet chooses, so those actions cannot
 // be narrowed to ARNs here; iam:PassRole is narrowed to Lambda.
-func ExecutorPolicy(in ExecutorPolicyInput) (string, error) {
+func executorPolicy(in policyInput) (string, error) {
 	if in.Partition == "" {
 		in.Partition = "aws"
 	}
 	kinds := in.Kinds
 	if len(kinds) == 0 {
-		kinds = Kinds()
+		kinds = awsprovider.Kinds()
 	}
 	var fleet []string
 	passRole := false
@@ -150,35 +151,35 @@ func ExecutorPolicy(in ExecutorPolicyInput) (string, error) {
 	return doc.String(), nil
 }
 
-// LambdaTrustPolicy lets Lambda, and nothing else, assume the executor's
+// lambdaTrustPolicy lets Lambda, and nothing else, assume the executor's
 // role.
-func LambdaTrustPolicy() string {
+func lambdaTrustPolicy() string {
 	return policyDocument{Version: "2012-10-17", Statement: []policyStatement{{Effect: "Allow",
 		Principal: map[string]string{"Service": "lambda.amazonaws.com"}, Action: []string{"sts:AssumeRole"}}}}.String()
 }
 
-// GitHubOIDCHost is the issuer of GitHub Actions' OIDC tokens.
-const GitHubOIDCHost = "token.actions.githubusercontent.com"
+// gitHubOIDCHost is the issuer of GitHub Actions' OIDC tokens.
+const gitHubOIDCHost = "token.actions.githubusercontent.com"
 
-// GitHubTrustPolicy lets GitHub Actions workflows of repo whose token
+// gitHubTrustPolicy lets GitHub Actions workflows of repo whose token
 // subject matches subject (such as "ref:refs/heads/main" or
 // "environment:production") assume the invoker role, through the
 // account's GitHub OIDC provider.
-func GitHubTrustPolicy(partition, account, repo, subject string) string {
+func gitHubTrustPolicy(partition, account, repo, subject string) string {
 	if partition == "" {
 		partition = "aws"
 	}
 	return policyDocument{Version: "2012-10-17", Statement: []policyStatement{{Effect: "Allow",
-		Principal: map[string]string{"Federated": fmt.Sprintf("arn:%s:iam::%s:oidc-provider/%s", partition, account, GitHubOIDCHost)},
+		Principal: map[string]string{"Federated": fmt.Sprintf("arn:%s:iam::%s:oidc-provider/%s", partition, account, gitHubOIDCHost)},
 		Action:    []string{"sts:AssumeRoleWithWebIdentity"},
 		Condition: map[string]map[string]string{"StringEquals": {
-			GitHubOIDCHost + ":aud": "sts.amazonaws.com",
-			GitHubOIDCHost + ":sub": "repo:" + repo + ":" + subject,
+			gitHubOIDCHost + ":aud": "sts.amazonaws.com",
+			gitHubOIDCHost + ":sub": "repo:" + repo + ":" + subject,
 		}}}}}.String()
 }
 
-// InvokerPolicy may invoke the one function and do nothing else.
-func InvokerPolicy(functionARN string) string {
+// invokerPolicy may invoke the one function and do nothing else.
+func invokerPolicy(functionARN string) string {
 	return policyDocument{Version: "2012-10-17", Statement: []policyStatement{{Sid: "InvokeTheExecutor", Effect: "Allow",
 		Action: []string{"lambda:InvokeFunction"}, Resource: []string{functionARN}}}}.String()
 }

@@ -1,4 +1,11 @@
-package aws
+// Package executordeploy deploys the executor Lambda (docs/executor.md):
+// its state bucket, its execution role, the function, and the role GitHub
+// Actions assumes to invoke it. It is tooling for `infra executor deploy`,
+// not a kind driver: infra has no kind for an IAM role (the iam kind is a
+// user) and its compute kind runs container images, not a zip on
+// provided.al2023, so it makes direct SDK calls through the AWS backend's
+// configuration.
+package executordeploy
 
 import (
 	"context"
@@ -21,15 +28,14 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/infra-iac/infra/providers"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 )
 
-// ExecutorSpec is the executor's own infrastructure: the state bucket, the
+// Spec is the executor's own infrastructure: the state bucket, the
 // execution role and the function, and optionally the role GitHub Actions
-// assumes to invoke it. Deploying it is done with direct SDK calls because
-// infra has no kind for an IAM role (the iam kind is a user) and its
-// compute kind runs container images, not a zip on provided.al2023.
-type ExecutorSpec struct {
+// assumes to invoke it.
+type Spec struct {
 	Function string
 	// Role is the execution role's name; Function + "-role" when empty.
 	Role string
@@ -59,8 +65,8 @@ type ExecutorSpec struct {
 	GitHubSubject string
 }
 
-// ExecutorDeployed is what a deploy made or found.
-type ExecutorDeployed struct {
+// Deployed is what a deploy made or found.
+type Deployed struct {
 	Region         string   `json:"region"`
 	FunctionARN    string   `json:"functionArn"`
 	RoleARN        string   `json:"roleArn"`
@@ -71,10 +77,11 @@ type ExecutorDeployed struct {
 
 const executorTagKey = "infra-executor"
 
-// DeployExecutor creates or updates the executor's infrastructure. It is
-// idempotent: a second deploy of the same spec changes nothing and says so.
-func (b *Backend) DeployExecutor(ctx context.Context, s ExecutorSpec) (*ExecutorDeployed, error) {
-	if err := checkFunctionName(s.Function); err != nil {
+// Deploy creates or updates the executor's infrastructure with b's
+// configuration and credentials. It is idempotent: a second deploy of the
+// same spec changes nothing and says so.
+func Deploy(ctx context.Context, b *awsprovider.Backend, s Spec) (*Deployed, error) {
+	if err := awsprovider.CheckFunctionName(s.Function); err != nil {
 		return nil, fmt.Errorf("executor deploy: %w", err)
 	}
 	if s.Bucket == "" {
@@ -98,7 +105,8 @@ func (b *Backend) DeployExecutor(ctx context.Context, s ExecutorSpec) (*Executor
 	if s.GitHubSubject == "" {
 		s.GitHubSubject = "ref:refs/heads/main"
 	}
-	region := b.cfg.Region
+	cfg := b.Config()
+	region := cfg.Region
 	if region == "" {
 		return nil, fmt.Errorf("executor deploy: no region: set AWS_REGION or pass --region")
 	}
@@ -106,8 +114,8 @@ func (b *Backend) DeployExecutor(ctx context.Context, s ExecutorSpec) (*Executor
 	if err != nil {
 		return nil, fmt.Errorf("executor deploy: %w", err)
 	}
-	d := &deployer{b: b, s: s, region: region, account: account, partition: partitionOf(region),
-		out: &ExecutorDeployed{Region: region, Changes: []string{}}}
+	d := &deployer{b: b, cfg: cfg, s: s, region: region, account: account, partition: partitionOf(region),
+		out: &Deployed{Region: region, Changes: []string{}}}
 	d.out.State = "s3://" + s.Bucket
 	if p := strings.Trim(s.Prefix, "/"); p != "" {
 		d.out.State += "/" + p
@@ -121,10 +129,11 @@ func (b *Backend) DeployExecutor(ctx context.Context, s ExecutorSpec) (*Executor
 }
 
 type deployer struct {
-	b                          *Backend
-	s                          ExecutorSpec
+	b                          *awsprovider.Backend
+	cfg                        aws.Config
+	s                          Spec
 	region, account, partition string
-	out                        *ExecutorDeployed
+	out                        *Deployed
 }
 
 func (d *deployer) changed(format string, args ...any) {
@@ -144,10 +153,10 @@ func partitionOf(region string) string {
 // bucket makes the state bucket versioned (every ledger ever saved can be
 // recovered) and closed to the public.
 func (d *deployer) bucket(ctx context.Context) error {
-	c := s3.NewFromConfig(d.b.cfg, func(o *s3.Options) { o.UsePathStyle = d.b.cfg.BaseEndpoint != nil })
+	c := s3.NewFromConfig(d.cfg, func(o *s3.Options) { o.UsePathStyle = d.cfg.BaseEndpoint != nil })
 	name := aws.String(d.s.Bucket)
 	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: name}); err != nil {
-		if errorCode(err) != providers.NotFound {
+		if d.b.ErrorCode(err) != providers.NotFound {
 			return fmt.Errorf("state bucket %s: %w", d.s.Bucket, err)
 		}
 		in := &s3.CreateBucketInput{Bucket: name}
@@ -203,7 +212,7 @@ func (d *deployer) ensureRole(ctx context.Context, c *iam.Client, role, descript
 			}
 			d.changed("updated the trust policy of role %s", role)
 		}
-	case errorCode(err) == providers.NotFound:
+	case d.b.ErrorCode(err) == providers.NotFound:
 		out, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(trust),
 			Description: aws.String(description), Tags: []iamtypes.Tag{{Key: aws.String(executorTagKey), Value: aws.String(d.s.Function)}}})
 		if err != nil {
@@ -215,7 +224,7 @@ func (d *deployer) ensureRole(ctx context.Context, c *iam.Client, role, descript
 		return "", fmt.Errorf("role %s: %w", role, err)
 	}
 	cur, err := c.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policyName)})
-	if err != nil && errorCode(err) != providers.NotFound {
+	if err != nil && d.b.ErrorCode(err) != providers.NotFound {
 		return "", fmt.Errorf("role %s: read policy %s: %w", role, policyName, err)
 	}
 	if err != nil || !sameJSON(decodePolicy(aws.ToString(cur.PolicyDocument)), policy) {
@@ -229,13 +238,13 @@ func (d *deployer) ensureRole(ctx context.Context, c *iam.Client, role, descript
 }
 
 func (d *deployer) role(ctx context.Context) error {
-	policy, err := ExecutorPolicy(ExecutorPolicyInput{Partition: d.partition, Region: d.region, Account: d.account,
+	policy, err := executorPolicy(policyInput{Partition: d.partition, Region: d.region, Account: d.account,
 		Function: d.s.Function, Bucket: d.s.Bucket, Prefix: d.s.Prefix, CredentialsSecret: d.s.CredentialsSecret, Kinds: d.s.Kinds})
 	if err != nil {
 		return err
 	}
-	arn, err := d.ensureRole(ctx, iam.NewFromConfig(d.b.cfg), d.s.Role, "infra executor "+d.s.Function+": runs plans and applies",
-		LambdaTrustPolicy(), "infra-executor", policy)
+	arn, err := d.ensureRole(ctx, iam.NewFromConfig(d.cfg), d.s.Role, "infra executor "+d.s.Function+": runs plans and applies",
+		lambdaTrustPolicy(), "infra-executor", policy)
 	d.out.RoleARN = arn
 	return err
 }
@@ -243,7 +252,7 @@ func (d *deployer) role(ctx context.Context) error {
 // function creates the function, or updates its code when the package's
 // hash differs and its configuration when any setting does.
 func (d *deployer) function(ctx context.Context) error {
-	c := lambda.NewFromConfig(d.b.cfg)
+	c := lambda.NewFromConfig(d.cfg)
 	name := aws.String(d.s.Function)
 	env := map[string]string{"INFRA_STATE": d.out.State}
 	if d.s.CredentialsSecret != "" {
@@ -257,10 +266,9 @@ func (d *deployer) function(ctx context.Context) error {
 	arch := lambdatypes.Architecture(d.s.Architecture)
 	got, err := c.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: name})
 	if err != nil {
-		if errorCode(err) != providers.NotFound {
+		if d.b.ErrorCode(err) != providers.NotFound {
 			return fmt.Errorf("function %s: %w", d.s.Function, err)
 		}
-		retry := (&functions{roleAttempts: 15}).roleRetry
 		out, err := c.CreateFunction(ctx, &lambda.CreateFunctionInput{
 			FunctionName: name, Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
 			Role: aws.String(d.out.RoleARN), Code: &lambdatypes.FunctionCode{ZipFile: d.s.Zip},
@@ -268,7 +276,7 @@ func (d *deployer) function(ctx context.Context) error {
 			Environment: &lambdatypes.Environment{Variables: env},
 			Description: aws.String("infra executor: plans and applies fleets (docs/executor.md)"),
 			Tags:        map[string]string{executorTagKey: d.s.Function},
-		}, retry)
+		}, awsprovider.RoleRetry)
 		if err != nil {
 			return fmt.Errorf("create function %s: %w", d.s.Function, err)
 		}
@@ -298,7 +306,7 @@ func (d *deployer) function(ctx context.Context) error {
 		if _, err := c.UpdateFunctionConfiguration(ctx, &lambda.UpdateFunctionConfigurationInput{FunctionName: name,
 			Role: aws.String(d.out.RoleARN), Timeout: aws.Int32(d.s.TimeoutSec), MemorySize: aws.Int32(d.s.MemoryMB),
 			Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
-			Environment: &lambdatypes.Environment{Variables: env}}, (&functions{roleAttempts: 15}).roleRetry); err != nil {
+			Environment: &lambdatypes.Environment{Variables: env}}, awsprovider.RoleRetry); err != nil {
 			return fmt.Errorf("function %s: update its configuration: %w", d.s.Function, err)
 		}
 		d.changed("updated the configuration of function %s (%s)", d.s.Function, strings.Join(sortedKeys(env), ", "))
@@ -332,13 +340,13 @@ func (d *deployer) invoker(ctx context.Context) error {
 	if strings.Count(d.s.GitHubRepo, "/") != 1 {
 		return fmt.Errorf("--github-repo %q: want owner/name", d.s.GitHubRepo)
 	}
-	c := iam.NewFromConfig(d.b.cfg)
+	c := iam.NewFromConfig(d.cfg)
 	if err := d.oidcProvider(ctx, c); err != nil {
 		return err
 	}
 	role := d.s.Function + "-invoker"
 	arn, err := d.ensureRole(ctx, c, role, "GitHub Actions of "+d.s.GitHubRepo+": may only invoke "+d.s.Function,
-		GitHubTrustPolicy(d.partition, d.account, d.s.GitHubRepo, d.s.GitHubSubject), "invoke-"+d.s.Function, InvokerPolicy(d.out.FunctionARN))
+		gitHubTrustPolicy(d.partition, d.account, d.s.GitHubRepo, d.s.GitHubSubject), "invoke-"+d.s.Function, invokerPolicy(d.out.FunctionARN))
 	d.out.InvokerRoleARN = arn
 	return err
 }
@@ -349,19 +357,19 @@ func (d *deployer) oidcProvider(ctx context.Context, c *iam.Client) error {
 		return fmt.Errorf("list the OIDC providers: %w", err)
 	}
 	for _, p := range list.OpenIDConnectProviderList {
-		if strings.HasSuffix(aws.ToString(p.Arn), "oidc-provider/"+GitHubOIDCHost) {
+		if strings.HasSuffix(aws.ToString(p.Arn), "oidc-provider/"+gitHubOIDCHost) {
 			return nil
 		}
 	}
 	if _, err := c.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
-		Url: aws.String("https://" + GitHubOIDCHost), ClientIDList: []string{"sts.amazonaws.com"},
+		Url: aws.String("https://" + gitHubOIDCHost), ClientIDList: []string{"sts.amazonaws.com"},
 		// IAM no longer checks this for GitHub (it trusts its CA), but the
 		// field is still required by some partitions.
 		ThumbprintList: []string{"6938fd4d98bab03faadb97b34396831e3780aea1"},
 	}); err != nil {
 		return fmt.Errorf("create the GitHub OIDC provider: %w", err)
 	}
-	d.changed("created the OIDC provider %s", GitHubOIDCHost)
+	d.changed("created the OIDC provider %s", gitHubOIDCHost)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package aws
+package executordeploy
 
 import (
 	"archive/zip"
@@ -16,8 +16,32 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/infra-iac/infra/internal/moto"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 )
+
+// TestMain stops the package's moto_server at the end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	moto.StopShared()
+	os.Exit(code)
+}
+
+// newTestBackend points the SDK at the shared emulator, wipes it, and
+// returns a backend on it.
+func newTestBackend(t *testing.T) (*awsprovider.Backend, *moto.Server) {
+	t.Helper()
+	srv := moto.Shared(t)
+	srv.Setenv()
+	if err := srv.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := awsprovider.New(context.Background(), awsprovider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, srv
+}
 
 func testZip(t *testing.T, content string) []byte {
 	t.Helper()
@@ -35,12 +59,12 @@ func testZip(t *testing.T, content string) []byte {
 }
 
 func TestExecutorPolicyCoversEveryKind(t *testing.T) {
-	for _, k := range Kinds() {
+	for _, k := range awsprovider.Kinds() {
 		if _, ok := executorKindActions[k]; !ok {
 			t.Errorf("kind %s has a driver but no executor permissions: add it to executorKindActions", k)
 		}
 	}
-	p, err := ExecutorPolicy(ExecutorPolicyInput{Region: "eu-west-3", Account: moto.Account, Function: "infra-executor",
+	p, err := executorPolicy(policyInput{Region: "eu-west-3", Account: moto.Account, Function: "infra-executor",
 		Bucket: "st", Prefix: "/teams/", CredentialsSecret: "infra/creds", Kinds: []spec.Kind{spec.Queues}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +91,7 @@ func TestExecutorPolicyCoversEveryKind(t *testing.T) {
 	if _, ok := got["PassRoleToLambda"]; ok {
 		t.Error("PassRole granted without the compute kind")
 	}
-	if _, err := ExecutorPolicy(ExecutorPolicyInput{Kinds: []spec.Kind{spec.ScalewayFunction}}); err == nil {
+	if _, err := executorPolicy(policyInput{Kinds: []spec.Kind{spec.ScalewayFunction}}); err == nil {
 		t.Error("a Scaleway kind was accepted")
 	}
 }
@@ -78,9 +102,9 @@ func TestDeployExecutorOnMoto(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	spec := ExecutorSpec{Function: "infra-executor", Bucket: "infra-state-test", Prefix: "fleets", Zip: testZip(t, "v1"),
+	spec := Spec{Function: "infra-executor", Bucket: "infra-state-test", Prefix: "fleets", Zip: testZip(t, "v1"),
 		CredentialsSecret: "infra/creds", GitHubRepo: "acme/shop", Env: map[string]string{"INFRA_STOP_MARGIN": "45s"}}
-	out, err := b.DeployExecutor(ctx, spec)
+	out, err := Deploy(ctx, b, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +140,7 @@ func TestDeployExecutorOnMoto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameJSON(decodePolicy(aws.ToString(inv.PolicyDocument)), InvokerPolicy(out.FunctionARN)) {
+	if !sameJSON(decodePolicy(aws.ToString(inv.PolicyDocument)), invokerPolicy(out.FunctionARN)) {
 		t.Errorf("invoker policy: %s", decodePolicy(aws.ToString(inv.PolicyDocument)))
 	}
 	role, err := iam.NewFromConfig(cfg).GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String("infra-executor-invoker")})
@@ -128,7 +152,7 @@ func TestDeployExecutorOnMoto(t *testing.T) {
 	}
 
 	// The same spec again changes nothing.
-	again, err := b.DeployExecutor(ctx, spec)
+	again, err := Deploy(ctx, b, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +162,7 @@ func TestDeployExecutorOnMoto(t *testing.T) {
 	// A new build updates the code only; a new setting the configuration.
 	spec.Zip = testZip(t, "v2")
 	spec.TimeoutSec = 600
-	third, err := b.DeployExecutor(ctx, spec)
+	third, err := Deploy(ctx, b, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,22 +174,22 @@ func TestDeployExecutorOnMoto(t *testing.T) {
 // TestExecutorDocsShowThePolicies keeps docs/executor.md true: the policies
 // it shows are the ones deploy writes.
 func TestExecutorDocsShowThePolicies(t *testing.T) {
-	data, err := os.ReadFile("../../docs/executor.md")
+	data, err := os.ReadFile("../../../docs/executor.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	exec, err := ExecutorPolicy(ExecutorPolicyInput{Region: "eu-west-3", Account: "123456789012", Function: "infra-executor",
+	exec, err := executorPolicy(policyInput{Region: "eu-west-3", Account: "123456789012", Function: "infra-executor",
 		Bucket: "acme-infra-state", Prefix: "fleets", CredentialsSecret: "infra/executor",
 		Kinds: []spec.Kind{spec.ObjectStore, spec.Queues, spec.Secrets}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, p := range map[string]string{
-		"the execution role's trust":  LambdaTrustPolicy(),
+		"the execution role's trust":  lambdaTrustPolicy(),
 		"the execution role's policy": exec,
-		"the GitHub OIDC trust":       GitHubTrustPolicy("aws", "123456789012", "acme/shop", "ref:refs/heads/main"),
-		"the invoker's policy":        InvokerPolicy("arn:aws:lambda:eu-west-3:123456789012:function:infra-executor"),
+		"the GitHub OIDC trust":       gitHubTrustPolicy("aws", "123456789012", "acme/shop", "ref:refs/heads/main"),
+		"the invoker's policy":        invokerPolicy("arn:aws:lambda:eu-west-3:123456789012:function:infra-executor"),
 	} {
 		if !strings.Contains(doc, "```json\n"+p+"\n```") {
 			t.Errorf("docs/executor.md does not show %s as deploy writes it:\n%s", name, p)

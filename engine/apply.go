@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/infra-iac/infra/internal/walk"
 	"github.com/infra-iac/infra/ownership"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -184,13 +185,6 @@ func (x *executor) adopt() error {
 	})
 }
 
-type result struct {
-	s        int
-	err      error
-	deferred bool
-	elapsed  time.Duration
-}
-
 // stepKind is the part of an action a step carries out. A replace is two
 // steps, so that what holds an attachment to the old resource can be
 // deleted between them: delete it, then the old resource, then create the
@@ -208,13 +202,12 @@ type step struct {
 	kind   stepKind
 }
 
-// steps splits the plan's actions into the steps the scheduler runs, with
-// their edges: waiting[s] counts the steps s waits for, dependants[s] the
-// steps that wait for s. An action waits for what it depends on; a
-// replace's deletion of the old copy waits for the deletion of the old
-// copy of every replaced resource that depends on it (the reverse order),
-// and its creation waits for that deletion.
-func stepsOf(actions []Action) (steps []step, last []int, waiting []int, dependants [][]int) {
+// stepsOf splits the plan's actions into the steps the scheduler runs, with
+// their edges: graph[s].After lists the steps s waits for. An action waits
+// for what it depends on; a replace's deletion of the old copy waits for
+// the deletion of the old copy of every replaced resource that depends on
+// it (the reverse order), and its creation waits for that deletion.
+func stepsOf(actions []Action) (steps []step, last []int, graph []walk.Step) {
 	n := len(actions)
 	index := make(map[spec.Address]int, n)
 	last = make([]int, n)     // the step that finishes the action
@@ -232,11 +225,9 @@ func stepsOf(actions []Action) (steps []step, last []int, waiting []int, dependa
 		last[i] = len(steps)
 		steps = append(steps, step{i, stepWhole})
 	}
-	waiting = make([]int, len(steps))
-	dependants = make([][]int, len(steps))
+	graph = make([]walk.Step, len(steps))
 	edge := func(first, then int) {
-		waiting[then]++
-		dependants[first] = append(dependants[first], then)
+		graph[then].After = append(graph[then].After, first)
 	}
 	for i, a := range actions {
 		if destroy[i] >= 0 {
@@ -253,7 +244,23 @@ func stepsOf(actions []Action) (steps []step, last []int, waiting []int, dependa
 			}
 		}
 	}
-	return steps, last, waiting, dependants
+	return steps, last, graph
+}
+
+// scheduling is the engine's side of one walk of the plan's steps: the
+// rules the walker does not know (deletions wait for every build, a failed
+// build skips every pending deletion, a refused orphan delete is deferred)
+// and the report. Only the walk's hooks touch it, on the walk's goroutine.
+type scheduling struct {
+	x           *executor
+	w           *walk.Walker
+	actions     []Action
+	steps       []step
+	last        []int
+	applied     []Applied
+	buildsLeft  int
+	inRounds    bool
+	lastRefusal map[int]error // by action
 }
 
 // schedule runs the plan's steps as a dependency graph: each starts as
@@ -262,196 +269,150 @@ func stepsOf(actions []Action) (steps []step, last []int, waiting []int, dependa
 // Deletions wait for every build, so a failed build never leaves a
 // half-destroyed fleet. A refused orphan delete is deferred to retry rounds.
 func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
-	actions := x.p.Actions
-	steps, last, waiting, dependants := stepsOf(actions)
-	n := len(steps)
-	builds := 0
-	for _, s := range steps {
-		if actions[s.action].Action != Delete {
-			builds++
+	s := &scheduling{x: x, actions: x.p.Actions, lastRefusal: map[int]error{}}
+	steps, last, graph := stepsOf(s.actions)
+	s.steps, s.last = steps, last
+	s.applied = make([]Applied, len(s.actions))
+	for i, a := range s.actions {
+		s.applied[i] = Applied{Address: a.Address, Action: a.Action, Status: StatusNotStarted}
+	}
+	for id, st := range steps {
+		a := s.actions[st.action].Address
+		graph[id].Service = x.e.service(a.Provider, a.Kind)
+		if !s.isDelete(id) {
+			s.buildsLeft++
 		}
 	}
-	applied := make([]Applied, len(actions))
-	for i, a := range actions {
-		applied[i] = Applied{Address: a.Address, Action: a.Action, Status: StatusNotStarted}
-	}
-	service := make([]string, n)
-	for i, s := range steps {
-		a := actions[s.action].Address
-		service[i] = x.e.service(a.Provider, a.Kind)
-	}
-	isDelete := func(s int) bool { return actions[steps[s].action].Action == Delete }
-	busy := map[string]int{} // running steps per service
-	phase := make([]int, n)  // 0 pending, 1 running, 2 finished
-	var deferred []int
-	buildsLeft := builds
-	buildFailed := false
-	running := 0
-	results := make(chan result)
-	report := &Report{}
-
-	ready := func(s int) bool {
-		if phase[s] != 0 || waiting[s] > 0 {
-			return false
-		}
-		return !isDelete(s) || buildsLeft == 0
-	}
-	var skip func(s int, why string)
-	skip = func(s int, why string) {
-		if phase[s] == 2 {
-			return
-		}
-		phase[s] = 2
-		if ap := &applied[steps[s].action]; ap.Status != StatusFailed {
-			ap.Status, ap.Error = StatusSkipped, why
-		}
-		if !isDelete(s) {
-			buildsLeft--
-		}
-		for _, t := range dependants[s] {
-			skip(t, why)
-		}
-	}
-	start := func(s int) {
-		phase[s] = 1
-		running++
-		busy[service[s]]++
-		a := actions[steps[s].action]
-		if steps[s].kind != stepBuild {
-			x.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
-		}
-		kind := steps[s].kind
-		go func() {
-			t := time.Now()
-			err := x.step(ctx, a, kind)
-			def := err != nil && a.Action == Delete && x.rn.orphans[a.Address] &&
-				providers.CallCode(err) == providers.Conflict
-			results <- result{s: s, err: err, deferred: def, elapsed: time.Since(t)}
-		}()
-	}
-	ticker := time.NewTicker(x.e.opts.Heartbeat)
-	defer ticker.Stop()
-	stopped := false
-	for {
-		if ctx.Err() != nil || (!stopAt.IsZero() && time.Now().After(stopAt)) {
-			stopped = true
-		}
-		if !stopped {
-			for s := 0; s < n && running < x.e.opts.Parallelism; s++ {
-				if ready(s) && busy[service[s]] < x.e.opts.PerService {
-					start(s)
-				}
-			}
-		}
-		if running == 0 {
-			break
-		}
-		select {
-		case r := <-results:
-			running--
-			busy[service[r.s]]--
-			phase[r.s] = 2
-			i := steps[r.s].action
-			a := actions[i]
-			applied[i].ElapsedMs += r.elapsed.Milliseconds()
-			if !isDelete(r.s) {
-				buildsLeft--
-			}
-			switch {
-			case r.err == nil:
-				if r.s == last[i] {
-					applied[i].Status = StatusDone
-					x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Duration(applied[i].ElapsedMs) * time.Millisecond})
-				}
-				for _, t := range dependants[r.s] {
-					waiting[t]--
-				}
-			case r.deferred:
-				deferred = append(deferred, i)
-				applied[i].Error = r.err.Error()
-				x.e.emit(Event{Kind: EventDeferred, Address: a.Address, Action: a.Action, Err: r.err})
-			default:
-				applied[i].Status = StatusFailed
-				applied[i].Error = r.err.Error()
-				x.fail(r.err)
-				x.e.emit(Event{Kind: EventFailed, Address: a.Address, Action: a.Action, Err: r.err, Elapsed: r.elapsed})
-				for _, t := range dependants[r.s] {
-					skip(t, fmt.Sprintf("not run: %s failed", a.Address))
-				}
-				if a.Action != Delete {
-					buildFailed = true
-				}
-			}
-			if buildFailed {
-				for s := range steps {
-					if isDelete(s) && phase[s] == 0 {
-						skip(s, "not run: a create, update or replace failed, so nothing is destroyed")
-					}
-				}
-			}
-		case <-ticker.C:
-			var out []spec.Address
-			for s := range steps {
-				if phase[s] == 1 {
-					out = append(out, actions[steps[s].action].Address)
-				}
-			}
-			x.e.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still working on %d action(s)", len(out))})
-		}
-	}
-	for s := range steps {
-		if phase[s] == 0 {
-			report.Incomplete = true
-		}
-	}
-	if !stopped {
-		x.retryRounds(ctx, deferred, applied)
-	} else {
-		for _, i := range deferred {
-			applied[i].Status = StatusNotStarted
-			report.Incomplete = true
-		}
-	}
-	report.Applied = applied
-	return report
+	s.w = walk.New(walk.Config{
+		Steps: graph, Parallelism: x.e.opts.Parallelism, PerService: x.e.opts.PerService,
+		// Orphans have no declaration and so no edges: their order is
+		// discovered by retrying, one at a time, until a round frees
+		// nothing. What is left then fails with the provider's own words.
+		RoundParallelism: 1,
+		Run: func(ctx context.Context, id int) error {
+			st := s.steps[id]
+			return x.step(ctx, s.actions[st.action], st.kind)
+		},
+		Ready:   func(id int) bool { return !s.isDelete(id) || s.buildsLeft == 0 },
+		Started: s.started,
+		Settled: s.settled,
+		Stop: func() bool {
+			return !s.inRounds && (ctx.Err() != nil || (!stopAt.IsZero() && time.Now().After(stopAt)))
+		},
+		Heartbeat: x.e.opts.Heartbeat,
+		Tick:      s.tick,
+		Defer: func(id int, err error) bool {
+			a := s.actions[s.steps[id].action]
+			return a.Action == Delete && x.rn.orphans[a.Address] && providers.CallCode(err) == providers.Conflict
+		},
+		Again:       func(round int, t walk.Tally) bool { return round == 1 || t.Done+t.Failed > 0 },
+		BeforeRound: func(int, []int) bool { s.inRounds = true; return true },
+	})
+	return s.report(s.w.Walk(ctx))
 }
 
-// retryRounds retries refused orphan deletes. Orphans have no declaration
-// and so no edges: their order is discovered by retrying until a round
-// frees nothing. What is left then fails with the provider's own words.
-func (x *executor) retryRounds(ctx context.Context, deferred []int, applied []Applied) {
-	lastErr := map[int]error{}
-	for len(deferred) > 0 {
-		var still []int
-		for _, i := range deferred {
-			a := x.p.Actions[i]
-			t := time.Now()
-			err := x.execute(ctx, a)
-			applied[i].ElapsedMs += time.Since(t).Milliseconds()
-			switch {
-			case err == nil:
-				applied[i].Status, applied[i].Error = StatusDone, ""
-				x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Since(t)})
-			case providers.CallCode(err) == providers.Conflict:
-				lastErr[i] = err
-				still = append(still, i)
-			default:
-				applied[i].Status, applied[i].Error = StatusFailed, err.Error()
-				x.fail(err)
-				x.e.emit(Event{Kind: EventFailed, Address: a.Address, Action: a.Action, Err: err})
-			}
-		}
-		if len(still) == len(deferred) {
-			for _, i := range still {
-				err := lastErr[i]
-				applied[i].Status, applied[i].Error = StatusFailed, err.Error()
-				x.fail(err)
-				x.e.emit(Event{Kind: EventFailed, Address: x.p.Actions[i].Address, Action: Delete, Err: err})
-			}
-			return
-		}
-		deferred = still
+func (s *scheduling) isDelete(id int) bool { return s.actions[s.steps[id].action].Action == Delete }
+
+func (s *scheduling) started(id, round int) {
+	if round == 1 && s.steps[id].kind != stepBuild {
+		a := s.actions[s.steps[id].action]
+		s.x.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
 	}
+}
+
+// tick names the steps running; retry rounds say nothing.
+func (s *scheduling) tick(running []int) {
+	if s.inRounds {
+		return
+	}
+	var out []spec.Address
+	for _, id := range running {
+		out = append(out, s.actions[s.steps[id].action].Address)
+	}
+	s.x.e.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still working on %d action(s)", len(out))})
+}
+
+// settled records how a step settled in the action's Applied.
+func (s *scheduling) settled(id int, r walk.Result) {
+	i := s.steps[id].action
+	a, ap := s.actions[i], &s.applied[i]
+	if r.Round == 1 && !s.isDelete(id) {
+		s.buildsLeft--
+	}
+	ap.ElapsedMs += r.Elapsed.Milliseconds()
+	switch {
+	case r.State == walk.Skipped:
+		if ap.Status != StatusFailed {
+			ap.Status, ap.Error = StatusSkipped, s.why(r.Err)
+		}
+	case r.State == walk.Done && r.Round > 1:
+		ap.Status, ap.Error = StatusDone, ""
+		s.x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: r.Elapsed})
+	case r.State == walk.Done && id == s.last[i]:
+		ap.Status = StatusDone
+		s.x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Duration(ap.ElapsedMs) * time.Millisecond})
+	case r.State == walk.Deferred:
+		s.lastRefusal[i] = r.Err
+		if r.Round == 1 {
+			ap.Error = r.Err.Error()
+			s.x.e.emit(Event{Kind: EventDeferred, Address: a.Address, Action: a.Action, Err: r.Err})
+		}
+	case r.State == walk.Failed:
+		ap.Status, ap.Error = StatusFailed, r.Err.Error()
+		s.x.fail(r.Err)
+		ev := Event{Kind: EventFailed, Address: a.Address, Action: a.Action, Err: r.Err}
+		if r.Round == 1 {
+			ev.Elapsed = r.Elapsed
+		}
+		s.x.e.emit(ev)
+		if a.Action != Delete {
+			s.skipDeletes()
+		}
+	}
+}
+
+// why words a skip: the failed dependency by its address.
+func (s *scheduling) why(err error) string {
+	var f walk.FailedDependency
+	if errors.As(err, &f) {
+		return fmt.Sprintf("not run: %s failed", s.actions[s.steps[f.ID].action].Address)
+	}
+	return err.Error()
+}
+
+// skipDeletes skips every pending deletion after a failed build.
+func (s *scheduling) skipDeletes() {
+	why := errors.New("not run: a create, update or replace failed, so nothing is destroyed")
+	for id := range s.steps {
+		if s.isDelete(id) && s.w.State(id) == walk.Pending {
+			s.w.Skip(id, why)
+		}
+	}
+}
+
+// report ends the walk: a refused delete still refused fails with the
+// provider's words, or is not started if the walk stopped before retrying.
+func (s *scheduling) report(out walk.Outcome) *Report {
+	report := &Report{}
+	for id := range s.steps {
+		if s.w.State(id) == walk.Pending {
+			report.Incomplete = true
+		}
+	}
+	for _, id := range out.Deferred {
+		i := s.steps[id].action
+		if out.Stopped {
+			s.applied[i].Status = StatusNotStarted
+			report.Incomplete = true
+			continue
+		}
+		err := s.lastRefusal[i]
+		s.applied[i].Status, s.applied[i].Error = StatusFailed, err.Error()
+		s.x.fail(err)
+		s.x.e.emit(Event{Kind: EventFailed, Address: s.actions[i].Address, Action: Delete, Err: err})
+	}
+	report.Applied = s.applied
+	return report
 }
 
 func (x *executor) fail(err error) {

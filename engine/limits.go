@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"sync"
 
-	"golang.org/x/sync/errgroup"
-
+	"github.com/infra-iac/infra/internal/walk"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
@@ -30,55 +28,30 @@ type job struct {
 
 // runBounded runs jobs with at most Parallelism running overall and at
 // most PerService on any one service, the first error cancelling the rest.
-// Each service gets its own few workers, which take an overall slot only
-// for the call itself: a service at its bound waits without holding a
-// slot another service could use, and the number of goroutines stays
-// services × PerService however many jobs there are.
+// It is a walk of a graph without edges: a service at its bound waits
+// without holding a slot another service could use, and no more
+// goroutines run than jobs do.
 func (e *Engine) runBounded(ctx context.Context, jobs []job) error {
-	byService := map[string][]job{}
-	var order []string
-	for _, j := range jobs {
-		if _, seen := byService[j.service]; !seen {
-			order = append(order, j.service)
-		}
-		byService[j.service] = append(byService[j.service], j)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	steps := make([]walk.Step, len(jobs))
+	for i, j := range jobs {
+		steps[i] = walk.Step{Service: j.service}
 	}
-	slots := make(chan struct{}, e.opts.Parallelism)
-	g, gctx := errgroup.WithContext(ctx)
-	for _, s := range order {
-		queue := byService[s]
-		var mu sync.Mutex
-		next := 0
-		take := func() (job, bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			if next == len(queue) {
-				return job{}, false
+	var first error
+	walk.New(walk.Config{
+		Steps: steps, Parallelism: e.opts.Parallelism, PerService: e.opts.PerService,
+		Run:  func(ctx context.Context, i int) error { return jobs[i].do(ctx) },
+		Stop: func() bool { return ctx.Err() != nil },
+		Settled: func(_ int, r walk.Result) {
+			if r.State == walk.Failed && first == nil {
+				first = r.Err
+				cancel()
 			}
-			next++
-			return queue[next-1], true
-		}
-		workers := min(e.opts.PerService, len(queue))
-		for w := 0; w < workers; w++ {
-			g.Go(func() error {
-				for {
-					j, ok := take()
-					if !ok {
-						return nil
-					}
-					select {
-					case slots <- struct{}{}:
-					case <-gctx.Done():
-						return gctx.Err()
-					}
-					err := j.do(gctx)
-					<-slots
-					if err != nil {
-						return err
-					}
-				}
-			})
-		}
+		},
+	}).Walk(ctx)
+	if first != nil {
+		return first
 	}
-	return g.Wait()
+	return ctx.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/infra-iac/infra/internal/walk"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
@@ -19,71 +20,73 @@ import (
 // Rounds go on while one deletes something; a round that deletes nothing
 // ends them, and what is left is reported with the provider's own words
 // rather than retried for ever (a predecessor's sweep stuck on a dependency
-// is the failure mode this avoids).
+// is the failure mode this avoids). It is a walk of a graph without edges.
 func (s *sweeper) deleteRounds(ctx context.Context, cands []*judged) {
-	pending := cands
-	for round := 1; len(pending) > 0; round++ {
-		if round > 1 {
-			if s.opts.RoundDelay > 0 && !sleep(ctx, s.opts.RoundDelay) {
-				return
-			}
-			s.emit(Event{Kind: EventRound, Message: fmt.Sprintf("round %d: retrying %d refused delete(s)", round, len(pending))})
-		}
-		s.report.Rounds = round
-		deferred, deleted := s.round(ctx, pending)
-		if ctx.Err() != nil || len(deferred) == 0 || deleted == 0 {
-			return
-		}
-		pending = deferred
+	if len(cands) == 0 {
+		return
 	}
+	steps := make([]walk.Step, len(cands))
+	for i, f := range cands {
+		steps[i] = walk.Step{Service: serviceOf(f.job)}
+	}
+	round := make([]int, len(cands)) // this round's steps
+	for i := range round {
+		round[i] = i
+	}
+	s.report.Rounds = 1
+	var w *walk.Walker
+	w = walk.New(walk.Config{
+		Steps: steps, PerService: s.opts.PerKind,
+		Run: func(ctx context.Context, i int) error {
+			err := s.deleteOne(ctx, cands[i])
+			if providers.CodeOf(cands[i].job.backend, err) == providers.NotFound {
+				return nil // gone already: deleted all the same
+			}
+			return err
+		},
+		Settled: func(i int, r walk.Result) { s.settle(outcome{f: cands[i], err: r.Err, elapsed: r.Elapsed}) },
+		Defer: func(i int, err error) bool {
+			code := providers.CodeOf(cands[i].job.backend, err)
+			return code == providers.Conflict || code == providers.Throttled
+		},
+		Stop:      func() bool { return ctx.Err() != nil },
+		Heartbeat: s.opts.Heartbeat,
+		Tick:      func([]int) { s.heartbeat(w, cands, round) },
+		BeforeRound: func(n int, pending []int) bool {
+			if ctx.Err() != nil || (s.opts.RoundDelay > 0 && !sleep(ctx, s.opts.RoundDelay)) {
+				return false
+			}
+			s.emit(Event{Kind: EventRound, Message: fmt.Sprintf("round %d: retrying %d refused delete(s)", n, len(pending))})
+			s.report.Rounds, round = n, pending
+			return true
+		},
+	})
+	w.Walk(ctx)
+	// Stopped by a cancellation: what did not start fails with it.
+	for i, f := range cands {
+		if w.State(i) == walk.Pending {
+			s.settle(outcome{f: f, err: ctx.Err()})
+		}
+	}
+}
+
+// heartbeat names this round's deletes still outstanding, running or
+// waiting for their service.
+func (s *sweeper) heartbeat(w *walk.Walker, cands []*judged, round []int) {
+	var out []spec.Address
+	for _, i := range round {
+		if st := w.State(i); st == walk.Pending || st == walk.Running {
+			out = append(out, cands[i].entry.Address)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	s.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still deleting %d resource(s)", len(out))})
 }
 
 type outcome struct {
 	f       *judged
 	err     error
 	elapsed time.Duration
-}
-
-// round runs one delete per pending candidate and returns the ones refused
-// for now and how many went.
-func (s *sweeper) round(ctx context.Context, pending []*judged) (deferred []*judged, deleted int) {
-	results := make(chan outcome)
-	running := map[*judged]bool{}
-	for _, f := range pending {
-		running[f] = true
-		go func() {
-			sem := s.sem(f.job)
-			if !acquire(ctx, sem) {
-				results <- outcome{f: f, err: ctx.Err()}
-				return
-			}
-			t := time.Now()
-			err := s.deleteOne(ctx, f)
-			<-sem
-			results <- outcome{f: f, err: err, elapsed: time.Since(t)}
-		}()
-	}
-	ticker := time.NewTicker(s.opts.Heartbeat)
-	defer ticker.Stop()
-	for len(running) > 0 {
-		select {
-		case o := <-results:
-			delete(running, o.f)
-			if s.settle(o) {
-				deleted++
-			} else if o.f.entry.Status == "" {
-				deferred = append(deferred, o.f)
-			}
-		case <-ticker.C:
-			var out []spec.Address
-			for f := range running {
-				out = append(out, f.entry.Address)
-			}
-			sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
-			s.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still deleting %d resource(s)", len(out))})
-		}
-	}
-	return deferred, deleted
 }
 
 // deleteOne deletes a candidate. The target has no fields, as for an

@@ -291,15 +291,21 @@ type services interface {
 	Service(k spec.Kind) string
 }
 
-// sem returns the bound of the service behind kind k of j's provider.
-func (s *sweeper) sem(j *job) chan struct{} {
+// serviceOf names the service behind j's kind: its provider and service
+// (or physical class).
+func serviceOf(j *job) string {
 	service := spec.PhysicalClass(j.provider, j.kind)
 	if sv, ok := j.backend.(services); ok {
 		if name := sv.Service(j.kind); name != "" {
 			service = name
 		}
 	}
-	key := string(j.provider) + "/" + service
+	return string(j.provider) + "/" + service
+}
+
+// sem returns the bound of the service behind kind k of j's provider.
+func (s *sweeper) sem(j *job) chan struct{} {
+	key := serviceOf(j)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.kindSem[key]

@@ -81,11 +81,11 @@ func bucketAttributes(c *s3.Client, region, name string) map[string]string {
 	if ep := c.Options().BaseEndpoint; ep != nil {
 		u = strings.TrimSuffix(*ep, "/") + "/" + name
 	}
-	return map[string]string{"arn": "arn:" + partition(region) + ":s3:::" + name, "url": u, "region": region}
+	return map[string]string{"arn": "arn:" + Partition(region) + ":s3:::" + name, "url": u, "region": region}
 }
 
-// partition is the ARN partition of a region.
-func partition(region string) string {
+// Partition is the ARN partition of a region (aws, aws-cn, aws-us-gov).
+func Partition(region string) string {
 	switch {
 	case strings.HasPrefix(region, "cn-"):
 		return "aws-cn"

@@ -114,7 +114,7 @@ func Deploy(ctx context.Context, b *awsprovider.Backend, s Spec) (*Deployed, err
 	if err != nil {
 		return nil, fmt.Errorf("executor deploy: %w", err)
 	}
-	d := &deployer{b: b, cfg: cfg, s: s, region: region, account: account, partition: partitionOf(region),
+	d := &deployer{b: b, cfg: cfg, s: s, region: region, account: account, partition: awsprovider.Partition(region),
 		out: &Deployed{Region: region, Changes: []string{}}}
 	d.out.State = "s3://" + s.Bucket
 	if p := strings.Trim(s.Prefix, "/"); p != "" {
@@ -138,16 +138,6 @@ type deployer struct {
 
 func (d *deployer) changed(format string, args ...any) {
 	d.out.Changes = append(d.out.Changes, fmt.Sprintf(format, args...))
-}
-
-func partitionOf(region string) string {
-	switch {
-	case strings.HasPrefix(region, "cn-"):
-		return "aws-cn"
-	case strings.HasPrefix(region, "us-gov-"):
-		return "aws-us-gov"
-	}
-	return "aws"
 }
 
 // bucket makes the state bucket versioned (every ledger ever saved can be

@@ -104,7 +104,26 @@ type Field struct {
 	// setting it there is a warning (a portable spec may carry it), and it
 	// is neither sent nor compared.
 	IgnoredOn []Provider
-	Doc       string
+	// Instructions are literal values that say what to do at create rather
+	// than what must stay true (an imageId of "latest"): the cloud reports
+	// what it made of them, which never equals them, so a target holding
+	// one is never drift.
+	Instructions []string
+	Doc          string
+}
+
+// IsInstruction reports whether v is one of the field's instructions.
+func (f Field) IsInstruction(v Value) bool {
+	lit, ok := v.(Lit)
+	if !ok {
+		return false
+	}
+	for _, s := range f.Instructions {
+		if lit.V == s {
+			return true
+		}
+	}
+	return false
 }
 
 // UsedOn reports whether provider p sends and compares the field.

@@ -48,7 +48,47 @@ type KindInfo struct {
 	// security group's groupId): a replacement has a new one, so a
 	// dependent still pointing at the old is drift. Empty: the name.
 	Identity string
-	Doc      string
+	// Global: the cloud keeps the kind per account or organization, not
+	// per region (IAM), so every region's listing shows the same resources;
+	// whoever lists every region must list it once.
+	Global bool
+	// On holds what the kind is on one provider where that differs from the
+	// defaults above (a tag for the mark, Physical for the class).
+	On  map[Provider]OnProvider
+	Doc string
+}
+
+// OnProvider is what a kind is on one provider.
+type OnProvider struct {
+	// Physical overrides KindInfo.Physical there: a Scaleway compute is a
+	// Serverless Containers container, the same one scaleway-container
+	// sees.
+	Physical string
+	// Mark is how the product carries the ownership mark; MarkTag when
+	// empty. Products without tags need another rung (ownership.md).
+	Mark Mark
+}
+
+// Mark is how a kind's product carries the ownership mark on a provider.
+type Mark string
+
+const (
+	// MarkTag: a tag managed-by-infra=<fleet>.
+	MarkTag Mark = "tag"
+	// MarkDescription: the product has no tags; its description field
+	// holds managed-by-infra=<fleet>.
+	MarkDescription Mark = "description"
+	// MarkNamePrefix: the product has neither; a name starting with
+	// <fleet>- is the fleet's.
+	MarkNamePrefix Mark = "name prefix"
+)
+
+// MarkOn returns how the kind carries the ownership mark on provider p.
+func (k *KindInfo) MarkOn(p Provider) Mark {
+	if m := k.On[p].Mark; m != "" {
+		return m
+	}
+	return MarkTag
 }
 
 // Field returns the named field.
@@ -85,10 +125,13 @@ func (k *KindInfo) HasAttribute(a string) bool {
 // matching: an S3 bucket is both object-store and s3-bucket, and a Scaleway
 // container is both compute and scaleway-container.
 func PhysicalClass(p Provider, k Kind) string {
-	if p == Scaleway && k == Compute {
-		return string(ScalewayContainer)
-	}
-	if info, ok := Lookup(k); ok && info.Physical != "" {
+	info, ok := Lookup(k)
+	switch {
+	case !ok:
+		return string(k)
+	case info.On[p].Physical != "":
+		return info.On[p].Physical
+	case info.Physical != "":
 		return info.Physical
 	}
 	return string(k)
@@ -148,7 +191,7 @@ func awsTags() Field {
 
 var kindTable = []KindInfo{
 	{
-		Kind: IAM, Providers: both, Portable: true,
+		Kind: IAM, Providers: both, Portable: true, Global: true,
 		Doc: "an identity: an IAM user on AWS, an IAM application on Scaleway",
 		Fields: []Field{
 			{Name: "policies", Type: TypeStringList, Compare: CompareSet, Default: []any{},
@@ -170,6 +213,7 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Compute, Providers: both, Portable: true,
+		On:  map[Provider]OnProvider{Scaleway: {Physical: string(ScalewayContainer)}},
 		Doc: "serverless compute from a container image: Lambda on AWS, Serverless Containers on Scaleway",
 		Fields: []Field{
 			{Name: "image", Type: TypeString, Required: true, Expr: true, Doc: "container image URI"},
@@ -187,6 +231,7 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Queues, Providers: both, Portable: true,
+		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}},
 		Doc: "a message queue: SQS on AWS, Messaging and Queuing SQS on Scaleway",
 		Fields: []Field{
 			{Name: "visibilityTimeoutSec", Type: TypeInt, Default: 30.0},
@@ -207,6 +252,7 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ImageRegistry, Providers: both, Portable: true,
+		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkDescription}},
 		Doc: "a container image registry: ECR on AWS, Container Registry namespace on Scaleway",
 		Fields: []Field{
 			{Name: "immutableTags", Type: TypeBool, Default: false, OnlyOn: []Provider{AWS},
@@ -217,6 +263,7 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Postgres, Providers: both, Portable: true,
+		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}},
 		Doc: "a serverless PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on Scaleway",
 		Fields: []Field{
 			{Name: "masterUsername", Type: TypeString, RequiredOn: []Provider{AWS}, IgnoredOn: []Provider{Scaleway}, Replace: true,
@@ -260,7 +307,7 @@ var kindTable = []KindInfo{
 		Kind: AWSInstance, Providers: []Provider{AWS},
 		Doc: "an EC2 instance",
 		Fields: []Field{
-			{Name: "imageId", Type: TypeString, Required: true, Replace: true,
+			{Name: "imageId", Type: TypeString, Required: true, Replace: true, Instructions: []string{"latest"},
 				Doc: `an AMI id, or "latest" for the newest Amazon Linux 2023 at create (never drift)`},
 			{Name: "instanceType", Type: TypeString, Required: true, Replace: true},
 			{Name: "securityGroup", Type: TypeRef, Required: true, RefKinds: []Kind{SecurityGroup},

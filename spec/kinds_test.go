@@ -1,0 +1,56 @@
+package spec
+
+import "testing"
+
+// The per-provider facts generic code used to switch on are rows of the
+// kind table; these are the ones the engine, the sweep and ownership rely on.
+func TestKindTableProviderFacts(t *testing.T) {
+	classes := []struct {
+		p    Provider
+		k    Kind
+		want string
+	}{
+		{Scaleway, Compute, string(ScalewayContainer)},
+		{Scaleway, ScalewayContainer, string(ScalewayContainer)},
+		{AWS, Compute, string(Compute)},
+		{AWS, ObjectStore, "bucket"},
+		{AWS, S3Bucket, "bucket"},
+		{Scaleway, ObjectStore, "bucket"},
+		{AWS, Kind("nope"), "nope"},
+	}
+	for _, c := range classes {
+		if got := PhysicalClass(c.p, c.k); got != c.want {
+			t.Errorf("PhysicalClass(%s, %s) = %q, want %q", c.p, c.k, got, c.want)
+		}
+	}
+	marks := map[Kind]Mark{Queues: MarkNamePrefix, Postgres: MarkNamePrefix, ImageRegistry: MarkDescription}
+	for _, info := range Kinds() {
+		for _, p := range info.Providers {
+			want := MarkTag
+			if p == Scaleway && marks[info.Kind] != "" {
+				want = marks[info.Kind]
+			}
+			if got := info.MarkOn(p); got != want {
+				t.Errorf("%s on %s carries the mark as %q, want %q", info.Kind, p, got, want)
+			}
+		}
+		if info.Global != (info.Kind == IAM) {
+			t.Errorf("%s: Global = %v", info.Kind, info.Global)
+		}
+	}
+}
+
+func TestFieldInstructions(t *testing.T) {
+	info, _ := Lookup(AWSInstance)
+	f, _ := info.Field("imageId")
+	if !f.IsInstruction(Lit{V: "latest"}) {
+		t.Error(`imageId "latest" is not an instruction`)
+	}
+	if f.IsInstruction(Lit{V: "ami-123"}) || f.IsInstruction(Ref{}) {
+		t.Error("an AMI id or a reference is an instruction")
+	}
+	other, _ := info.Field("instanceType")
+	if other.IsInstruction(Lit{V: "latest"}) {
+		t.Error(`instanceType "latest" is an instruction`)
+	}
+}

@@ -32,7 +32,9 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 			}
 			continue
 		}
-		if isInstruction(d.Address.Kind, f.Name, v) {
+		if f.IsInstruction(v) {
+			// Says what to do at create (imageId "latest"), never what
+			// must stay true: the cloud reports what it made of it.
 			continue
 		}
 		before, reported := obs.Fields[f.Name]
@@ -93,18 +95,6 @@ func (r *resolver) createChanges(d *spec.Declared) []Change {
 		changes = append(changes, Change{Field: f.Name, After: canon(after)})
 	}
 	return changes
-}
-
-// isInstruction reports a target that says what to do at create rather
-// than what must stay true: an AMI of "latest" never equals the ami-… the
-// cloud reports, and would otherwise replace the instance on every plan.
-func isInstruction(k spec.Kind, field string, v spec.Value) bool {
-	if k == spec.AWSInstance && field == "imageId" {
-		if lit, ok := v.(spec.Lit); ok && lit.V == "latest" {
-			return true
-		}
-	}
-	return false
 }
 
 // canon is spec.Canon: the engine's values and a driver's reports meet in

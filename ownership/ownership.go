@@ -67,29 +67,28 @@ func Describe(owner string) string {
 	return fmt.Sprintf("it is tagged %s=%s", spec.OwnershipTagKey, owner)
 }
 
-// Rung is how a kind carries its mark on a provider.
-type Rung string
+// Rung is how a kind carries its mark on a provider. The rung is a fact of
+// the provider's product, so it is a row of spec's kind table
+// (KindInfo.On), where check, the drivers and this package all read it.
+type Rung = spec.Mark
 
 const (
 	// Tag: a tag managed-by-infra=<fleet>.
-	Tag Rung = "tag"
+	Tag = spec.MarkTag
 	// Description: the product has no tags; its description field holds
 	// managed-by-infra=<fleet>.
-	Description Rung = "description"
+	Description = spec.MarkDescription
 	// NamePrefix: the product has neither; a name starting with <fleet>-
 	// is the fleet's.
-	NamePrefix Rung = "name prefix"
+	NamePrefix = spec.MarkNamePrefix
 )
 
-// RungOf returns how kind k carries the mark on provider p.
+// RungOf returns how kind k carries the mark on provider p: a tag for a
+// kind spec does not know, as for every kind without an entry saying
+// otherwise.
 func RungOf(p spec.Provider, k spec.Kind) Rung {
-	if p == spec.Scaleway {
-		switch k {
-		case spec.ImageRegistry:
-			return Description
-		case spec.Queues, spec.Postgres:
-			return NamePrefix
-		}
+	if info, ok := spec.Lookup(k); ok {
+		return info.MarkOn(p)
 	}
 	return Tag
 }

@@ -38,12 +38,6 @@ type judged struct {
 	gone bool
 }
 
-// global kinds are listed once per cloud: IAM is account-wide on AWS and
-// organization-wide on Scaleway, so every region's listing shows the same
-// identities, and listing each region would report (and delete) them once
-// per region.
-func global(k spec.Kind) bool { return k == spec.IAM }
-
 // jobs is every listing to make, in a stable order. A kind that shares its
 // physical class with one already listed (object-store and s3-bucket are
 // one S3 bucket) is listed once, under the first kind. A kind the cloud
@@ -78,7 +72,11 @@ func (s *sweeper) jobs() ([]*job, error) {
 			}
 			classes[class] = true
 			rs := regions
-			if global(k) {
+			if info.Global {
+				// IAM is account-wide on AWS and organization-wide on
+				// Scaleway: every region's listing shows the same
+				// identities, and listing each would report (and delete)
+				// them once per region.
 				rs = regions[:1]
 			}
 			for _, region := range rs {

@@ -409,7 +409,9 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 			return providers.Errorf(providers.InvalidArgument, "%s: unknown field %q", d.addr(t.Name), name)
 		}
 		if s, ok := v.(spec.Sensitive); ok {
-			if d.kind == spec.Secrets && name == "value" {
+			// A secret source is the resource's own value (a secret's);
+			// any other sensitive field (a password) is sent and forgotten.
+			if f.Type == spec.TypeSecretSource {
 				rec.Secret = s.Reveal()
 			}
 			continue
@@ -540,6 +542,17 @@ func (d *driver) identityOf(f spec.Field, region string, v any) (string, error) 
 	return name, nil
 }
 
+// holdsSecretValue reports whether the kind keeps a value a SecretReader
+// reads back: it has a field whose value is a secret source.
+func holdsSecretValue(info *spec.KindInfo) bool {
+	for _, f := range info.Fields {
+		if f.Type == spec.TypeSecretSource {
+			return true
+		}
+	}
+	return false
+}
+
 func refersTo(f spec.Field, k spec.Kind) bool {
 	for _, x := range f.RefKinds {
 		if x == k {
@@ -557,7 +570,7 @@ func (d *driver) ReadSecretValue(ctx context.Context, region, name string) (spec
 		return spec.Sensitive{}, err
 	}
 	r, ok := c.resources[key(d.provider, d.kind, region, name)]
-	if !ok || d.kind != spec.Secrets {
+	if !ok || !holdsSecretValue(d.info) {
 		return spec.Sensitive{}, providers.Errorf(providers.NotFound, "%s: no such secret in %s", d.addr(name), region)
 	}
 	return spec.NewSensitive(r.Secret), nil

@@ -1,14 +1,13 @@
 // Package aws implements infra's drivers for AWS with aws-sdk-go-v2: one
-// file per kind. The SDK supplies credentials (its default chain), the
-// endpoint (AWS_ENDPOINT_URL), retries (adaptive mode, bounded per call by
-// a time budget: retry.go), paginators and waiters; nothing here
-// hand-writes them.
+// file per kind, holding its driver and its registry entry (registry.go).
+// The SDK supplies credentials (its default chain), the endpoint
+// (AWS_ENDPOINT_URL), retries (adaptive mode, bounded per call by a time
+// budget: retry.go), paginators and waiters; nothing here hand-writes them.
 package aws
 
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -72,12 +71,11 @@ var _ providers.Services = (*Backend)(nil)
 
 // Service names the AWS service whose rate limits a kind's calls spend,
 // so that the engine bounds concurrent work per service.
-func (b *Backend) Service(k spec.Kind) string { return serviceOf[k] }
-
-var serviceOf = map[spec.Kind]string{
-	spec.ObjectStore: "s3", spec.S3Bucket: "s3", spec.Queues: "sqs", spec.Secrets: "secretsmanager",
-	spec.IAM: "iam", spec.ImageRegistry: "ecr", spec.Postgres: "rds", spec.Compute: "lambda",
-	spec.SecurityGroup: "ec2", spec.AWSInstance: "ec2",
+func (b *Backend) Service(k spec.Kind) string {
+	if e, ok := registry[k]; ok {
+		return e.service
+	}
+	return ""
 }
 
 // Driver returns the driver for kind k, made once.
@@ -87,23 +85,13 @@ func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
 	if d, ok := b.drivers[k]; ok {
 		return d, true
 	}
-	mk, ok := factories[k]
+	e, ok := registry[k]
 	if !ok {
 		return nil, false
 	}
-	d := mk(b.cfg)
+	d := e.new(b.cfg)
 	b.drivers[k] = d
 	return d, true
-}
-
-// Kinds lists the kinds this backend has drivers for, sorted.
-func Kinds() []spec.Kind {
-	out := make([]spec.Kind, 0, len(factories))
-	for k := range factories {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }
 
 // Account returns the account id the credentials belong to (STS
@@ -115,15 +103,6 @@ func (b *Backend) Account(ctx context.Context) (string, error) {
 	}
 	return aws.ToString(out.Account), nil
 }
-
-// factory makes one kind's driver from the SDK configuration.
-type factory func(cfg aws.Config) providers.Driver
-
-var factories = map[spec.Kind]factory{}
-
-// register adds a kind's driver. Each kind's file calls it from init, so a
-// kind is one file.
-func register(k spec.Kind, f factory) { factories[k] = f }
 
 // regional holds one SDK client per region, made on first use.
 type regional[T any] struct {

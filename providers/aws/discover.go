@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -18,12 +17,6 @@ import (
 )
 
 var _ providers.Discoverer = (*Backend)(nil)
-
-// kindsOutsideTagAPI are the kinds the Resource Groups Tagging API does not
-// return (IAM is global, ECR is missing from it). Their listings carry no
-// tags, so a deep scan (discover) reads each one; a plan's shallow scan
-// leaves them to the ledger.
-var kindsOutsideTagAPI = []spec.Kind{spec.IAM, spec.ImageRegistry}
 
 // tagClient makes the Tagging API client. The protocol is set to awsJson1.1
 // explicitly: newer SDK releases default to RPC-v2 CBOR, which some
@@ -93,7 +86,9 @@ func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]provid
 			return nil, err
 		}
 	}
-	for _, k := range kindsOutsideTagAPI {
+	// The kinds the Tagging API does not return (IAM is global, ECR is
+	// missing from it) have listings without tags: a deep scan reads each.
+	for _, k := range kindsOutsideTagAPI() {
 		if !deep {
 			break
 		}
@@ -129,52 +124,4 @@ func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]provid
 		return out[i].Name < out[j].Name
 	})
 	return out, nil
-}
-
-// kindOfARN maps an ARN from the Tagging API to a kind and a name. A
-// security group comes back with its id, to be named by a describe.
-func kindOfARN(arn string, tags map[string]string) (kind spec.Kind, name, groupID string, ok bool) {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) < 6 {
-		return "", "", "", false
-	}
-	service, resource := parts[2], parts[5]
-	switch service {
-	case "s3":
-		// arn:aws:s3:::bucket — one physical bucket, reported under the
-		// portable kind; the engine matches its s3-bucket twin.
-		if strings.Contains(resource, "/") {
-			return "", "", "", false
-		}
-		return spec.ObjectStore, resource, "", true
-	case "sqs":
-		return spec.Queues, resource, "", true
-	case "secretsmanager":
-		// secret:NAME-AbCdEf: AWS appends a dash and six characters.
-		n := strings.TrimPrefix(resource, "secret:")
-		if i := strings.LastIndexByte(n, '-'); i > 0 && len(n)-i == 7 {
-			n = n[:i]
-		}
-		return spec.Secrets, n, "", true
-	case "rds":
-		if n, ok := strings.CutPrefix(resource, "cluster:"); ok {
-			return spec.Postgres, n, "", true
-		}
-	case "lambda":
-		if n, ok := strings.CutPrefix(resource, "function:"); ok {
-			n, _, _ = strings.Cut(n, ":")
-			return spec.Compute, n, "", true
-		}
-	case "ec2":
-		if _, ok := strings.CutPrefix(resource, "instance/"); ok {
-			if n := tags["Name"]; n != "" {
-				return spec.AWSInstance, n, "", true
-			}
-			return "", "", "", false
-		}
-		if id, ok := strings.CutPrefix(resource, "security-group/"); ok {
-			return spec.SecurityGroup, "", id, true
-		}
-	}
-	return "", "", "", false
 }

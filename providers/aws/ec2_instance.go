@@ -31,8 +31,31 @@ var (
 )
 
 func init() {
-	register(spec.AWSInstance, func(cfg aws.Config) providers.Driver {
-		return &instances{clients: newRegional(cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })}
+	register(entry{
+		kind: spec.AWSInstance, service: "ec2",
+		actions: []string{"ec2:DescribeInstances", "ec2:DescribeInstanceTypes", "ec2:DescribeImages", "ec2:DescribeSubnets",
+			"ec2:DescribeVpcs", "ec2:DescribeSecurityGroups", "ec2:RunInstances", "ec2:ModifyInstanceAttribute",
+			"ec2:CreateTags", "ec2:DeleteTags", "ec2:TerminateInstances"},
+		// An instance is named by its Name tag; one without is not ours to
+		// name.
+		arn: func(resource string, tags map[string]string) (string, string, bool) {
+			if _, ok := strings.CutPrefix(resource, "instance/"); !ok || tags["Name"] == "" {
+				return "", "", false
+			}
+			return tags["Name"], "", true
+		},
+		// A missing AMI, key pair or subnet named in a target is a wrong
+		// argument, never the instance being absent.
+		errors: map[string]providers.Code{
+			"InvalidInstanceID.NotFound":   providers.NotFound,
+			"InsufficientInstanceCapacity": providers.Conflict, "IncorrectInstanceState": providers.Conflict,
+			"InvalidAMIID.NotFound": providers.InvalidArgument, "InvalidAMIID.Malformed": providers.InvalidArgument,
+			"InvalidKeyPair.NotFound": providers.InvalidArgument, "InvalidSubnetID.NotFound": providers.InvalidArgument,
+			"InvalidInstanceType": providers.InvalidArgument,
+		},
+		new: func(cfg aws.Config) providers.Driver {
+			return &instances{clients: newRegional(cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })}
+		},
 	})
 }
 

@@ -31,8 +31,27 @@ var (
 )
 
 func init() {
-	register(spec.SecurityGroup, func(cfg aws.Config) providers.Driver {
-		return &securityGroups{clients: newRegional(cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })}
+	register(entry{
+		kind: spec.SecurityGroup, service: "ec2",
+		actions: []string{"ec2:DescribeVpcs", "ec2:DescribeSecurityGroups", "ec2:CreateSecurityGroup",
+			"ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:CreateTags", "ec2:DeleteTags",
+			"ec2:DeleteSecurityGroup"},
+		// The ARN holds the group's id; its name needs a describe.
+		arn: func(resource string, _ map[string]string) (string, string, bool) {
+			id, ok := strings.CutPrefix(resource, "security-group/")
+			return "", id, ok
+		},
+		errors: map[string]providers.Code{
+			"InvalidGroup.NotFound": providers.NotFound, "InvalidGroupId.Malformed": providers.NotFound,
+			"InvalidPermission.NotFound": providers.NotFound,
+			"InvalidGroup.Duplicate":     providers.AlreadyExists, "InvalidPermission.Duplicate": providers.AlreadyExists,
+			// Still used by an instance or a network interface.
+			"DependencyViolation":   providers.Conflict,
+			"InvalidGroup.Reserved": providers.InvalidArgument,
+		},
+		new: func(cfg aws.Config) providers.Driver {
+			return &securityGroups{clients: newRegional(cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })}
+		},
 	})
 }
 

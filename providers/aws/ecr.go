@@ -25,8 +25,19 @@ var (
 )
 
 func init() {
-	register(spec.ImageRegistry, func(cfg aws.Config) providers.Driver {
-		return &registries{clients: newRegional(cfg, func(c aws.Config) *ecr.Client { return ecr.NewFromConfig(c) })}
+	register(entry{
+		kind: spec.ImageRegistry, service: "ecr",
+		actions: []string{"ecr:DescribeRepositories", "ecr:ListTagsForResource", "ecr:CreateRepository",
+			"ecr:PutImageTagMutability", "ecr:TagResource", "ecr:UntagResource", "ecr:DeleteRepository"},
+		deepScan: true, // the Tagging API does not return ECR repositories
+		errors: map[string]providers.Code{
+			"RepositoryNotFoundException":      providers.NotFound,
+			"RepositoryAlreadyExistsException": providers.AlreadyExists,
+			"RepositoryNotEmptyException":      providers.Conflict,
+		},
+		new: func(cfg aws.Config) providers.Driver {
+			return &registries{clients: newRegional(cfg, func(c aws.Config) *ecr.Client { return ecr.NewFromConfig(c) })}
+		},
 	})
 }
 

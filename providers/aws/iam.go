@@ -27,8 +27,23 @@ var (
 )
 
 func init() {
-	register(spec.IAM, func(cfg aws.Config) providers.Driver {
-		return &users{clients: newRegional(cfg, func(c aws.Config) *iam.Client { return iam.NewFromConfig(c) })}
+	register(entry{
+		kind: spec.IAM, service: "iam",
+		// The iam kind is an IAM user with managed policies: whoever may
+		// attach a policy to a user may grant that user anything. Leave the
+		// kind out of the executor (--kinds) unless the fleet really manages
+		// users.
+		actions: []string{"iam:ListUsers", "iam:GetUser", "iam:ListAttachedUserPolicies", "iam:ListUserPolicies", "iam:ListAccessKeys",
+			"iam:CreateUser", "iam:TagUser", "iam:UntagUser", "iam:AttachUserPolicy", "iam:DetachUserPolicy",
+			"iam:DeleteUserPolicy", "iam:DeleteAccessKey", "iam:DeleteLoginProfile", "iam:DeleteUser"},
+		deepScan: true, // IAM is global: the regional Tagging API never returns users
+		errors: map[string]providers.Code{
+			"NoSuchEntity": providers.NotFound, "EntityAlreadyExists": providers.AlreadyExists,
+			"DeleteConflict": providers.Conflict, "MalformedPolicyDocument": providers.InvalidArgument,
+		},
+		new: func(cfg aws.Config) providers.Driver {
+			return &users{clients: newRegional(cfg, func(c aws.Config) *iam.Client { return iam.NewFromConfig(c) })}
+		},
 	})
 }
 

@@ -38,11 +38,28 @@ var (
 )
 
 func init() {
-	register(spec.Compute, func(cfg aws.Config) providers.Driver {
-		return &functions{
-			clients:      newRegional(cfg, func(c aws.Config) *lambda.Client { return lambda.NewFromConfig(c) }),
-			roleAttempts: 15,
-		}
+	register(entry{
+		kind: spec.Compute, service: "lambda",
+		// A function's image is pulled with the caller's rights, and its
+		// execution role is passed (iam:PassRole, which the executor's
+		// policy limits to Lambda).
+		actions: []string{"lambda:ListFunctions", "lambda:GetFunction", "lambda:GetFunctionConfiguration", "lambda:GetFunctionUrlConfig",
+			"lambda:ListTags", "lambda:CreateFunction", "lambda:CreateFunctionUrlConfig", "lambda:UpdateFunctionCode",
+			"lambda:UpdateFunctionConfiguration", "lambda:TagResource", "lambda:UntagResource", "lambda:DeleteFunction",
+			"ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "iam:PassRole"},
+		// function:NAME, or function:NAME:QUALIFIER for a version or alias.
+		arn: func(resource string, _ map[string]string) (string, string, bool) {
+			n, ok := strings.CutPrefix(resource, "function:")
+			n, _, _ = strings.Cut(n, ":")
+			return n, "", ok
+		},
+		errors: map[string]providers.Code{"ResourceConflictException": providers.Conflict},
+		new: func(cfg aws.Config) providers.Driver {
+			return &functions{
+				clients:      newRegional(cfg, func(c aws.Config) *lambda.Client { return lambda.NewFromConfig(c) }),
+				roleAttempts: 15,
+			}
+		},
 	})
 }
 

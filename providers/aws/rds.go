@@ -40,11 +40,29 @@ var (
 )
 
 func init() {
-	register(spec.Postgres, func(cfg aws.Config) providers.Driver {
-		return &postgres{
-			clients:  newRegional(cfg, func(c aws.Config) *rds.Client { return rds.NewFromConfig(c) }),
-			minDelay: 5 * time.Second, maxDelay: 30 * time.Second,
-		}
+	register(entry{
+		kind: spec.Postgres, service: "rds",
+		// The master password is read from its secret at create.
+		actions: []string{"rds:DescribeDBClusters", "rds:DescribeDBInstances", "rds:DescribeDBClusterSnapshots", "rds:CreateDBCluster",
+			"rds:CreateDBInstance", "rds:ModifyDBCluster", "rds:AddTagsToResource", "rds:RemoveTagsFromResource",
+			"rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBClusterSnapshot",
+			"secretsmanager:GetSecretValue"},
+		// The cluster carries the tags; its writer instance (db:) none.
+		arn: func(resource string, _ map[string]string) (string, string, bool) {
+			n, ok := strings.CutPrefix(resource, "cluster:")
+			return n, "", ok
+		},
+		errors: map[string]providers.Code{
+			"DBClusterNotFoundFault": providers.NotFound, "DBInstanceNotFound": providers.NotFound,
+			"DBClusterAlreadyExistsFault": providers.AlreadyExists, "DBInstanceAlreadyExists": providers.AlreadyExists,
+			"InvalidDBClusterStateFault": providers.Conflict, "InvalidDBInstanceState": providers.Conflict,
+		},
+		new: func(cfg aws.Config) providers.Driver {
+			return &postgres{
+				clients:  newRegional(cfg, func(c aws.Config) *rds.Client { return rds.NewFromConfig(c) }),
+				minDelay: 5 * time.Second, maxDelay: 30 * time.Second,
+			}
+		},
 	})
 }
 

@@ -30,8 +30,34 @@ var (
 )
 
 func init() {
-	register(spec.ObjectStore, func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.ObjectStore, false) })
-	register(spec.S3Bucket, func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.S3Bucket, true) })
+	register(entry{kind: spec.ObjectStore, service: "s3", actions: bucketActions, errors: bucketErrors,
+		// arn:aws:s3:::bucket, one physical bucket, is reported under the
+		// portable kind; the engine matches its s3-bucket twin. An object
+		// (bucket/key) is not a bucket.
+		arn: func(resource string, _ map[string]string) (string, string, bool) {
+			return resource, "", !strings.Contains(resource, "/")
+		},
+		new: func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.ObjectStore, false) },
+	})
+	register(entry{kind: spec.S3Bucket, service: "s3", errors: bucketErrors,
+		actions: append(append([]string{}, bucketActions...), "s3:GetBucketObjectLockConfiguration", "s3:PutBucketObjectLockConfiguration"),
+		new:     func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.S3Bucket, true) },
+	})
+}
+
+// bucketActions are the IAM actions both bucket kinds call.
+var bucketActions = []string{"s3:ListAllMyBuckets", "s3:ListBucket", "s3:GetBucketLocation", "s3:CreateBucket",
+	"s3:GetBucketTagging", "s3:PutBucketTagging", "s3:GetBucketVersioning", "s3:PutBucketVersioning",
+	"s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
+
+// bucketErrors are the S3 codes of buckets (the codes the state store
+// meets too, NoSuchBucket and NoSuchKey, are errors.go's).
+var bucketErrors = map[string]providers.Code{
+	"BucketAlreadyOwnedByYou": providers.AlreadyExists, "BucketAlreadyExists": providers.AlreadyExists,
+	"BucketNotEmpty": providers.Conflict, "OperationAborted": providers.Conflict,
+	// A bucket without tags answers NoSuchTagSet, which the driver reads
+	// as no tags before any classification.
+	"NoSuchTagSet": providers.NotFound,
 }
 
 func newBuckets(cfg aws.Config, k spec.Kind, objectLock bool) *buckets {

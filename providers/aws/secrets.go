@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,8 +30,27 @@ var (
 )
 
 func init() {
-	register(spec.Secrets, func(cfg aws.Config) providers.Driver {
-		return &secrets{clients: newRegional(cfg, func(c aws.Config) *secretsmanager.Client { return secretsmanager.NewFromConfig(c) })}
+	register(entry{
+		kind: spec.Secrets, service: "secretsmanager",
+		actions: []string{"secretsmanager:ListSecrets", "secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue",
+			"secretsmanager:CreateSecret", "secretsmanager:PutSecretValue", "secretsmanager:UpdateSecret",
+			"secretsmanager:TagResource", "secretsmanager:UntagResource", "secretsmanager:DeleteSecret"},
+		// secret:NAME-AbCdEf: AWS appends a dash and six characters.
+		arn: func(resource string, _ map[string]string) (string, string, bool) {
+			n := strings.TrimPrefix(resource, "secret:")
+			if i := strings.LastIndexByte(n, '-'); i > 0 && len(n)-i == 7 {
+				n = n[:i]
+			}
+			return n, "", true
+		},
+		errors: map[string]providers.Code{
+			"ResourceExistsException": providers.AlreadyExists,
+			// A secret scheduled for deletion refuses changes until it is gone.
+			"InvalidRequestException": providers.Conflict,
+		},
+		new: func(cfg aws.Config) providers.Driver {
+			return &secrets{clients: newRegional(cfg, func(c aws.Config) *secretsmanager.Client { return secretsmanager.NewFromConfig(c) })}
+		},
 	})
 }
 

@@ -33,8 +33,20 @@ var (
 )
 
 func init() {
-	register(spec.Queues, func(cfg aws.Config) providers.Driver {
-		return &queues{clients: newRegional(cfg, func(c aws.Config) *sqs.Client { return sqs.NewFromConfig(c) }), pageSize: 1000}
+	register(entry{
+		kind: spec.Queues, service: "sqs",
+		actions: []string{"sqs:ListQueues", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ListQueueTags", "sqs:CreateQueue",
+			"sqs:SetQueueAttributes", "sqs:TagQueue", "sqs:UntagQueue", "sqs:DeleteQueue"},
+		arn: func(resource string, _ map[string]string) (string, string, bool) { return resource, "", true },
+		errors: map[string]providers.Code{
+			"AWS.SimpleQueueService.NonExistentQueue": providers.NotFound, "QueueDoesNotExist": providers.NotFound,
+			"QueueAlreadyExists": providers.AlreadyExists,
+			// SQS keeps a deleted queue's name for 60 s; a replace waits it out.
+			"AWS.SimpleQueueService.QueueDeletedRecently": providers.Conflict, "QueueDeletedRecently": providers.Conflict,
+		},
+		new: func(cfg aws.Config) providers.Driver {
+			return &queues{clients: newRegional(cfg, func(c aws.Config) *sqs.Client { return sqs.NewFromConfig(c) }), pageSize: 1000}
+		},
 	})
 }
 

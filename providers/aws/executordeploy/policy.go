@@ -10,48 +10,6 @@ import (
 	"github.com/infra-iac/infra/spec"
 )
 
-// executorKindActions are the IAM actions each kind's driver calls, and
-// nothing else: the executor's role is granted those of the kinds it
-// manages. A test checks that every kind with a driver has an entry, so a
-// new kind cannot ship without deciding its permissions.
-var executorKindActions = map[spec.Kind][]string{
-	spec.ObjectStore: s3BucketActions,
-	spec.S3Bucket:    append(append([]string{}, s3BucketActions...), "s3:GetBucketObjectLockConfiguration", "s3:PutBucketObjectLockConfiguration"),
-	spec.Queues: {"sqs:ListQueues", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ListQueueTags", "sqs:CreateQueue",
-		"sqs:SetQueueAttributes", "sqs:TagQueue", "sqs:UntagQueue", "sqs:DeleteQueue"},
-	spec.Secrets: {"secretsmanager:ListSecrets", "secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue",
-		"secretsmanager:CreateSecret", "secretsmanager:PutSecretValue", "secretsmanager:UpdateSecret",
-		"secretsmanager:TagResource", "secretsmanager:UntagResource", "secretsmanager:DeleteSecret"},
-	// A function's image is pulled with the caller's rights, and its
-	// execution role is passed (iam:PassRole, limited to Lambda below).
-	spec.Compute: {"lambda:ListFunctions", "lambda:GetFunction", "lambda:GetFunctionConfiguration", "lambda:GetFunctionUrlConfig",
-		"lambda:ListTags", "lambda:CreateFunction", "lambda:CreateFunctionUrlConfig", "lambda:UpdateFunctionCode",
-		"lambda:UpdateFunctionConfiguration", "lambda:TagResource", "lambda:UntagResource", "lambda:DeleteFunction",
-		"ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "iam:PassRole"},
-	spec.ImageRegistry: {"ecr:DescribeRepositories", "ecr:ListTagsForResource", "ecr:CreateRepository",
-		"ecr:PutImageTagMutability", "ecr:TagResource", "ecr:UntagResource", "ecr:DeleteRepository"},
-	// The iam kind is an IAM user with managed policies: whoever may
-	// attach a policy to a user may grant that user anything. Leave the
-	// kind out (--kinds) unless the fleet really manages users.
-	spec.IAM: {"iam:ListUsers", "iam:GetUser", "iam:ListAttachedUserPolicies", "iam:ListUserPolicies", "iam:ListAccessKeys",
-		"iam:CreateUser", "iam:TagUser", "iam:UntagUser", "iam:AttachUserPolicy", "iam:DetachUserPolicy",
-		"iam:DeleteUserPolicy", "iam:DeleteAccessKey", "iam:DeleteLoginProfile", "iam:DeleteUser"},
-	spec.Postgres: {"rds:DescribeDBClusters", "rds:DescribeDBInstances", "rds:DescribeDBClusterSnapshots", "rds:CreateDBCluster",
-		"rds:CreateDBInstance", "rds:ModifyDBCluster", "rds:AddTagsToResource", "rds:RemoveTagsFromResource",
-		"rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBClusterSnapshot",
-		"secretsmanager:GetSecretValue"},
-	spec.SecurityGroup: {"ec2:DescribeVpcs", "ec2:DescribeSecurityGroups", "ec2:CreateSecurityGroup",
-		"ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:CreateTags", "ec2:DeleteTags",
-		"ec2:DeleteSecurityGroup"},
-	spec.AWSInstance: {"ec2:DescribeInstances", "ec2:DescribeInstanceTypes", "ec2:DescribeImages", "ec2:DescribeSubnets",
-		"ec2:DescribeVpcs", "ec2:DescribeSecurityGroups", "ec2:RunInstances", "ec2:ModifyInstanceAttribute",
-		"ec2:CreateTags", "ec2:DeleteTags", "ec2:TerminateInstances"},
-}
-
-var s3BucketActions = []string{"s3:ListAllMyBuckets", "s3:ListBucket", "s3:GetBucketLocation", "s3:CreateBucket",
-	"s3:GetBucketTagging", "s3:PutBucketTagging", "s3:GetBucketVersioning", "s3:PutBucketVersioning",
-	"s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
-
 // policyInput names what the executor's role is for.
 type policyInput struct {
 	Partition, Region, Account string
@@ -106,7 +64,9 @@ func executorPolicy(in policyInput) (string, error) {
 	var fleet []string
 	passRole := false
 	for _, k := range kinds {
-		acts, ok := executorKindActions[k]
+		// The actions each kind's driver calls, and nothing else, from the
+		// kind's registry entry: a kind cannot ship without deciding them.
+		acts, ok := awsprovider.ExecutorActions(k)
 		if !ok {
 			return "", fmt.Errorf("executor policy: kind %s has no AWS driver", k)
 		}

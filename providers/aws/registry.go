@@ -1,0 +1,111 @@
+package aws
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// entry is one kind's registration, as aws-nuke registers its resources:
+// the kind's file says from init everything the backend, the tag scan and
+// the executor's policy know of the kind. Adding a kind is its spec row,
+// its file (driver and entry), its test and its docs section; nothing else
+// in this package names kinds.
+type entry struct {
+	kind spec.Kind
+	// service is the AWS service whose rate limits the kind's calls spend
+	// (the engine bounds concurrent work per service). It is also the
+	// service the Tagging API's ARNs of the kind name.
+	service string
+	// actions are the IAM actions the driver calls, and nothing else: the
+	// executor's role is granted those of the kinds it manages.
+	actions []string
+	// arn names the resource behind the resource part of a Tagging API ARN
+	// of service, or says it is not one of this kind's. A security group's
+	// ARN holds its id (groupID), named by a describe. Nil: the scan never
+	// reports the kind under its own name (s3-bucket's buckets come back as
+	// object-store, their portable twin), or the API does not return it.
+	arn func(resource string, tags map[string]string) (name, groupID string, ok bool)
+	// deepScan: the Tagging API does not return the kind (IAM is global,
+	// ECR is missing from it) and its listing carries no tags, so only a
+	// deep scan finds its marks, with a read per resource.
+	deepScan bool
+	// errors are the error codes of the kind's own API; the codes every
+	// service shares stay in errors.go.
+	errors map[string]providers.Code
+	new    factory
+}
+
+// factory makes one kind's driver from the SDK configuration.
+type factory func(cfg aws.Config) providers.Driver
+
+// registry holds every kind's entry, filled by init functions before main.
+var registry = map[spec.Kind]*entry{}
+
+// register adds a kind's entry; each kind's file calls it from init. A
+// kind registered twice, or an error code two entries classify
+// differently, is a programming error caught the moment the package loads.
+func register(e entry) {
+	if _, dup := registry[e.kind]; dup {
+		panic(fmt.Sprintf("aws: kind %s registered twice", e.kind))
+	}
+	for code, c := range e.errors {
+		if prev, ok := errorCodes[code]; ok && prev != c {
+			panic(fmt.Sprintf("aws: %s classifies %s as %v, already %v", e.kind, code, c, prev))
+		}
+		errorCodes[code] = c
+	}
+	registry[e.kind] = &e
+}
+
+// Kinds lists the kinds this backend has drivers for, sorted.
+func Kinds() []spec.Kind { return slices.Sorted(maps.Keys(registry)) }
+
+// ExecutorActions returns the IAM actions kind k's driver calls, for the
+// executor's role (providers/aws/executordeploy); false when no driver is
+// registered for k.
+func ExecutorActions(k spec.Kind) ([]string, bool) {
+	e, ok := registry[k]
+	if !ok {
+		return nil, false
+	}
+	return append([]string(nil), e.actions...), true
+}
+
+// kindOfARN maps an ARN from the Tagging API to a kind and a name, asking
+// each entry of the ARN's service. A security group comes back with its id,
+// to be named by a describe.
+func kindOfARN(arn string, tags map[string]string) (kind spec.Kind, name, groupID string, ok bool) {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) < 6 {
+		return "", "", "", false
+	}
+	service, resource := parts[2], parts[5]
+	for _, k := range Kinds() {
+		e := registry[k]
+		if e.service != service || e.arn == nil {
+			continue
+		}
+		if name, groupID, ok := e.arn(resource, tags); ok {
+			return k, name, groupID, true
+		}
+	}
+	return "", "", "", false
+}
+
+// kindsOutsideTagAPI are the kinds a deep scan lists and reads, sorted.
+func kindsOutsideTagAPI() []spec.Kind {
+	var out []spec.Kind
+	for _, k := range Kinds() {
+		if registry[k].deepScan {
+			out = append(out, k)
+		}
+	}
+	return out
+}

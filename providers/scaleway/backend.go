@@ -1,6 +1,7 @@
 // Package scaleway implements infra's drivers for Scaleway with
-// scaleway-sdk-go: one file per kind. Object storage and queues speak the
-// S3 and SQS APIs, through aws-sdk-go-v2's clients pointed at Scaleway.
+// scaleway-sdk-go: one file per kind, holding its driver and its registry
+// entry (kinds.go). Object storage and queues speak the S3 and SQS APIs,
+// through aws-sdk-go-v2's clients pointed at Scaleway.
 //
 // Every call is scoped to one project, the fleet's: listings always carry
 // project_id (a predecessor listed organization-wide and destroyed other
@@ -15,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 
@@ -169,28 +169,14 @@ func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
 	if d, ok := b.drivers[k]; ok {
 		return d, true
 	}
-	mk, ok := factories[k]
+	e, ok := entries[k]
 	if !ok {
 		return nil, false
 	}
-	d := mk(b)
+	d := e.new(b)
 	b.drivers[k] = d
 	return d, true
 }
-
-// Kinds lists the kinds this backend has drivers for, sorted.
-func Kinds() []spec.Kind {
-	out := make([]spec.Kind, 0, len(factories))
-	for k := range factories {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-var factories = map[spec.Kind]func(b *Backend) providers.Driver{}
-
-func register(k spec.Kind, f func(b *Backend) providers.Driver) { factories[k] = f }
 
 // Account returns the project every call is scoped to: the configured
 // default project, or else the default project of the API key. It checks

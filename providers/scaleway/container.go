@@ -31,14 +31,14 @@ var (
 )
 
 func init() {
-	register(spec.ScalewayContainer, func(b *Backend) providers.Driver {
+	register(entry{kind: spec.ScalewayContainer, new: func(b *Backend) providers.Driver {
 		api := container.NewAPI(b.client)
 		return &containers{b: b, api: api, ns: &containerNamespaces{b: b, api: api}, kind: spec.ScalewayContainer}
-	})
-	register(spec.Compute, func(b *Backend) providers.Driver {
+	}})
+	register(entry{kind: spec.Compute, new: func(b *Backend) providers.Driver {
 		api := container.NewAPI(b.client)
 		return &containers{b: b, api: api, ns: &containerNamespaces{b: b, api: api}, kind: spec.Compute, portable: true}
-	})
+	}})
 }
 
 const megabyte = 1000 * 1000

@@ -25,9 +25,9 @@ var (
 )
 
 func init() {
-	register(spec.ScalewayContainerNS, func(b *Backend) providers.Driver {
+	register(entry{kind: spec.ScalewayContainerNS, new: func(b *Backend) providers.Driver {
 		return &containerNamespaces{b: b, api: container.NewAPI(b.client)}
-	})
+	}})
 }
 
 func (d *containerNamespaces) all(ctx context.Context, region string, name *string) ([]*container.Namespace, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/infra-iac/infra/providers"
-	"github.com/infra-iac/infra/spec"
 )
 
 var _ providers.Discoverer = (*Backend)(nil)
@@ -13,13 +12,14 @@ var _ providers.Discoverer = (*Backend)(nil)
 // Owned lists, in region, every resource of every kind that carries an
 // ownership mark: Scaleway has no tag-scan API, so it is one listing per
 // kind (each scoped to the project), plus a read of each bucket, whose
-// listing carries no tags. compute is left out: its containers are listed
-// as scaleway-container, their physical twin. Name-prefix kinds (queues,
-// postgres) can only name this backend's fleet.
+// listing carries no tags. A kind whose resources are another kind's is
+// left out (compute: its containers are listed as scaleway-container, their
+// physical twin). Name-prefix kinds (queues, postgres) can only name this
+// backend's fleet.
 func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
 	var out []providers.Owned
 	for _, k := range Kinds() {
-		if k == spec.Compute {
+		if scannedAsTwin(k) {
 			continue
 		}
 		d, _ := b.Driver(k)
@@ -29,7 +29,7 @@ func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]provid
 		}
 		for _, r := range rs {
 			owner := r.Owner
-			if k == spec.ObjectStore {
+			if entries[k].scanReads {
 				full, err := d.Read(ctx, region, r.Name)
 				if errorCode(err) == providers.NotFound {
 					continue // listed, then gone

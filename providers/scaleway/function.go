@@ -36,10 +36,10 @@ var (
 )
 
 func init() {
-	register(spec.ScalewayFunction, func(b *Backend) providers.Driver {
+	register(entry{kind: spec.ScalewayFunction, new: func(b *Backend) providers.Driver {
 		api := function.NewAPI(b.client)
 		return &functions{b: b, api: api, ns: &functionNamespaces{b: b, api: api}}
-	})
+	}})
 }
 
 // all lists every function of the project in region: per namespace, since

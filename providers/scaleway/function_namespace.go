@@ -23,9 +23,9 @@ var (
 )
 
 func init() {
-	register(spec.ScalewayFunctionNamespace, func(b *Backend) providers.Driver {
+	register(entry{kind: spec.ScalewayFunctionNamespace, new: func(b *Backend) providers.Driver {
 		return &functionNamespaces{b: b, api: function.NewAPI(b.client)}
-	})
+	}})
 }
 
 func (d *functionNamespaces) all(ctx context.Context, region string, name *string) ([]*function.Namespace, error) {

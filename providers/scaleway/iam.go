@@ -29,7 +29,7 @@ var (
 )
 
 func init() {
-	register(spec.IAM, func(b *Backend) providers.Driver { return &identities{b: b, api: iam.NewAPI(b.client)} })
+	register(entry{kind: spec.IAM, new: func(b *Backend) providers.Driver { return &identities{b: b, api: iam.NewAPI(b.client)} }})
 }
 
 func (d *identities) all(ctx context.Context, name *string) ([]*iam.Application, error) {

@@ -29,9 +29,9 @@ var (
 )
 
 func init() {
-	register(spec.ObjectStore, func(b *Backend) providers.Driver {
+	register(entry{kind: spec.ObjectStore, scanReads: true, new: func(b *Backend) providers.Driver {
 		return &objectStores{b: b, clients: &s3Clients{b: b}}
-	})
+	}})
 }
 
 func (d *objectStores) List(ctx context.Context, region string) ([]providers.Resource, error) {

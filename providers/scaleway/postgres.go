@@ -25,7 +25,7 @@ type postgres struct {
 var _ providers.Driver = (*postgres)(nil)
 
 func init() {
-	register(spec.Postgres, func(b *Backend) providers.Driver { return &postgres{b: b, api: sdb.NewAPI(b.client)} })
+	register(entry{kind: spec.Postgres, new: func(b *Backend) providers.Driver { return &postgres{b: b, api: sdb.NewAPI(b.client)} }})
 }
 
 func (d *postgres) all(ctx context.Context, region string, name *string) ([]*sdb.Database, error) {

@@ -31,7 +31,7 @@ type queues struct {
 var _ providers.Driver = (*queues)(nil)
 
 func init() {
-	register(spec.Queues, func(b *Backend) providers.Driver { return &queues{b: b, pageSize: 1000} })
+	register(entry{kind: spec.Queues, new: func(b *Backend) providers.Driver { return &queues{b: b, pageSize: 1000} }})
 }
 
 func (d *queues) List(ctx context.Context, region string) ([]providers.Resource, error) {

@@ -33,9 +33,9 @@ var (
 const descriptionLimit = 255
 
 func init() {
-	register(spec.ImageRegistry, func(b *Backend) providers.Driver {
+	register(entry{kind: spec.ImageRegistry, new: func(b *Backend) providers.Driver {
 		return &registries{b: b, api: registry.NewAPI(b.client)}
-	})
+	}})
 }
 
 // encodeDescription writes tags, ownership tag included, as the

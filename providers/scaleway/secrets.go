@@ -26,7 +26,7 @@ var (
 )
 
 func init() {
-	register(spec.Secrets, func(b *Backend) providers.Driver { return &secrets{b: b, api: secret.NewAPI(b.client)} })
+	register(entry{kind: spec.Secrets, new: func(b *Backend) providers.Driver { return &secrets{b: b, api: secret.NewAPI(b.client)} }})
 }
 
 func (d *secrets) all(ctx context.Context, region string, name *string) ([]*secret.Secret, error) {

@@ -87,7 +87,8 @@ func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]provid
 		}
 	}
 	// The kinds the Tagging API does not return (IAM is global, ECR is
-	// missing from it) have listings without tags: a deep scan reads each.
+	// missing from it) have listings without tags: a deep scan (discover)
+	// reads each one; a plan's shallow scan leaves them to the ledger.
 	for _, k := range kindsOutsideTagAPI() {
 		if !deep {
 			break

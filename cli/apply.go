@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/infra-iac/infra/engine"
-	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/operations"
 )
 
 type applyOptions struct {
@@ -43,73 +44,73 @@ func newApply(g *globals, destroy bool) *cobra.Command {
 }
 
 func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
-	verb := "apply"
-	if opts.destroy {
-		verb = "destroy"
-	}
-	var reviewed *engine.Plan
+	req := operations.ApplyRequest{Destroy: opts.destroy, Force: opts.force}
 	if opts.planFile != "" {
 		data, err := os.ReadFile(opts.planFile)
 		if err != nil {
 			return fmt.Errorf("--plan: %w", err)
 		}
-		if reviewed, err = engine.DecodePlan(data); err != nil {
+		reviewed, err := engine.DecodePlan(data)
+		if err != nil {
 			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
 		}
 		// A reviewed `plan --destroy` is applied as the teardown it is.
-		if reviewed.Destroy {
-			opts.destroy, verb = true, "destroy"
-		}
+		req.Expect, req.Destroy = reviewed.ID, req.Destroy || reviewed.Destroy
 	}
-	s, err := g.open(c.Context(), verb, true)
+	verb := "apply"
+	if req.Destroy {
+		verb = "destroy"
+	}
+	ops, doc, err := g.operations(c.Context())
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	p, err := s.engine.Plan(c.Context(), s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: opts.destroy})
-	if err != nil {
-		return err
+	req.Document = doc
+	req.Planned = func(p *operations.Plan) error { return g.render(p, false) }
+	if req.Expect == "" {
+		req.Confirm = func(p *operations.Plan) error { return g.confirm(verb, p, opts.yes) }
 	}
-	if err := s.render(p, false); err != nil {
-		return err
-	}
-	if spec.HasErrors(p.Diagnostics) {
+	res, err := ops.Apply(c.Context(), req)
+	var changed *operations.PlanChangedError
+	var diags *operations.DiagnosticsError
+	switch {
+	case errors.As(err, &diags):
+		// Printed with the plan.
 		return fmt.Errorf("refusing to %s: the fleet has errors; fix them (infra check lists them all)", verb)
-	}
-	if reviewed != nil && reviewed.ID != p.ID {
+	case errors.As(err, &changed):
 		return fmt.Errorf("refusing to apply: the saved plan %s is %s, but the fleet and the cloud now give %s; something changed since it was reviewed. Plan again",
-			opts.planFile, reviewed.ID, p.ID)
+			opts.planFile, changed.Reviewed, changed.Fresh)
 	}
-	if !p.HasChanges() {
-		return nil
-	}
-	if reviewed == nil && !opts.yes {
-		io := g.io()
-		if !io.CanPrompt() {
-			if opts.destroy {
-				// destroy has no --plan: a reviewed teardown is a saved
-				// plan --destroy, which apply --plan carries out.
-				return fmt.Errorf("refusing to destroy without a terminal to ask: pass --yes, or review the teardown with infra plan --destroy --out FILE and apply that with infra apply --plan FILE")
-			}
-			return fmt.Errorf("refusing to apply without a terminal to ask: pass --yes, or --plan FILE with a reviewed plan")
-		}
-		fmt.Fprintf(io.ErrOut, "Do you want to %s these changes to fleet %s? Only 'yes' is accepted: ", verb, p.Fleet)
-		answer, _ := bufio.NewReader(io.In).ReadString('\n')
-		if strings.TrimSpace(answer) != "yes" {
-			return exitError{code: ExitError, err: fmt.Errorf("%s cancelled", verb)}
-		}
-	}
-	report, err := s.engine.Apply(c.Context(), p, engine.ApplyOptions{Store: s.store, Force: opts.force})
-	if report != nil {
-		fmt.Fprintln(g.io().Out, resultLine(report))
-		if err == nil && report.Incomplete {
+	if res != nil && res.Report != nil {
+		fmt.Fprintln(g.io().Out, engine.AppliedLine(res.Report.Applied))
+		if err == nil && res.Report.Incomplete {
 			// Interrupted: what finished is recorded; the rest never
 			// started. Success would be a lie.
 			err = fmt.Errorf("%s stopped before finishing (interrupted); everything done so far is recorded: run %s again to finish", verb, verb)
 		}
 	}
-	return err
+	return g.remedy(err)
 }
 
-// resultLine counts what was done.
-func resultLine(r *engine.Report) string { return engine.AppliedLine(r.Applied) }
+// confirm asks whoever is at the terminal to accept a fresh plan, unless
+// --yes already has.
+func (g *globals) confirm(verb string, p *operations.Plan, yes bool) error {
+	if yes {
+		return nil
+	}
+	io := g.io()
+	if !io.CanPrompt() {
+		if verb == "destroy" {
+			// destroy has no --plan: a reviewed teardown is a saved
+			// plan --destroy, which apply --plan carries out.
+			return fmt.Errorf("refusing to destroy without a terminal to ask: pass --yes, or review the teardown with infra plan --destroy --out FILE and apply that with infra apply --plan FILE")
+		}
+		return fmt.Errorf("refusing to apply without a terminal to ask: pass --yes, or --plan FILE with a reviewed plan")
+	}
+	fmt.Fprintf(io.ErrOut, "Do you want to %s these changes to fleet %s? Only 'yes' is accepted: ", verb, p.Fleet)
+	answer, _ := bufio.NewReader(io.In).ReadString('\n')
+	if strings.TrimSpace(answer) != "yes" {
+		return exitError{code: ExitError, err: fmt.Errorf("%s cancelled", verb)}
+	}
+	return nil
+}

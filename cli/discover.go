@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/infra-iac/infra/engine"
-	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/operations"
 )
 
 type discoverOptions struct {
@@ -30,33 +30,23 @@ func newDiscover(g *globals) *cobra.Command {
 }
 
 func runDiscover(c *cobra.Command, g *globals, opts *discoverOptions) error {
-	s, err := g.open(c.Context(), "discover", opts.write)
+	ops, doc, err := g.operations(c.Context())
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	if spec.HasErrors(s.diags) {
-		s.printWarnings(s.diags)
-		return fmt.Errorf("the fleet has errors; fix them (infra check lists them all)")
-	}
-	dx, err := s.engine.Discover(c.Context(), s.model, s.ledger)
-	if err != nil {
-		return err
+	res, err := ops.Discover(c.Context(), operations.DiscoverRequest{Document: doc, Write: opts.write})
+	if res == nil {
+		return g.remedy(err)
 	}
 	out := g.io().Out
 	if opts.json {
-		if err := engine.WriteJSON(out, dx); err != nil {
+		if err := engine.WriteJSON(out, res.Discovery); err != nil {
 			return err
 		}
 	} else {
-		renderDiscovery(g, dx, len(s.ledger.Rows), opts.write)
+		renderDiscovery(g, res.Discovery, res.Was, opts.write)
 	}
-	if opts.write {
-		if err := s.store.SaveLedger(c.Context(), dx.Ledger); err != nil {
-			return err
-		}
-	}
-	return nil
+	return g.remedy(err)
 }
 
 func renderDiscovery(g *globals, dx *engine.Discovery, was int, written bool) {

@@ -2,11 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -17,48 +16,13 @@ func (g *globals) loadDocument(ctx context.Context) (*spec.Document, error) {
 	if g.doc != nil {
 		return g.doc, nil
 	}
-	path := g.fleet
-	if path == "" {
-		path = "fleet.json"
-		if fi, err := os.Stat("infra"); err == nil && fi.IsDir() {
-			path = "infra"
-		}
+	doc, err := operations.LoadDocument(ctx, g.fleet, g.f.Synth)
+	var source *operations.SourceError
+	switch {
+	case errors.Is(err, operations.ErrNoFleet):
+		return nil, fmt.Errorf("%w; pass --fleet DIR or --fleet FILE.json", err)
+	case errors.As(err, &source):
+		return nil, fmt.Errorf("--fleet %w", source)
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		if os.IsNotExist(err) && g.fleet == "" {
-			return nil, fmt.Errorf("no fleet found: there is no ./infra program and no fleet.json here; pass --fleet DIR or --fleet FILE.json")
-		}
-		return nil, fmt.Errorf("--fleet %s: %w", path, err)
-	}
-	var data []byte
-	if fi.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "go.mod")); err != nil && !hasGoFiles(path) {
-			return nil, fmt.Errorf("--fleet %s: a directory must be a Go fleet program (package main calling fleet.Main)", path)
-		}
-		data, err = g.f.Synth(ctx, path)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	doc, err := spec.DecodeDocument(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return doc, nil
-}
-
-func hasGoFiles(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".go") {
-			return true
-		}
-	}
-	return false
+	return doc, err
 }

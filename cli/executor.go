@@ -220,7 +220,7 @@ func printInvokeResult(g *globals, op executor.Operation, resp executor.Response
 			}
 		}
 		if len(rows) > 0 {
-			fmt.Fprintln(io.Out, resultLine(&engine.Report{Applied: rows}))
+			fmt.Fprintln(io.Out, engine.AppliedLine(rows))
 		}
 	case resp.Discovery != nil:
 		renderDiscovery(g, resp.Discovery, len(resp.Discovery.Ledger.Rows)-len(resp.Discovery.Added)+len(resp.Discovery.Removed), strings.HasSuffix(resp.Message, "; saved"))

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -38,16 +40,16 @@ func newPlan(g *globals) *cobra.Command {
 }
 
 func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
-	s, err := g.open(c.Context(), "plan", false)
+	ops, doc, err := g.operations(c.Context())
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	p, err := s.engine.Plan(c.Context(), s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: opts.destroy})
-	if err != nil {
-		return err
+	p, err := ops.Plan(c.Context(), operations.PlanRequest{Document: doc, Destroy: opts.destroy})
+	var diags *operations.DiagnosticsError
+	if err != nil && !errors.As(err, &diags) {
+		return g.remedy(err)
 	}
-	if err := s.render(p, opts.json); err != nil {
+	if err := g.render(p, opts.json); err != nil {
 		return err
 	}
 	if opts.out != "" {
@@ -69,8 +71,8 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 			return fmt.Errorf("--markdown: %w", err)
 		}
 	}
-	if spec.HasErrors(p.Diagnostics) {
-		return exitError{code: ExitError, err: fmt.Errorf("the fleet has errors; fix them (infra check lists them all)")}
+	if diags != nil {
+		return exitError{code: ExitError, err: errFleetHasErrors}
 	}
 	if opts.detailedExitcode && p.HasChanges() {
 		return exitError{code: ExitChanges}
@@ -80,12 +82,12 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 
 // render writes the plan to stdout (text or JSON) and its diagnostics to
 // stderr.
-func (s *session) render(p *engine.Plan, asJSON bool) error {
-	io := s.g.io()
+func (g *globals) render(p *operations.Plan, asJSON bool) error {
+	io := g.io()
 	if asJSON {
 		return engine.RenderJSON(io.Out, p)
 	}
-	s.printWarnings(p.Diagnostics)
+	io.errDiagnostics(p.Diagnostics)
 	if spec.HasErrors(p.Diagnostics) {
 		// No cloud was read: "No changes" would be a claim about a cloud
 		// nobody looked at.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/operations"
 )
 
 func newRefresh(g *globals) *cobra.Command {
@@ -13,27 +13,19 @@ func newRefresh(g *globals) *cobra.Command {
 		Use:   "refresh",
 		Short: "Observe the cloud and rewrite the cache (never the ledger)",
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := g.open(c.Context(), "refresh", true)
+			ops, doc, err := g.operations(c.Context())
 			if err != nil {
 				return err
 			}
-			defer s.close()
-			if spec.HasErrors(s.diags) {
-				s.printWarnings(s.diags)
-				return fmt.Errorf("the fleet has errors; fix them (infra check lists them all)")
-			}
-			accounts, cache, err := s.engine.Refresh(c.Context(), s.model, s.ledger)
+			res, err := ops.Refresh(c.Context(), operations.RefreshRequest{Document: doc})
 			if err != nil {
-				return err
-			}
-			if err := s.store.SaveCache(c.Context(), cache); err != nil {
-				return err
+				return g.remedy(err)
 			}
 			out := g.io().Out
-			for _, a := range accounts {
+			for _, a := range res.Accounts {
 				fmt.Fprintf(out, "%s: %s in %s ok\n", a.Provider, a.Account, joinList(a.Regions))
 			}
-			fmt.Fprintf(out, "refreshed: %d resource(s) observed; %d managed\n", len(cache.Resources), len(s.ledger.Rows))
+			fmt.Fprintf(out, "refreshed: %d resource(s) observed; %d managed\n", res.Observed, res.Managed)
 			return nil
 		},
 	}

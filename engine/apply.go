@@ -64,10 +64,23 @@ type BrakeError struct {
 	Destructive, Managed int
 }
 
+// Error says what the brake refused, not how to override it: that is each
+// front end's remedy (a flag, a payload field).
 func (e *BrakeError) Error() string {
-	return fmt.Sprintf("this would destroy %d of %d managed resources while still declaring others, which is not a teardown. "+
-		"If the declaration is right, re-run with --force; if it is not, check the credentials are for the account you meant",
+	return fmt.Sprintf("this would destroy %d of %d managed resources while still declaring others, which is not a teardown",
 		e.Destructive, e.Managed)
+}
+
+// AccountMismatchError is credentials that belong to another account than
+// the one the fleet declares. Nothing was listed.
+type AccountMismatchError struct {
+	Provider  spec.Provider
+	Got, Want string
+}
+
+func (e *AccountMismatchError) Error() string {
+	return fmt.Sprintf("%s: the credentials belong to account %s, but the fleet is for %s; refusing before listing anything (check AWS_PROFILE or the credentials in use)",
+		e.Provider, e.Got, e.Want)
 }
 
 // ErrPlanHasErrors refuses an apply while a diagnostic is an error.

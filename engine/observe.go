@@ -180,7 +180,7 @@ func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *stat
 			return nil, nil, fmt.Errorf("%s: cannot establish the account of the credentials: %w", p, err)
 		}
 		if want, stated := m.Accounts[p]; stated && want != got {
-			return nil, nil, fmt.Errorf("%s: the credentials belong to account %s, but the fleet is for %s; refusing before listing anything (check AWS_PROFILE or the credentials in use)", p, got, want)
+			return nil, nil, &AccountMismatchError{Provider: p, Got: got, Want: want}
 		}
 		sort.Strings(regions[p])
 		accounts = append(accounts, Account{Provider: p, Account: got, Regions: regions[p]})

@@ -1,0 +1,34 @@
+package operations
+
+import (
+	"context"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+)
+
+// PlanRequest asks what apply would do.
+type PlanRequest struct {
+	Document *spec.Document
+	// Destroy plans the teardown of everything the fleet manages.
+	Destroy bool
+}
+
+// Plan observes the cloud and returns the plan; it writes nothing. A fleet
+// with errors returns its plan (which carries the diagnostics, and was made
+// without reading any cloud) together with a *DiagnosticsError.
+func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, error) {
+	s, err := open(ctx, o.env, req.Document, "plan", false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close(ctx)
+	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: req.Destroy})
+	if err != nil {
+		return nil, err
+	}
+	if spec.HasErrors(p.Diagnostics) {
+		return p, &DiagnosticsError{Diagnostics: p.Diagnostics}
+	}
+	return p, nil
+}

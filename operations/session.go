@@ -1,0 +1,150 @@
+package operations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
+)
+
+// session is one operation's checked fleet, its state and an engine over
+// the backends the fleet involves.
+type session struct {
+	env    Env
+	model  *spec.Model
+	diags  []spec.Diagnostic
+	store  state.Store
+	ledger *state.Ledger
+	engine *engine.Engine
+	lock   state.Lock
+}
+
+// open checks the fleet, opens its state (taking the lock when the
+// operation writes), and builds backends only for the clouds involved. A
+// fleet with errors gets a session without state or clouds: a plan of it
+// carries the diagnostics alone.
+func open(ctx context.Context, env Env, doc *spec.Document, command string, lock bool) (*session, error) {
+	if doc == nil {
+		return nil, errors.New("no fleet document")
+	}
+	m, diags := spec.Compile(doc)
+	s := &session{env: env, model: m, diags: diags}
+	if spec.HasErrors(diags) {
+		s.engine = engine.New(engine.Options{})
+		s.ledger = state.NewLedger()
+		return s, nil
+	}
+	if env.Store == nil {
+		return nil, errors.New("no state location")
+	}
+	var err error
+	if s.store, err = env.Store(ctx, m.Fleet); err != nil {
+		return nil, err
+	}
+	if lock {
+		if s.lock, err = takeLock(ctx, env, s.store, command); err != nil {
+			return nil, err
+		}
+	}
+	if s.ledger, err = s.store.LoadLedger(ctx); err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	if err := s.connect(ctx); err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// connect builds the backends and the engine.
+func (s *session) connect(ctx context.Context) error {
+	ps := s.model.Providers()
+	if s.env.LedgerClouds {
+		for _, r := range s.ledger.Rows {
+			ps = appendProvider(ps, r.Provider)
+		}
+	}
+	backends, why := map[spec.Provider]Backend{}, map[spec.Provider]string{}
+	if s.env.Backends != nil {
+		var err error
+		if backends, why, err = s.env.Backends(ctx, ps); err != nil {
+			return err
+		}
+	}
+	if why == nil {
+		why = map[spec.Provider]string{}
+	}
+	for _, r := range s.ledger.Rows {
+		if _, ok := backends[r.Provider]; !ok && why[r.Provider] == "" {
+			why[r.Provider] = fmt.Sprintf("no %s credentials were loaded, because this declaration names no %s resources and no %s account",
+				r.Provider, r.Provider, r.Provider)
+		}
+	}
+	s.engine = engine.New(engine.Options{Backends: backends, Unreachable: why, Getenv: s.env.Getenv,
+		Progress: s.env.Progress, Parallelism: s.env.Parallelism})
+	return nil
+}
+
+func appendProvider(ps []spec.Provider, p spec.Provider) []spec.Provider {
+	for _, q := range ps {
+		if q == p {
+			return ps
+		}
+	}
+	return append(ps, p)
+}
+
+// refuseErrors is the refusal of a verb that needs a fleet without errors.
+func (s *session) refuseErrors() error {
+	if spec.HasErrors(s.diags) {
+		return &DiagnosticsError{Diagnostics: s.diags}
+	}
+	return nil
+}
+
+// close releases the lock, even when ctx has run out: a lock left behind
+// blocks the next run.
+func (s *session) close(ctx context.Context) {
+	if s.lock == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.lock.Release(rctx); err != nil {
+		s.env.warn(fmt.Sprintf("release the lock: %v", err))
+	}
+	s.lock = nil
+}
+
+// takeLock takes the fleet's lock. A lock whose holder cannot still be
+// running (env.Stale) is broken once, with its warning; any other holder
+// is a *LockedError.
+func takeLock(ctx context.Context, env Env, store state.Store, command string) (state.Lock, error) {
+	var info state.LockInfo
+	if env.Holder != nil {
+		info = env.Holder(command)
+	}
+	for attempt := 0; ; attempt++ {
+		l, err := store.Lock(ctx, info)
+		if err == nil {
+			return l, nil
+		}
+		var locked *state.LockedError
+		if attempt > 0 || env.Stale == nil || !errors.As(err, &locked) {
+			return nil, err
+		}
+		why := env.Stale(locked.Info)
+		if why == "" {
+			return nil, err
+		}
+		env.warn(why)
+		if err := store.Unlock(ctx, locked.Info.ID); err != nil && !errors.Is(err, state.ErrNotLocked) {
+			return nil, err
+		}
+	}
+}

@@ -29,8 +29,10 @@ func (g *globals) operations(ctx context.Context) (*operations.Operations, *spec
 	}
 	io := g.io()
 	env := operations.Env{
-		Backends:    g.f.Backends,
-		Store:       func(ctx context.Context, fleet string) (operations.Store, error) { return g.f.Store(ctx, g.state, fleet) },
+		Backends: g.f.Backends,
+		Store: func(ctx context.Context, fleet string) (operations.Store, error) {
+			return g.f.Store(ctx, g.state, fleet)
+		},
 		Getenv:      g.f.Getenv,
 		Progress:    newProgress(io).event,
 		Parallelism: g.parallelism,

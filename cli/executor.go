@@ -223,7 +223,7 @@ func printInvokeResult(g *globals, op executor.Operation, resp executor.Response
 			fmt.Fprintln(io.Out, engine.AppliedLine(rows))
 		}
 	case resp.Discovery != nil:
-		renderDiscovery(g, resp.Discovery, len(resp.Discovery.Ledger.Rows)-len(resp.Discovery.Added)+len(resp.Discovery.Removed), strings.HasSuffix(resp.Message, "; saved"))
+		renderDiscovery(g, resp.Discovery, len(resp.Discovery.Ledger.Rows)-len(resp.Discovery.Added)+len(resp.Discovery.Removed), resp.Saved)
 	}
 	return nil
 }

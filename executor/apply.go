@@ -6,89 +6,70 @@ import (
 	"fmt"
 
 	"github.com/infra-iac/infra/engine"
-	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/operations"
 )
 
-// apply serves apply and destroy: under the lock for the whole call, plan
-// afresh, accept the plan only if it is the reviewed one (or what is left
-// of it, when the same run resumes), then apply until done or until the
+// apply serves apply and destroy: the operations plan afresh under the
+// lock, accept the plan only if it is the reviewed one (or what is left of
+// it, when the same run resumes), then apply until done or until the
 // budget says stop.
-func (h *Handler) apply(ctx context.Context, s *session, req Request, b budget) Response {
-	destroy := req.Operation == OpDestroy
-	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: destroy})
-	if err != nil {
-		return failed(string(req.Operation) + ": plan: " + timeoutHint(ctx, err))
+func (h *Handler) apply(ctx context.Context, r *request, req Request, b budget) Response {
+	areq := operations.ApplyRequest{Document: r.doc, Destroy: req.Operation == OpDestroy, Expect: req.ExpectPlanID,
+		Runs: r.runs, RunID: req.RunID, Force: req.Options.Force, StopAt: b.stopAt}
+	if req.Options.Unreviewed {
+		areq.Confirm = func(*operations.Plan) error { return nil }
 	}
-	resp := Response{Plan: p, Diagnostics: p.Diagnostics}
-	if spec.HasErrors(p.Diagnostics) {
-		resp.Status = StatusFailed
-		resp.Message = fmt.Sprintf("refusing to %s: the plan has %d error(s)", req.Operation, countErrors(p.Diagnostics))
-		return resp
+	res, err := r.ops.Apply(ctx, areq)
+	if res == nil {
+		return refusal(ctx, req.Operation, err)
 	}
-	rec, err := s.loadRun(ctx)
-	if err != nil {
-		return failed(err.Error())
+	resp := Response{Plan: res.Plan, Diagnostics: res.Plan.Diagnostics}
+	if res.Report != nil {
+		resp.Applied = res.Report.Applied
 	}
-	resuming := false
+	var diags *operations.DiagnosticsError
+	var unreviewed *operations.NotReviewedError
+	var changed *operations.PlanChangedError
+	var brake *operations.BrakeError
 	switch {
-	case req.ExpectPlanID == "" && !req.Options.Unreviewed:
+	case errors.As(err, &diags):
+		return refusal(ctx, req.Operation, err)
+	case errors.As(err, &unreviewed):
 		resp.Status = StatusFailed
-		resp.Message = fmt.Sprintf(`refusing to %s without a reviewed plan: send "expectPlanId" (this fresh plan is %s), or options.unreviewed to apply whatever the fresh plan is`, req.Operation, p.ID)
-		return resp
-	case req.ExpectPlanID == "" || req.ExpectPlanID == p.ID:
-	default:
-		why := rec.resumes(req, destroy, p)
-		if why != "" {
-			resp.Status = StatusRefused
-			resp.Message = fmt.Sprintf("refusing to %s: the reviewed plan is %s, but the fleet and the cloud now give %s (%s); review the fresh plan and apply that",
-				req.Operation, req.ExpectPlanID, p.ID, why)
-			return resp
-		}
-		resuming = true
-	}
-	if !p.HasChanges() {
-		resp.Status = StatusDone
-		resp.Message = "nothing to do: the cloud matches the fleet"
-		if resuming {
-			resp.Message = fmt.Sprintf("nothing left to do: the reviewed plan %s is fully applied", req.ExpectPlanID)
-		}
-		return resp
-	}
-	if !resuming {
-		// Remember the accepted plan before the first action, so that a
-		// resume (after incomplete, or after the function was killed) can
-		// tell what is left of it from a change nobody reviewed.
-		if err := s.saveRun(ctx, runRecord{Version: runRecordVersion, RunID: req.RunID, PlanID: p.ID,
-			Destroy: destroy, Document: documentHash(req.Document), Actions: p.Actions, Accepted: h.cfg.Now().UTC()}); err != nil {
-			return failed(err.Error())
-		}
-	}
-	report, err := s.engine.Apply(ctx, p, engine.ApplyOptions{Store: s.store, Force: req.Options.Force, StopAt: b.stopAt, RunID: req.RunID})
-	if report != nil {
-		resp.Applied = report.Applied
-	}
-	var brake *engine.BrakeError
-	switch {
+		resp.Message = fmt.Sprintf(`refusing to %s without a reviewed plan: send "expectPlanId" (this fresh plan is %s), or options.unreviewed to apply whatever the fresh plan is`, req.Operation, unreviewed.Fresh)
+	case errors.As(err, &changed):
+		resp.Status = StatusRefused
+		resp.Message = fmt.Sprintf("refusing to %s: %v; review the fresh plan and apply that", req.Operation, changed)
 	case errors.As(err, &brake):
 		resp.Status = StatusFailed
-		resp.Message = fmt.Sprintf("refusing to %s: %v (options.force)", req.Operation, err)
+		resp.Message = fmt.Sprintf("refusing to %s: %v. If the declaration is right, send options.force; if it is not, check the credentials are for the account you meant", req.Operation, err)
 	case err != nil:
 		resp.Status = StatusFailed
-		resp.Message = fmt.Sprintf("%s: %s; %s", req.Operation, counts(report), timeoutHint(ctx, err))
+		resp.Message = fmt.Sprintf("%s: %s; %s", req.Operation, counts(res.Report), timeoutHint(ctx, err))
+	case res.Report == nil:
+		resp.Status = StatusDone
+		resp.Message = "nothing to do: the cloud matches the fleet"
+		if res.Resumed {
+			resp.Message = fmt.Sprintf("nothing left to do: the reviewed plan %s is fully applied", req.ExpectPlanID)
+		}
+	default:
+		resp.Status, resp.Message = h.ended(req, res.Report, b)
+	}
+	return resp
+}
+
+// ended is the status and message of an apply that ran without an error.
+func (h *Handler) ended(req Request, report *engine.Report, b budget) (Status, string) {
+	switch {
 	case report.Incomplete && done(report) == 0:
 		// Nothing moved: invoking again would give the same result for
 		// ever, so say so instead of asking for another round.
-		resp.Status = StatusFailed
-		resp.Message = fmt.Sprintf("%s: stopped before its deadline without finishing any action (the plan alone took most of the %s this invocation had); raise the function's timeout",
+		return StatusFailed, fmt.Sprintf("%s: stopped before its deadline without finishing any action (the plan alone took most of the %s this invocation had); raise the function's timeout",
 			req.Operation, b.total.Round(1e6))
 	case report.Incomplete:
-		resp.Status = StatusIncomplete
-		resp.Message = fmt.Sprintf("%s: %s; stopped before the deadline with the ledger saved: send the same request again to resume", req.Operation, counts(report))
-	default:
-		resp.Status = StatusDone
-		resp.Message = fmt.Sprintf("%s: %s", req.Operation, counts(report))
+		return StatusIncomplete, fmt.Sprintf("%s: %s; stopped before the deadline with the ledger saved: send the same request again to resume", req.Operation, counts(report))
 	}
-	return resp
+	return StatusDone, fmt.Sprintf("%s: %s", req.Operation, counts(report))
 }
 
 // done counts the actions this invocation finished.

@@ -12,9 +12,8 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/engine"
-	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
-	"github.com/infra-iac/infra/state"
 )
 
 // Config is what a Handler needs from its surroundings. FromEnv fills it for
@@ -22,10 +21,10 @@ import (
 type Config struct {
 	// State opens the object store that holds every fleet's state, and the
 	// prefix within it (INFRA_STATE=s3://bucket/prefix).
-	State func(ctx context.Context) (blobs state.Blobs, prefix string, err error)
+	State func(ctx context.Context) (blobs operations.Blobs, prefix string, err error)
 	// Backends builds a backend for each provider in ps; a provider it
 	// cannot build goes into the second map with the reason.
-	Backends func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error)
+	Backends operations.BackendsFunc
 	// Getenv reads a secret's fromEnv source; empty for every name when nil.
 	Getenv func(string) string
 	// Ready, when set, is called first by every request: it returns the
@@ -117,18 +116,17 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 	b := newBudget(ctx, started, h.cfg.StopMargin)
 	work, cancel := b.workContext(ctx)
 	defer cancel()
-	s, resp := h.open(work, req)
-	if s == nil {
+	r, resp := h.prepare(work, req)
+	if r == nil {
 		return resp
 	}
-	defer s.close(ctx)
 	switch req.Operation {
 	case OpPlan:
-		return h.plan(work, s)
+		return h.plan(work, r)
 	case OpDiscover:
-		return h.discover(work, s, req)
+		return h.discover(work, r, req)
 	default:
-		return h.apply(work, s, req, b)
+		return h.apply(work, r, req, b)
 	}
 }
 
@@ -152,29 +150,17 @@ func joinOps(ops []Operation) string {
 	return strings.Join(s, ", ")
 }
 
-// session is one request's fleet, state and engine.
-type session struct {
-	h      *Handler
-	model  *spec.Model
-	diags  []spec.Diagnostic
-	blobs  state.Blobs
-	prefix string
-	store  *state.BlobStore
-	ledger *state.Ledger
-	engine *engine.Engine
-	lock   state.Lock
+// request is one request's document and the operations over this
+// function's state and clouds.
+type request struct {
+	ops  *operations.Operations
+	doc  *spec.Document
+	runs operations.Runs
 }
 
-// writes reports whether the operation changes state, and so takes the
-// lock for its whole length.
-func writes(req Request) bool {
-	return req.Operation == OpApply || req.Operation == OpDestroy || (req.Operation == OpDiscover && req.Options.Write)
-}
-
-// open decodes and checks the document, opens its state (locked when the
-// operation writes) and builds the engine. A nil session comes with the
-// response to return.
-func (h *Handler) open(ctx context.Context, req Request) (*session, Response) {
+// prepare decodes the document and sets up the operations. A nil request
+// comes with the response to return.
+func (h *Handler) prepare(ctx context.Context, req Request) (*request, Response) {
 	if len(req.Document) == 0 || string(req.Document) == "null" {
 		return nil, failed(`the request has no "document"; send the fleet document as infra synth prints it`)
 	}
@@ -182,134 +168,130 @@ func (h *Handler) open(ctx context.Context, req Request) (*session, Response) {
 	if err != nil {
 		return nil, failed("decode the document: " + err.Error())
 	}
-	m, diags := spec.Compile(doc)
-	if spec.HasErrors(diags) {
-		return nil, Response{Status: StatusFailed, Diagnostics: diags,
-			Message: fmt.Sprintf("the fleet document has %d error(s); fix them (infra check lists them all)", countErrors(diags))}
+	st := &stateAt{h: h}
+	env := operations.Env{
+		Backends:     h.cfg.Backends,
+		Store:        st.store,
+		LedgerClouds: true,
+		Getenv:       h.cfg.Getenv,
+		Progress:     h.event,
+		Parallelism:  h.cfg.Parallelism,
+		Holder:       func(command string) operations.LockInfo { return h.lockInfo(req, requestID(ctx), command) },
+		Stale:        h.stale,
+		Warn:         func(msg string) { h.logf("warning: %s", msg) },
+		Now:          h.cfg.Now,
 	}
-	if h.cfg.State == nil {
-		return nil, failed("no state location: set INFRA_STATE=s3://bucket/prefix on the function")
+	return &request{ops: operations.New(env), doc: doc, runs: st.runs(doc.Fleet)}, Response{}
+}
+
+// stateAt opens the state location once, when an operation first needs it:
+// a document with errors needs none.
+type stateAt struct {
+	h      *Handler
+	blobs  operations.Blobs
+	prefix string
+}
+
+func (s *stateAt) store(ctx context.Context, fleet string) (operations.Store, error) {
+	if s.h.cfg.State == nil {
+		return nil, errors.New("no state location: set INFRA_STATE=s3://bucket/prefix on the function")
 	}
-	blobs, prefix, err := h.cfg.State(ctx)
+	blobs, prefix, err := s.h.cfg.State(ctx)
 	if err != nil {
-		return nil, failed("open the state: " + err.Error())
+		return nil, fmt.Errorf("open the state: %w", err)
 	}
-	store, err := state.OpenBlobs(blobs, prefix, m.Fleet)
+	store, err := operations.OpenBlobState(blobs, prefix, fleet)
 	if err != nil {
-		return nil, failed("open the state: " + err.Error())
+		return nil, fmt.Errorf("open the state: %w", err)
 	}
-	s := &session{h: h, model: m, diags: diags, blobs: blobs, prefix: prefix, store: store}
-	if writes(req) {
-		if s.lock, err = h.takeLock(ctx, store, req); err != nil {
-			return nil, failed(err.Error())
-		}
-	}
-	if s.ledger, err = store.LoadLedger(ctx); err != nil {
-		s.close(ctx)
-		return nil, failed("load the ledger: " + err.Error())
-	}
-	ps := m.Providers()
-	for _, r := range s.ledger.Rows {
-		ps = appendProvider(ps, r.Provider)
-	}
-	backends := map[spec.Provider]providers.Backend{}
-	why := map[spec.Provider]string{}
-	if h.cfg.Backends != nil {
-		if backends, why, err = h.cfg.Backends(ctx, ps); err != nil {
-			s.close(ctx)
-			return nil, failed("build the cloud backends: " + err.Error())
-		}
-	}
-	s.engine = engine.New(engine.Options{Backends: backends, Unreachable: why, Getenv: h.cfg.Getenv,
-		Parallelism: h.cfg.Parallelism, Progress: h.event})
-	return s, Response{}
+	s.blobs, s.prefix = blobs, prefix
+	return store, nil
 }
 
-func appendProvider(ps []spec.Provider, p spec.Provider) []spec.Provider {
-	for _, q := range ps {
-		if q == p {
-			return ps
-		}
+// runs keeps the run record beside the ledger; it is asked only after the
+// state is open.
+func (s *stateAt) runs(fleet string) operations.Runs { return lazyRuns{s, fleet} }
+
+type lazyRuns struct {
+	s     *stateAt
+	fleet string
+}
+
+func (l lazyRuns) LoadRun(ctx context.Context) (*operations.RunRecord, error) {
+	return operations.BlobRuns(l.s.blobs, l.s.prefix, l.fleet).LoadRun(ctx)
+}
+
+func (l lazyRuns) SaveRun(ctx context.Context, r *operations.RunRecord) error {
+	return operations.BlobRuns(l.s.blobs, l.s.prefix, l.fleet).SaveRun(ctx, r)
+}
+
+// stale says why a lock an executor took longer ago than any invocation
+// may live belongs to one that was killed, since a live one would have
+// returned; "" for any other holder.
+func (h *Handler) stale(info operations.LockInfo) string {
+	if !strings.HasPrefix(info.Command, "executor ") || info.Created.IsZero() || h.cfg.Now().Sub(info.Created) <= staleLockAge {
+		return ""
 	}
-	return append(ps, p)
+	return fmt.Sprintf("breaking the lock %s of %s: an executor invocation of %s cannot still be running",
+		info.ID, info.Holder, info.Created.Format(time.RFC3339))
 }
 
-// takeLock locks the fleet's state. A lock left by an executor invocation
-// that was killed (older than any invocation can live) is broken once;
-// any other holder is reported.
-func (h *Handler) takeLock(ctx context.Context, store *state.BlobStore, req Request) (state.Lock, error) {
-	info := h.lockInfo(ctx, req)
-	for attempt := 0; ; attempt++ {
-		l, err := store.Lock(ctx, info)
-		if err == nil {
-			return l, nil
-		}
-		var locked *state.LockedError
-		if attempt > 0 || !errors.As(err, &locked) || !h.stale(locked.Info) {
-			return nil, err
-		}
-		h.logf("breaking the lock %s of %s: an executor invocation of %s cannot still be running",
-			locked.Info.ID, locked.Info.Holder, locked.Info.Created.Format(time.RFC3339))
-		if err := store.Unlock(ctx, locked.Info.ID); err != nil && !errors.Is(err, state.ErrNotLocked) {
-			return nil, err
-		}
-	}
-}
-
-func (h *Handler) stale(info state.LockInfo) bool {
-	return strings.HasPrefix(info.Command, "executor ") && !info.Created.IsZero() &&
-		h.cfg.Now().Sub(info.Created) > staleLockAge
-}
-
-func (h *Handler) lockInfo(ctx context.Context, req Request) state.LockInfo {
+// lockInfo names the invocation that holds the lock; its command starts
+// with "executor ", which is how a stale one is recognised.
+func (h *Handler) lockInfo(req Request, requestID, command string) operations.LockInfo {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	holder := h.cfg.Function
-	if id := requestID(ctx); id != "" {
-		holder += " request " + id
+	if requestID != "" {
+		holder += " request " + requestID
 	}
-	return state.LockInfo{ID: hex.EncodeToString(b), Holder: holder, RunID: req.RunID,
-		Command: "executor " + string(req.Operation), Created: h.cfg.Now().UTC()}
+	return operations.LockInfo{ID: hex.EncodeToString(b), Holder: holder, RunID: req.RunID,
+		Command: "executor " + command, Created: h.cfg.Now().UTC()}
 }
 
-func (s *session) close(ctx context.Context) {
-	if s.lock == nil {
-		return
+// refusal is the response to an error the operations returned: a typed
+// refusal in the protocol's words, anything else as it is.
+func refusal(ctx context.Context, op Operation, err error) Response {
+	var diags *operations.DiagnosticsError
+	var locked *operations.LockedError
+	switch {
+	case errors.As(err, &diags) && !diags.Planned:
+		return Response{Status: StatusFailed, Diagnostics: diags.Diagnostics,
+			Message: fmt.Sprintf("the fleet document has %d error(s); fix them (infra check lists them all)", diags.Count())}
+	case errors.As(err, &diags):
+		return Response{Status: StatusFailed, Diagnostics: diags.Diagnostics,
+			Message: fmt.Sprintf("refusing to %s: the plan has %d error(s)", op, diags.Count())}
+	case errors.As(err, &locked):
+		return failed(err.Error())
 	}
-	// Release even when the work context has run out: a lock left behind
-	// blocks the next invocation for a quarter of an hour.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := s.lock.Release(rctx); err != nil {
-		s.h.logf("warning: release the lock: %v", err)
-	}
-	s.lock = nil
+	return failed(string(op) + ": " + timeoutHint(ctx, err))
 }
 
-func (h *Handler) plan(ctx context.Context, s *session) Response {
-	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{})
+func (h *Handler) plan(ctx context.Context, r *request) Response {
+	p, err := r.ops.Plan(ctx, operations.PlanRequest{Document: r.doc})
 	if err != nil {
-		return failed("plan: " + timeoutHint(ctx, err))
+		return refusal(ctx, OpPlan, err)
 	}
 	return Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: engine.SummaryLine(p)}
 }
 
-func (h *Handler) discover(ctx context.Context, s *session, req Request) Response {
-	dx, err := s.engine.Discover(ctx, s.model, s.ledger)
-	if err != nil {
-		return failed("discover: " + timeoutHint(ctx, err))
+func (h *Handler) discover(ctx context.Context, r *request, req Request) Response {
+	res, err := r.ops.Discover(ctx, operations.DiscoverRequest{Document: r.doc, Write: req.Options.Write})
+	if res == nil {
+		return refusal(ctx, OpDiscover, err)
 	}
-	resp := Response{Status: StatusDone, Discovery: dx, Diagnostics: s.diags}
+	dx := res.Discovery
+	resp := Response{Status: StatusDone, Discovery: dx, Diagnostics: res.Diagnostics, Saved: res.Saved}
 	resp.Message = fmt.Sprintf("discovered %d managed (was %d): %d added, %d removed, %d moved; %d owned by other fleets",
-		len(dx.Ledger.Rows), len(s.ledger.Rows), len(dx.Added), len(dx.Removed), len(dx.Moved), len(dx.Foreign))
-	if !req.Options.Write {
-		resp.Message += "; not saved (send options.write to save it)"
-		return resp
-	}
-	if err := s.store.SaveLedger(ctx, dx.Ledger); err != nil {
+		len(dx.Ledger.Rows), res.Was, len(dx.Added), len(dx.Removed), len(dx.Moved), len(dx.Foreign))
+	switch {
+	case err != nil:
 		return failed("discover: save the ledger: " + err.Error())
+	case !req.Options.Write:
+		resp.Message += "; not saved (send options.write to save it)"
+	default:
+		resp.Message += "; saved"
 	}
-	resp.Message += "; saved"
 	return resp
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
@@ -267,7 +268,7 @@ func TestDeadlineGivesIncompleteThenResumeConverges(t *testing.T) {
 			}
 			break
 		}
-		if !f.blobs.has("teams/web/shop/" + RunFile) {
+		if !f.blobs.has("teams/web/shop/" + operations.RunFile) {
 			t.Fatal("incomplete, but the accepted plan was not remembered")
 		}
 		if f.blobs.has("teams/web/shop/" + state.LockFile) {
@@ -337,32 +338,6 @@ func TestResumeRefusesWhatWasNotReviewed(t *testing.T) {
 	}
 	if len(f.cloud.Addresses()) != 8 {
 		t.Fatalf("cloud: %v", f.cloud.Addresses())
-	}
-}
-
-func TestLeftOf(t *testing.T) {
-	a := spec.MustParseAddress("aws/queues/jobs")
-	upd := func(kind engine.ActionKind, field string, after any) engine.Action {
-		return engine.Action{Address: a, Action: kind, Region: "eu-west-3", Changes: []engine.Change{{Field: field, After: after}}}
-	}
-	cases := []struct {
-		was, fresh engine.Action
-		ok         bool
-	}{
-		{upd(engine.Create, "visibilityTimeoutSec", 30.0), upd(engine.Update, "visibilityTimeoutSec", 30.0), true},
-		{upd(engine.Create, "visibilityTimeoutSec", 30.0), upd(engine.Update, "visibilityTimeoutSec", 60.0), false},
-		{upd(engine.Update, "visibilityTimeoutSec", 30.0), upd(engine.Update, "tags", nil), false},
-		{upd(engine.Replace, "fifo", true), upd(engine.Create, "visibilityTimeoutSec", 30.0), true},
-		{upd(engine.Create, "visibilityTimeoutSec", 30.0), upd(engine.Replace, "visibilityTimeoutSec", 30.0), false},
-		{upd(engine.Delete, "x", nil), upd(engine.Create, "x", nil), false},
-		{upd(engine.Create, "x", 1.0), engine.Action{Address: a, Action: engine.Adopt, Region: "eu-west-3"}, true},
-		{upd(engine.Create, "x", 1.0), engine.Action{Address: a, Action: engine.Adopt, Region: "us-east-1"}, false},
-	}
-	for i, c := range cases {
-		why := leftOf(c.was, c.fresh)
-		if (why == "") != c.ok {
-			t.Errorf("case %d: %s after %s: %q", i, c.fresh.Action, c.was.Action, why)
-		}
 	}
 }
 

@@ -116,6 +116,8 @@ type Response struct {
 	Diagnostics []spec.Diagnostic `json:"diagnostics,omitempty"`
 	// Discovery is the rebuilt ledger and its differences (discover).
 	Discovery *engine.Discovery `json:"discovery,omitempty"`
+	// Saved is set when discover wrote the rebuilt ledger.
+	Saved bool `json:"saved,omitempty"`
 	// Sweep is the sweep's report: candidates, what was kept and why,
 	// survivors with the provider's words.
 	Sweep *sweep.Report `json:"sweep,omitempty"`

@@ -76,7 +76,7 @@ func (o *Operations) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult,
 		}
 	}
 	if spec.HasErrors(p.Diagnostics) {
-		return res, &DiagnosticsError{Diagnostics: p.Diagnostics}
+		return res, &DiagnosticsError{Diagnostics: p.Diagnostics, Planned: !spec.HasErrors(s.diags)}
 	}
 	if res.Resumed, err = review(ctx, req, p); err != nil {
 		return res, err

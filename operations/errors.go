@@ -24,6 +24,9 @@ type (
 // errors. Nothing in the cloud or the state was touched.
 type DiagnosticsError struct {
 	Diagnostics []spec.Diagnostic
+	// Planned is set when the plan found the errors (having read the
+	// clouds); unset, the document itself has them and nothing was read.
+	Planned bool
 }
 
 func (e *DiagnosticsError) Error() string {

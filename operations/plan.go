@@ -28,7 +28,7 @@ func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, e
 		return nil, err
 	}
 	if spec.HasErrors(p.Diagnostics) {
-		return p, &DiagnosticsError{Diagnostics: p.Diagnostics}
+		return p, &DiagnosticsError{Diagnostics: p.Diagnostics, Planned: !spec.HasErrors(s.diags)}
 	}
 	return p, nil
 }

@@ -27,8 +27,8 @@ type env struct {
 	// masks).
 	stdout io.Writer
 	http   *http.Client
-	// factory makes the command line's factory (local mode).
-	factory func(out, errOut io.Writer) *cli.Factory
+	// clouds reach the clouds and the state (local mode).
+	clouds clouds
 	// invoker reaches the executor (executor mode), made only when needed.
 	invoker func(ctx context.Context) (invoker, error)
 	// tempDir holds the synthesized documents.
@@ -119,7 +119,6 @@ type action struct {
 	gha    *githubactions.Action
 	gctx   *githubactions.GitHubContext
 	in     inputs
-	cl     *commandLine
 	runner runner
 	api    *repoAPI
 	log    io.Writer
@@ -157,9 +156,8 @@ func (a *action) main(ctx context.Context) error {
 	if a.gctx, err = a.gha.Context(); err != nil {
 		return fmt.Errorf("read the GitHub context: %w", err)
 	}
-	a.cl = &commandLine{factory: a.e.factory, state: a.in.state, log: a.log}
 	if a.in.executor == "" {
-		a.runner = local{a.cl}
+		a.runner = newLocal(a.e.clouds, a.in.state, a.log)
 	} else {
 		inv, err := a.e.invoker(ctx)
 		if err != nil {
@@ -203,8 +201,8 @@ func (a *action) github() (*repoAPI, error) {
 
 // synth synthesizes one fleet input. Two inputs may not name the same
 // fleet: they would share a comment and a state.
-func (a *action) synth(input string) (*fleetDoc, error) {
-	f, err := a.cl.synth(input, a.e.tempDir)
+func (a *action) synth(ctx context.Context, input string) (*fleetDoc, error) {
+	f, err := synth(ctx, a.e.clouds, input, a.e.tempDir)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,12 @@ func (h *harness) factory(out, errOut io.Writer) *cli.Factory {
 	return f
 }
 
+// clouds are the factory's memory cloud, for the action's own operations.
+func (h *harness) clouds() clouds {
+	f := h.factory(io.Discard, io.Discard)
+	return clouds{Backends: f.Backends, Store: f.Store, Synth: f.Synth, Getenv: f.Getenv}
+}
+
 // result is what one run of the action left.
 type result struct {
 	code    int
@@ -133,7 +139,7 @@ func (h *harness) run(event string, payload map[string]any, in map[string]string
 		getenv:  func(k string) string { return vars[k] },
 		stdout:  &stdout,
 		http:    http.DefaultClient,
-		factory: h.factory,
+		clouds:  h.clouds(),
 		invoker: func(context.Context) (invoker, error) { return h.inv, nil },
 		tempDir: dir,
 	})

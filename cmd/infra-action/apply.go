@@ -63,7 +63,7 @@ func (a *action) apply(ctx context.Context) error {
 }
 
 func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha, input string) (*outcome, error) {
-	f, err := a.synth(input)
+	f, err := a.synth(ctx, input)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/signal"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/cli"
+	"github.com/infra-iac/infra/operations"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 )
 
@@ -43,10 +43,11 @@ func realMain() int {
 		// Long enough for GitHub's slowest answers, short enough that a
 		// hung connection does not hold the job for hours.
 		http: &http.Client{Timeout: 60 * time.Second},
-		factory: func(out, errOut io.Writer) *cli.Factory {
-			f := cli.DefaultFactory()
-			f.IO = cli.Test(os.Stdin, out, errOut)
-			return f
+		clouds: clouds{
+			Backends: operations.DefaultBackends(func(line string) { fmt.Fprintln(cli.PrintableWriter(os.Stdout), line) }),
+			Store:    operations.OpenState,
+			Synth:    operations.SynthProgram,
+			Getenv:   os.Getenv,
 		},
 		invoker: func(ctx context.Context) (invoker, error) {
 			return awsprovider.NewInvoker(ctx, awsprovider.Options{})

@@ -21,7 +21,7 @@ func (a *action) plan(ctx context.Context) error {
 	var plans []*engine.Plan
 	var failures []error
 	for _, input := range a.in.fleets {
-		f, err := a.synth(input)
+		f, err := a.synth(ctx, input)
 		if err != nil {
 			failures = append(failures, err)
 			continue

@@ -118,11 +118,13 @@ func TestRemoteReportsWhatTheExecutorCannotSay(t *testing.T) {
 
 // In executor mode a refused apply posts the executor's fresh plan and
 // changes nothing; the request carried the reviewed id.
-// The executor has no sweep yet, and says so; the action says what to do.
-func TestRemoteSweepNotBuilt(t *testing.T) {
+// A sweep the executor fails is an error that carries the executor's own
+// words; the action matches no text of it.
+func TestRemoteSweepFailure(t *testing.T) {
 	r := remote{inv: &scripted{answers: []string{response(t, executor.Response{Status: executor.StatusFailed,
-		Message: "sweep is not built yet in this executor: it arrives with the sweep issue"})}}, function: "f", log: io.Discard}
-	if _, err := r.Sweep(context.Background(), nil, sweepOptions{prefix: "ci-tests-"}); !errors.Is(err, errSweepNotBuilt) {
+		Message: "sweep needs regions: send options.regions, or a document with a placement"})}}, function: "f", log: io.Discard}
+	_, err := r.Sweep(context.Background(), nil, sweepOptions{prefix: "ci-tests-"})
+	if err == nil || !strings.Contains(err.Error(), "executor f: sweep failed: sweep needs regions") {
 		t.Fatalf("got %v", err)
 	}
 }

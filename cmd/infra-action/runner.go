@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +12,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/infra-iac/infra/cli"
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/sweep"
 )
 
 // fleetDoc is one fleet, synthesized in the runner: whatever runs the
@@ -31,6 +36,8 @@ type fleetDoc struct {
 	// Source is the document file diagnostics point at, when the fleet is
 	// a .json document; empty for a Go program.
 	Source string
+	// document is Doc, decoded.
+	document *spec.Document
 }
 
 // outcome is how an apply ended, whoever ran it.
@@ -66,58 +73,31 @@ type sweepOptions struct {
 	delete            bool
 }
 
-// errSweepNotBuilt: the executor has no sweep yet; sweep.yml sweeps from
-// the runner meanwhile.
-var errSweepNotBuilt = errors.New("the executor cannot sweep yet; run command: sweep without executor, with a role that may list and delete (docs/ci.md); nothing was listed or deleted")
-
-// commandLine runs the infra command line in this process.
-type commandLine struct {
-	factory func(out, errOut io.Writer) *cli.Factory
-	state   string
-	log     io.Writer
+// clouds are how the action reaches the clouds and the state when it
+// plans and applies in this runner.
+type clouds struct {
+	Backends operations.BackendsFunc
+	// Store opens a fleet's state at the action's state location.
+	Store  func(ctx context.Context, location, fleet string) (operations.Store, error)
+	Synth  operations.SynthFunc
+	Getenv func(string) string
 }
 
-// run runs one command line and returns its stdout, stderr and exit code.
-// Stderr (progress, warnings) is also copied to the log.
-func (c *commandLine) run(args ...string) (string, string, int) {
-	var out, errOut bytes.Buffer
-	f := c.factory(&out, io.MultiWriter(&errOut, c.log))
-	code := cli.RunWith(f, args, nil)
-	return out.String(), errOut.String(), code
-}
-
-// lastError is the command line's own words for a failure: its last
-// "error:" or "usage:" line.
-func lastError(stderr string, code int) error {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if strings.HasPrefix(l, "error: ") || strings.HasPrefix(l, "usage: ") {
-			return errors.New(strings.TrimPrefix(l, "error: "))
-		}
+// synth synthesizes one fleet, as `infra synth` does, and keeps the
+// document in dir.
+func synth(ctx context.Context, c clouds, input, dir string) (*fleetDoc, error) {
+	doc, err := operations.LoadDocument(ctx, input, c.Synth)
+	if errors.Is(err, operations.ErrNoFleet) {
+		err = fmt.Errorf("%w; set the input fleets", err)
 	}
-	if s := strings.TrimSpace(stderr); s != "" {
-		return errors.New(s)
-	}
-	return fmt.Errorf("infra exited %d", code)
-}
-
-// synth synthesizes one fleet through the command line, as `infra synth`
-// does, and keeps the document in dir.
-func (c *commandLine) synth(input, dir string) (*fleetDoc, error) {
-	args := []string{"synth", "--no-color"}
-	if input != "" {
-		args = append(args, "--fleet", input)
-	}
-	out, stderr, code := c.run(args...)
-	if code != cli.ExitOK {
-		return nil, fmt.Errorf("synthesize fleet %s: %w", orDefault(input), lastError(stderr, code))
-	}
-	doc, err := spec.DecodeDocument([]byte(out))
 	if err != nil {
 		return nil, fmt.Errorf("synthesize fleet %s: %w", orDefault(input), err)
 	}
-	f := &fleetDoc{Input: input, Name: doc.Fleet, Doc: []byte(out)}
+	data, err := spec.EncodeDocument(doc)
+	if err != nil {
+		return nil, fmt.Errorf("synthesize fleet %s: %w", orDefault(input), err)
+	}
+	f := &fleetDoc{Input: input, Name: doc.Fleet, Doc: data, document: doc}
 	f.File = filepath.Join(dir, "fleet-"+safeName(doc.Fleet)+".json")
 	if err := os.WriteFile(f.File, f.Doc, 0o600); err != nil {
 		return nil, err
@@ -152,97 +132,129 @@ func safeName(s string) string {
 	}, s)
 }
 
-// local plans and applies in this runner, with its own credentials.
+// local plans and applies in this runner, with its own credentials,
+// through the same operations as the command line.
 type local struct {
-	*commandLine
+	ops *operations.Operations
+	// sweeps has no state location: a sweep manages no ledger.
+	sweeps *operations.Operations
+}
+
+func newLocal(c clouds, location string, log io.Writer) local {
+	p := &progress{w: log}
+	env := operations.Env{
+		Backends: c.Backends,
+		Store: func(ctx context.Context, fleet string) (operations.Store, error) {
+			return c.Store(ctx, location, fleet)
+		},
+		Getenv:   c.Getenv,
+		Progress: p.event,
+		Holder:   func(command string) operations.LockInfo { return lockInfo(command, c.Getenv) },
+		Warn:     func(msg string) { fmt.Fprintf(log, "warning: %s\n", msg) },
+	}
+	return local{ops: operations.New(env), sweeps: operations.New(operations.Env{Backends: c.Backends})}
 }
 
 func (l local) Plan(ctx context.Context, f *fleetDoc) (*engine.Plan, error) {
-	out, stderr, code := l.run("plan", "--json", "--no-color", "--fleet", f.File, "--state", l.state)
-	// A fleet with errors still prints its plan (the diagnostics) and
-	// exits 1: the comment shows them.
-	if p, err := engine.DecodePlan([]byte(out)); err == nil {
-		return p, nil
+	p, err := l.ops.Plan(ctx, operations.PlanRequest{Document: f.document})
+	var diags *operations.DiagnosticsError
+	if err != nil && !errors.As(err, &diags) {
+		return nil, fmt.Errorf("plan fleet %s: %w", f.Name, err)
 	}
-	return nil, fmt.Errorf("plan fleet %s: %w", f.Name, lastError(stderr, code))
+	// A fleet with errors still has its plan (the diagnostics): the
+	// comment shows them.
+	return p, nil
 }
 
 func (l local) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error) {
 	started := time.Now()
-	p, err := l.Plan(ctx, f)
-	if err != nil {
-		return nil, err
+	req := operations.ApplyRequest{Document: f.document, Expect: expect}
+	if expect == "" {
+		// The caller decides when an unreviewed apply is allowed.
+		req.Confirm = func(*operations.Plan) error { return nil }
 	}
-	o := &outcome{Plan: p, Invocations: 1}
-	if spec.HasErrors(p.Diagnostics) {
+	res, err := l.ops.Apply(ctx, req)
+	if res == nil {
+		return nil, fmt.Errorf("apply fleet %s: %w", f.Name, err)
+	}
+	o := &outcome{Plan: res.Plan, Invocations: 1, Elapsed: time.Since(started), Status: executor.StatusDone}
+	if res.Report != nil {
+		o.Applied = res.Report.Applied
+		o.Count = engine.AppliedLine(res.Report.Applied)
+	}
+	var diags *operations.DiagnosticsError
+	var changed *operations.PlanChangedError
+	switch {
+	case errors.As(err, &diags):
 		o.Status, o.Message = executor.StatusFailed, "the fleet has errors; fix them (infra check lists them all)"
-		return o, nil
-	}
-	if expect != "" && p.ID != expect {
-		o.Status = executor.StatusRefused
-		o.Message = fmt.Sprintf("the fresh plan is %s, not the reviewed %s", p.ID, expect)
-		return o, nil
-	}
-	// apply --plan re-plans under the lock and refuses if anything moved
-	// since the plan above, so the check holds to the end.
-	planFile := strings.TrimSuffix(f.File, ".json") + ".plan.json"
-	var buf bytes.Buffer
-	if err := engine.RenderJSON(&buf, p); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(planFile, buf.Bytes(), 0o600); err != nil {
-		return nil, err
-	}
-	out, stderr, code := l.run("apply", "--no-color", "--fleet", f.File, "--state", l.state, "--plan", planFile)
-	o.Elapsed = time.Since(started)
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "Applied: ") {
-			o.Count = line
-		}
-	}
-	if code != cli.ExitOK {
-		err := lastError(stderr, code)
+	case errors.As(err, &changed):
+		o.Status, o.Message = executor.StatusRefused, fmt.Sprintf("the fresh plan is %s, not the reviewed %s", changed.Fresh, changed.Reviewed)
+	case err != nil:
 		o.Status, o.Message = executor.StatusFailed, err.Error()
-		if strings.Contains(o.Message, "refusing to apply: the saved plan") {
-			o.Status = executor.StatusRefused
-		}
-		return o, nil
-	}
-	o.Status = executor.StatusDone
-	if o.Count == "" {
+	case res.Report == nil:
 		o.Count = "Nothing to apply: the cloud already matches the fleet."
+	case res.Report.Incomplete:
+		o.Status, o.Message = executor.StatusFailed, "apply stopped before finishing (interrupted); everything done so far is recorded: run apply again to finish"
 	}
 	return o, nil
 }
 
 func (l local) Discover(ctx context.Context, f *fleetDoc) (*engine.Discovery, error) {
-	out, stderr, code := l.run("discover", "--json", "--no-color", "--fleet", f.File, "--state", l.state)
-	if code != cli.ExitOK {
-		return nil, fmt.Errorf("discover fleet %s: %w", f.Name, lastError(stderr, code))
-	}
-	var dx engine.Discovery
-	if err := json.Unmarshal([]byte(out), &dx); err != nil {
+	res, err := l.ops.Discover(ctx, operations.DiscoverRequest{Document: f.document})
+	if err != nil {
 		return nil, fmt.Errorf("discover fleet %s: %w", f.Name, err)
 	}
-	return &dx, nil
+	return res.Discovery, nil
 }
 
 func (l local) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string, error) {
-	args := []string{"sweep", "--no-color", "--prefix", o.prefix}
+	req := operations.SweepRequest{Prefix: o.prefix, OlderThan: o.olderThan, Delete: o.delete, ConfiguredRegions: true}
 	if f != nil {
-		args = append(args, "--fleet", f.File)
+		req.Document = f.document
 	}
-	if o.olderThan != "" {
-		args = append(args, "--older-than", o.olderThan)
+	if req.OlderThan == "" {
+		req.OlderThan = "0"
 	}
-	if o.delete {
-		args = append(args, "--yes")
+	rep, err := l.sweeps.Sweep(ctx, req)
+	if rep == nil {
+		return "", err
 	}
-	out, stderr, code := l.run(args...)
-	if code != cli.ExitOK {
-		return out, lastError(stderr, code)
+	var text bytes.Buffer
+	if rerr := sweep.RenderText(cli.PrintableWriter(&text), rep); rerr != nil {
+		return "", rerr
 	}
-	return out, nil
+	return text.String(), err
+}
+
+// progress logs the engine's events, one line each, as the command line
+// prints them.
+type progress struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *progress) event(ev operations.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev.Kind {
+	case operations.EventDone:
+		fmt.Fprintf(p.w, "%s %s ... ok (%s)\n", ev.Action, ev.Address, ev.Elapsed.Round(time.Millisecond))
+	case operations.EventFailed:
+		fmt.Fprintf(p.w, "%s %s ... failed: %v\n", ev.Action, ev.Address, ev.Err)
+	case operations.EventDeferred:
+		fmt.Fprintf(p.w, "%s %s ... refused for now, will retry: %v\n", ev.Action, ev.Address, ev.Err)
+	case operations.EventWaiting:
+		fmt.Fprintf(p.w, "%s\n", ev.Message)
+	}
+}
+
+// lockInfo names this job in the lock it takes.
+func lockInfo(command string, getenv func(string) string) operations.LockInfo {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	host, _ := os.Hostname()
+	return operations.LockInfo{ID: hex.EncodeToString(b), Holder: fmt.Sprintf("infra-action@%s pid %d", host, os.Getpid()),
+		RunID: getenv("GITHUB_RUN_ID"), Command: command, Created: time.Now().UTC(), Host: host, PID: os.Getpid()}
 }
 
 // invoker sends one payload to a Lambda function.
@@ -355,9 +367,6 @@ func (r remote) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string,
 		return "", err
 	}
 	if resp.Status != executor.StatusDone {
-		if strings.Contains(resp.Message, "not built yet") {
-			return "", errSweepNotBuilt
-		}
 		return "", fmt.Errorf("executor %s: sweep %s: %s", r.function, resp.Status, resp.Message)
 	}
 	return resp.Message, nil

@@ -24,7 +24,7 @@ func (a *action) sweep(ctx context.Context) error {
 	var f *fleetDoc
 	if a.in.fleets[0] != "" {
 		var err error
-		if f, err = a.synth(a.in.fleets[0]); err != nil {
+		if f, err = a.synth(ctx, a.in.fleets[0]); err != nil {
 			return err
 		}
 	}
@@ -52,7 +52,7 @@ func (a *action) discover(ctx context.Context) error {
 	var lines []string
 	var failures []error
 	for _, input := range a.in.fleets {
-		f, err := a.synth(input)
+		f, err := a.synth(ctx, input)
 		if err != nil {
 			failures = append(failures, err)
 			continue

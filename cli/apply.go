@@ -11,6 +11,7 @@ import (
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
+	"github.com/infra-iac/infra/render"
 )
 
 type applyOptions struct {
@@ -82,7 +83,7 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 			opts.planFile, changed.Reviewed, changed.Fresh)
 	}
 	if res != nil && res.Report != nil {
-		fmt.Fprintln(g.io().Out, engine.AppliedLine(res.Report.Applied))
+		fmt.Fprintln(g.io().Out, render.AppliedLine(res.Report.Applied))
 		if err == nil && res.Report.Incomplete {
 			// Interrupted: what finished is recorded; the rest never
 			// started. Success would be a lie.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -38,7 +38,7 @@ func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
 		if diags == nil {
 			diags = []spec.Diagnostic{}
 		}
-		if err := engine.WriteJSON(out, struct {
+		if err := render.JSON(out, struct {
 			Diagnostics []spec.Diagnostic `json:"diagnostics"`
 		}{diags}); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
+	"github.com/infra-iac/infra/render"
 )
 
 type discoverOptions struct {
@@ -40,7 +41,7 @@ func runDiscover(c *cobra.Command, g *globals, opts *discoverOptions) error {
 	}
 	out := g.io().Out
 	if opts.json {
-		if err := engine.WriteJSON(out, res.Discovery); err != nil {
+		if err := render.JSON(out, res.Discovery); err != nil {
 			return err
 		}
 	} else {

@@ -18,6 +18,7 @@ import (
 	"github.com/infra-iac/infra/executor"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/providers/aws/executordeploy"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -170,7 +171,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 			fmt.Fprintln(io.Out, string(line))
 		} else if i == 1 && resp.Plan != nil && (op == executor.OpApply || op == executor.OpDestroy) && resp.Status != executor.StatusRefused {
 			// What is being applied, once, before the progress.
-			if err := engine.RenderText(io.Out, resp.Plan, engine.TextOptions{Color: io.ColorEnabled()}); err != nil {
+			if err := render.Text(io.Out, resp.Plan, render.TextOptions{Color: io.ColorEnabled()}); err != nil {
 				return err
 			}
 		}
@@ -212,7 +213,7 @@ func printInvokeResult(g *globals, op executor.Operation, resp executor.Response
 		if resp.Status == executor.StatusRefused {
 			fmt.Fprintln(io.Out, "The fresh plan:")
 		}
-		return engine.RenderText(io.Out, resp.Plan, engine.TextOptions{Color: io.ColorEnabled()})
+		return render.Text(io.Out, resp.Plan, render.TextOptions{Color: io.ColorEnabled()})
 	case op == executor.OpApply || op == executor.OpDestroy:
 		for _, a := range rows {
 			if a.Status == engine.StatusFailed {
@@ -220,7 +221,7 @@ func printInvokeResult(g *globals, op executor.Operation, resp executor.Response
 			}
 		}
 		if len(rows) > 0 {
-			fmt.Fprintln(io.Out, engine.AppliedLine(rows))
+			fmt.Fprintln(io.Out, render.AppliedLine(rows))
 		}
 	case resp.Discovery != nil:
 		renderDiscovery(g, resp.Discovery, len(resp.Discovery.Ledger.Rows)-len(resp.Discovery.Added)+len(resp.Discovery.Removed), resp.Saved)
@@ -306,7 +307,7 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	}
 	io := g.io()
 	if opts.json {
-		return engine.WriteJSON(io.Out, out)
+		return render.JSON(io.Out, out)
 	}
 	for _, c := range out.Changes {
 		fmt.Fprintf(io.Out, "  %s\n", c)

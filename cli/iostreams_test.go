@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 )
 
 // Colour only on a terminal, and never with NO_COLOR or --no-color; the
@@ -35,8 +36,8 @@ func TestColourRules(t *testing.T) {
 	}
 	p := &engine.Plan{Actions: []engine.Action{{Action: engine.Create}}, Summary: engine.Summary{Create: 1}}
 	var plain, colour bytes.Buffer
-	engine.RenderText(&plain, p, engine.TextOptions{})
-	engine.RenderText(&colour, p, engine.TextOptions{Color: true})
+	render.Text(&plain, p, render.TextOptions{})
+	render.Text(&colour, p, render.TextOptions{Color: true})
 	if strings.Contains(plain.String(), "\x1b[") || !strings.Contains(colour.String(), "\x1b[32m") {
 		t.Fatalf("plain %q colour %q", plain.String(), colour.String())
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -54,7 +54,7 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 	}
 	if opts.out != "" {
 		var buf bytes.Buffer
-		if err := engine.RenderJSON(&buf, p); err != nil {
+		if err := render.JSON(&buf, p); err != nil {
 			return err
 		}
 		if err := os.WriteFile(opts.out, buf.Bytes(), 0o644); err != nil {
@@ -62,7 +62,7 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 		}
 	}
 	if opts.markdown != "" {
-		md := engine.RenderMarkdown(p, engine.MarkdownOptions{
+		md := render.Markdown(p, render.MarkdownOptions{
 			Elsewhere: "the text plan (`infra plan`)",
 			// Not a pull request's plan: nothing applies it on merge.
 			Footer: "Made by `infra plan`, which changes nothing.",
@@ -85,7 +85,7 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 func (g *globals) render(p *operations.Plan, asJSON bool) error {
 	io := g.io()
 	if asJSON {
-		return engine.RenderJSON(io.Out, p)
+		return render.JSON(io.Out, p)
 	}
 	io.errDiagnostics(p.Diagnostics)
 	if spec.HasErrors(p.Diagnostics) {
@@ -93,5 +93,5 @@ func (g *globals) render(p *operations.Plan, asJSON bool) error {
 		// nobody looked at.
 		return nil
 	}
-	return engine.RenderText(io.Out, p, engine.TextOptions{Color: io.ColorEnabled()})
+	return render.Text(io.Out, p, render.TextOptions{Color: io.ColorEnabled()})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/infra-iac/infra/operations"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/sweep"
 )
@@ -83,10 +84,10 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 	}
 	out := g.io().Out
 	if opts.json {
-		if rerr := sweep.RenderJSON(out, rep); rerr != nil {
+		if rerr := render.JSON(out, rep); rerr != nil {
 			return rerr
 		}
-	} else if rerr := sweep.RenderText(printableWriter{out}, rep); rerr != nil { // names come from the cloud
+	} else if rerr := render.SweepText(printableWriter{out}, rep); rerr != nil { // names come from the cloud
 		return rerr
 	}
 	if err != nil {

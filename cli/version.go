@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 )
 
 // sdkModule is this repository's module: the command and the SDK fleet
@@ -135,7 +135,7 @@ func newVersion(g *globals) *cobra.Command {
 			v := currentVersion()
 			out := g.io().Out
 			if asJSON {
-				return engine.WriteJSON(out, v)
+				return render.JSON(out, v)
 			}
 			_, err := fmt.Fprintln(out, v)
 			return err

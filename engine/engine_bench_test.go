@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/infra-iac/infra/providers"
@@ -156,42 +154,6 @@ func BenchmarkOrder(b *testing.B) {
 				if _, err := order(actions, deps); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
-	}
-}
-
-// Rendering a plan that creates every resource, each with its fields.
-func BenchmarkRender(b *testing.B) {
-	for _, n := range sizes {
-		f := newBenchFleet(b, n)
-		p, err := f.e.Plan(context.Background(), f.m, nil, nil, PlanOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("text/%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := RenderText(io.Discard, p, TextOptions{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("json/%d", n), func(b *testing.B) {
-			var buf bytes.Buffer
-			b.ReportAllocs()
-			for b.Loop() {
-				buf.Reset()
-				if err := RenderJSON(&buf, p); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(buf.Len()), "bytes")
-		})
-		b.Run(fmt.Sprintf("markdown/%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				_ = RenderMarkdown(p, MarkdownOptions{})
 			}
 		})
 	}

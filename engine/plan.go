@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -146,7 +147,9 @@ func (p *Plan) computeID() string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-func (p *Plan) summarize() {
+// Summarize counts the actions into the summary; the planner calls it, and
+// so may anyone who builds a plan by hand.
+func (p *Plan) Summarize() {
 	p.Summary = Summary{}
 	for _, a := range p.Actions {
 		switch a.Action {
@@ -164,4 +167,19 @@ func (p *Plan) summarize() {
 			p.Summary.Adopt++
 		}
 	}
+}
+
+// DecodePlan reads plan JSON as infra writes it (render.JSON).
+func DecodePlan(data []byte) (*Plan, error) {
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("not a plan file infra wrote: %w", err)
+	}
+	if p.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("plan format version %d, but this build understands %d; plan again with this build", p.FormatVersion, FormatVersion)
+	}
+	if !strings.HasPrefix(p.ID, "sha256:") {
+		return nil, fmt.Errorf("not a plan file infra wrote: no id")
+	}
+	return &p, nil
 }

@@ -110,7 +110,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	p.Actions = ordered
 	p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, pl.diags...))
 	p.Attention = spec.SortDiagnostics(append(p.Attention, pl.diags...))
-	p.summarize()
+	p.Summarize()
 	p.ID = p.computeID()
 	p.run = rn
 	return p, nil

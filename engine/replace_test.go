@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -70,15 +69,7 @@ func TestReplacePropagatesToWhatHoldsIt(t *testing.T) {
 	if !strings.Contains(inst.Reason, "aws/security-group/web is replaced") {
 		t.Errorf("instance reason %q", inst.Reason)
 	}
-	var text strings.Builder
-	RenderText(&text, p, TextOptions{})
-	if !strings.Contains(text.String(), "aws/security-group/web is replaced") || !strings.Contains(text.String(), "deletes first") {
-		t.Errorf("text plan does not carry the cause and the order:\n%s", text.String())
-	}
-	md := RenderMarkdown(p, MarkdownOptions{})
-	if !strings.Contains(md, "aws/security-group/web is replaced") {
-		t.Errorf("markdown plan does not carry the cause:\n%s", md)
-	}
+	// render's TestReplaceCauseIsShown reads the cause in text and markdown.
 	want := "delete aws/aws-instance/web-1, delete aws/security-group/web, create aws/security-group/web, create aws/aws-instance/web-1"
 	if got := f.applyCalls(p); got != want {
 		t.Errorf("calls: %s\nwant:  %s", got, want)
@@ -213,42 +204,4 @@ func TestReplaceFailureOfHeldResourceConverges(t *testing.T) {
 
 func memFault(op, addr string) memory.Fault {
 	return memory.Fault{Op: op, Address: addr, Err: providers.Errorf(providers.PermissionDenied, "AccessDenied: injected"), Times: 1}
-}
-
-// A plan whose only findings are warnings about the cloud does not say the
-// cloud matches the fleet; it counts what needs attention in the text, the
-// JSON and the markdown.
-func TestAttentionIsNotNoChanges(t *testing.T) {
-	f := newFixture(t)
-	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "jobs", Region: "eu-west-3", Owner: "other",
-		Fields: map[string]any{"visibilityTimeoutSec": 30.0}})
-	p := f.plan(doc(queue), false)
-	if len(p.Actions) != 0 || len(p.Attention) != 1 || p.Attention[0].Address != "aws/queues/jobs" {
-		t.Fatalf("actions %v, attention %+v", actionsOf(p), p.Attention)
-	}
-	var text strings.Builder
-	RenderText(&text, p, TextOptions{})
-	if strings.Contains(text.String(), "matches the fleet") || !strings.Contains(text.String(), "1 resource needs attention") {
-		t.Errorf("text:\n%s", text.String())
-	}
-	var js strings.Builder
-	RenderJSON(&js, p)
-	var decoded struct {
-		Attention []spec.Diagnostic `json:"attention"`
-	}
-	if err := json.Unmarshal([]byte(js.String()), &decoded); err != nil || len(decoded.Attention) != 1 ||
-		decoded.Attention[0].Address != "aws/queues/jobs" || decoded.Attention[0].Message == "" {
-		t.Errorf("json attention %+v (%v):\n%s", decoded.Attention, err, js.String())
-	}
-	if md := RenderMarkdown(p, MarkdownOptions{}); !strings.Contains(md, "1 resource needs attention") {
-		t.Errorf("markdown:\n%s", md)
-	}
-	// Nothing to look at: the claim stands.
-	g := newFixture(t)
-	g.mustApply(doc(queue))
-	var again strings.Builder
-	RenderText(&again, g.plan(doc(queue), false), TextOptions{})
-	if !strings.Contains(again.String(), "No changes. The cloud matches the fleet.") {
-		t.Errorf("text:\n%s", again.String())
-	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -272,7 +273,7 @@ func (h *Handler) plan(ctx context.Context, r *request) Response {
 	if err != nil {
 		return refusal(ctx, OpPlan, err)
 	}
-	return Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: engine.SummaryLine(p)}
+	return Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: render.SummaryLine(p)}
 }
 
 func (h *Handler) discover(ctx context.Context, r *request, req Request) Response {

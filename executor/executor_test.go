@@ -548,3 +548,24 @@ func TestOperationsAllowList(t *testing.T) {
 		t.Fatalf("bad operation: %v", err)
 	}
 }
+
+// The brake's remedy is the protocol's: options.force, not a CLI flag.
+func TestBrakeNamesOptionsForce(t *testing.T) {
+	f := newFixture(t)
+	four := queuesDoc("a", "b", "c", "d")
+	if resp := f.do(context.Background(), Request{Operation: OpApply, Document: four, Options: Options{Unreviewed: true}}); resp.Status != StatusDone {
+		t.Fatalf("apply: %s: %s", resp.Status, resp.Message)
+	}
+	one := queuesDoc("a")
+	resp := f.do(context.Background(), Request{Operation: OpApply, Document: one, Options: Options{Unreviewed: true}})
+	if resp.Status != StatusFailed || !strings.Contains(resp.Message, "options.force") || strings.Contains(resp.Message, "--force") {
+		t.Fatalf("got %s: %s", resp.Status, resp.Message)
+	}
+	if len(f.cloud.Addresses()) != 4 {
+		t.Fatal("the brake let something through")
+	}
+	resp = f.do(context.Background(), Request{Operation: OpApply, Document: one, Options: Options{Unreviewed: true, Force: true}})
+	if resp.Status != StatusDone || len(f.cloud.Addresses()) != 1 {
+		t.Fatalf("forced: %s: %s", resp.Status, resp.Message)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/infra-iac/infra/operations"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/sweep"
 )
@@ -47,7 +48,7 @@ func (h *Handler) sweepOp(ctx context.Context, req Request) Response {
 	}
 	resp := Response{Status: StatusDone, Sweep: report}
 	var text bytes.Buffer
-	if rerr := sweep.RenderText(&text, report); rerr == nil {
+	if rerr := render.SweepText(&text, report); rerr == nil {
 		resp.Message = text.String()
 	}
 	if err != nil {

@@ -41,9 +41,9 @@ func foreign(owner, prefix string) (string, bool) {
 		spec.OwnershipTagKey, owner, owner, prefix), true
 }
 
-// formatAge writes a duration the way a person reads an age: 45s, 12m,
+// FormatAge writes a duration the way a person reads an age: 45s, 12m,
 // 5h12m, 3d4h.
-func formatAge(d time.Duration) string {
+func FormatAge(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}

@@ -280,11 +280,11 @@ func (s *sweeper) tooYoung(created time.Time) (Reason, string, bool) {
 		return "", "", false
 	}
 	if created.IsZero() {
-		return ReasonAgeUnknown, fmt.Sprintf("the cloud does not say when it was created, so it is not known to be older than %s", formatAge(s.opts.OlderThan)), true
+		return ReasonAgeUnknown, fmt.Sprintf("the cloud does not say when it was created, so it is not known to be older than %s", FormatAge(s.opts.OlderThan)), true
 	}
 	age := s.start.Sub(created)
 	if age <= s.opts.OlderThan {
-		return ReasonTooYoung, fmt.Sprintf("created %s ago, not older than %s", formatAge(age), formatAge(s.opts.OlderThan)), true
+		return ReasonTooYoung, fmt.Sprintf("created %s ago, not older than %s", FormatAge(age), FormatAge(s.opts.OlderThan)), true
 	}
 	return "", "", false
 }

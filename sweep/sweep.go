@@ -226,7 +226,7 @@ func newSweeper(opts Options) (*sweeper, error) {
 	}
 	s := &sweeper{opts: opts, now: opts.Now, kindSem: map[string]chan struct{}{}}
 	s.start = s.now()
-	s.report = &Report{Prefix: opts.Prefix, OlderThan: formatAge(opts.OlderThan), Delete: opts.Delete, At: s.start.UTC()}
+	s.report = &Report{Prefix: opts.Prefix, OlderThan: FormatAge(opts.OlderThan), Delete: opts.Delete, At: s.start.UTC()}
 	for _, p := range sortedProviders(opts.Skipped) {
 		if _, swept := opts.Backends[p]; !swept {
 			s.report.Clouds = append(s.report.Clouds, Cloud{Provider: p, Skipped: opts.Skipped[p]})

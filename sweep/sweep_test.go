@@ -12,6 +12,7 @@ import (
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/sweep"
 )
@@ -101,7 +102,7 @@ func TestSevenNamesOnlyTwoGo(t *testing.T) {
 		t.Errorf("foreign reason: %s", why)
 	}
 	var text bytes.Buffer
-	sweep.RenderText(&text, rep)
+	render.SweepText(&text, rep)
 	if !strings.Contains(text.String(), "would delete 6\n") {
 		t.Errorf("dry-run text:\n%s", text.String())
 	}
@@ -278,7 +279,7 @@ func TestRefusedListingIsNeverEmpty(t *testing.T) {
 			t.Errorf("errors: %v", rep.Errors)
 		}
 		var text bytes.Buffer
-		sweep.RenderText(&text, rep)
+		render.SweepText(&text, rep)
 		if strings.Contains(text.String(), "clean") || !strings.Contains(text.String(), "incomplete") {
 			t.Errorf("%s: text:\n%s", code, text.String())
 		}
@@ -368,7 +369,7 @@ func TestPermanentRefusal(t *testing.T) {
 		t.Errorf("attempts %d, rounds %d", s.Attempts, rep.Rounds)
 	}
 	var text bytes.Buffer
-	sweep.RenderText(&text, rep)
+	render.SweepText(&text, rep)
 	if !strings.Contains(text.String(), "left 1:\n  aws/object-store/ci-tests-full (eu-west-3): aws/object-store/ci-tests-full: delete: conflict: BucketNotEmpty") ||
 		!strings.HasSuffix(text.String(), "deleted 1 of 2 in 2 round(s); 1 left\n") {
 		t.Errorf("text:\n%s", text.String())
@@ -383,8 +384,8 @@ func TestCleanAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text bytes.Buffer
-	sweep.RenderText(&text, rep)
-	if !strings.HasSuffix(text.String(), "\n"+sweep.CleanLine+"\n") {
+	render.SweepText(&text, rep)
+	if !strings.HasSuffix(text.String(), "\n"+render.SweepCleanLine+"\n") {
 		t.Errorf("text:\n%s", text.String())
 	}
 }

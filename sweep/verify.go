@@ -125,6 +125,6 @@ func (s *sweeper) awaitGone(ctx context.Context, fs []*judged) {
 	}
 	for _, f := range fs {
 		f.entry.Status = StatusLeft
-		f.entry.Error = "the delete succeeded, but it is still there " + formatAge(s.opts.Settle) + " later"
+		f.entry.Error = "the delete succeeded, but it is still there " + FormatAge(s.opts.Settle) + " later"
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/render"
 )
 
 // actWorkflow runs the action as a user's workflow would, from the
@@ -97,10 +97,10 @@ func TestActionYAMLUnderAct(t *testing.T) {
 		t.Fatalf("act: %v\n%s", err, log)
 	}
 	bodies := gh.bodies(7)
-	if len(bodies) != 1 || !strings.HasPrefix(bodies[0], engine.PlanMarker("act")) || !strings.Contains(bodies[0], "aws/queues/act-jobs") {
+	if len(bodies) != 1 || !strings.HasPrefix(bodies[0], render.PlanMarker("act")) || !strings.Contains(bodies[0], "aws/queues/act-jobs") {
 		t.Fatalf("comments on #7 after act: %q\n%s", bodies, log)
 	}
-	id, sha, _ := engine.ReadMarkdownPlanID(bodies[0])
+	id, sha, _ := render.ReadMarkdownPlanID(bodies[0])
 	if sha != head || !strings.Contains(log, "outputs plan-id="+id+" has-changes=true summary=Plan: 1 to create") {
 		t.Fatalf("the comment is for %s (want %s), or the outputs did not reach the workflow:\n%s", sha, head, log)
 	}

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/infra-iac/infra/cli"
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -345,13 +345,7 @@ func (a *action) eventString(path ...string) string {
 
 func renderText(p *engine.Plan) string {
 	var b strings.Builder
-	_ = engine.RenderText(&b, p, engine.TextOptions{})
+	_ = render.Text(&b, p, render.TextOptions{})
 	return b.String()
 }
 
-func seconds(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(100 * time.Millisecond).String()
-}

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/cli"
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -194,10 +194,10 @@ func TestPlanCreatesOneCommentThenEditsIt(t *testing.T) {
 	}
 	h.gh.assertRequests(t, listComments7, createOn7)
 	bodies := h.gh.bodies(7)
-	if len(bodies) != 1 || !strings.HasPrefix(bodies[0], engine.PlanMarker("shop")+"\n") {
+	if len(bodies) != 1 || !strings.HasPrefix(bodies[0], render.PlanMarker("shop")+"\n") {
 		t.Fatalf("comments on #7: %q", bodies)
 	}
-	id, head, ok := engine.ReadMarkdownPlanID(bodies[0])
+	id, head, ok := render.ReadMarkdownPlanID(bodies[0])
 	if !ok || id != r.outputs["plan-id"] || head != "1111111111111111111111111111111111111111" {
 		t.Fatalf("comment carries %q for %q, outputs %v", id, head, r.outputs)
 	}
@@ -262,7 +262,7 @@ func TestTwoFleetsGetTwoComments(t *testing.T) {
 		}
 	}
 	bodies := h.gh.bodies(7)
-	if len(bodies) != 2 || !strings.HasPrefix(bodies[0], engine.PlanMarker("shop")) || !strings.HasPrefix(bodies[1], engine.PlanMarker("billing")) {
+	if len(bodies) != 2 || !strings.HasPrefix(bodies[0], render.PlanMarker("shop")) || !strings.HasPrefix(bodies[1], render.PlanMarker("billing")) {
 		t.Fatalf("comments: %q", bodies)
 	}
 	// The same fleet twice is refused: it would share one comment.

@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
+	"github.com/infra-iac/infra/render"
 )
 
 // ApplyMarker is the hidden first line of a fleet's apply result on the
 // merged pull request, so that a re-run edits it instead of adding one.
-func ApplyMarker(fleet string) string { return engine.Marker("apply", fleet) }
+func ApplyMarker(fleet string) string { return render.Marker("apply", fleet) }
 
 // apply runs on a push to the default branch: it finds the pull request
 // the pushed commit merged, reads the plan id reviewed there, and applies
@@ -69,12 +67,12 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 	}
 	reviewed := ""
 	if pr != nil {
-		c, err := api.findComment(ctx, pr.GetNumber(), engine.PlanMarker(f.Name))
+		c, err := api.findComment(ctx, pr.GetNumber(), render.PlanMarker(f.Name))
 		if err != nil {
 			return nil, err
 		}
 		if c != nil {
-			reviewed, _, _ = engine.ReadMarkdownPlanID(c.GetBody())
+			reviewed, _, _ = render.ReadMarkdownPlanID(c.GetBody())
 		}
 	}
 	expect, note := reviewed, ""
@@ -101,7 +99,7 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 	if o.Status == executor.StatusRefused && o.Plan != nil {
 		fresh := o.Plan
 		if a.in.onPlanChanged != "apply" {
-			body := engine.RenderMarkdown(fresh, engine.MarkdownOptions{HeadSHA: sha, Marker: ApplyMarker(f.Name), Elsewhere: a.elsewhere(),
+			body := render.Markdown(fresh, render.MarkdownOptions{HeadSHA: sha, Marker: ApplyMarker(f.Name), Elsewhere: a.elsewhere(),
 				Title: "infra apply for fleet `" + f.Name + "` refused: the plan changed after review",
 				Banner: fmt.Sprintf("> [!CAUTION]\n> The reviewed plan was `%s`; the merged fleet against the cloud now plans `%s`, shown below. **Nothing was changed.** "+
 					"Review it, then re-run the apply workflow with `on-plan-changed: apply`, or merge a change that plans what you expect.", expect, fresh.ID)})
@@ -128,7 +126,7 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 	if err := a.summary(body); err != nil {
 		return o, err
 	}
-	fmt.Fprintf(a.log, "fleet %s: %s %s in %s\n", f.Name, o.Status, o.Count, seconds(o.Elapsed))
+	fmt.Fprintf(a.log, "fleet %s: %s %s in %s\n", f.Name, o.Status, o.Count, render.Seconds(o.Elapsed))
 	if o.Status != executor.StatusDone {
 		return o, fmt.Errorf("fleet %s: apply %s: %s", f.Name, o.Status, o.Message)
 	}
@@ -173,75 +171,14 @@ func (a *action) applyOutputs(results []*outcome) error {
 	return a.setOutputs(ids, lines, changes, destroys)
 }
 
-// resultRows bounds the table of a result comment; the job summary has the
-// same table, and the log every line.
-const resultRows = 40_000
-
-// renderResult is the apply's comment: what was done, how long it took,
-// and the plan when it is not the reviewed one.
+// renderResult is the apply's comment.
 func renderResult(fleet, sha string, o *outcome, note, function, elsewhere string) string {
-	var b strings.Builder
-	b.WriteString(ApplyMarker(fleet) + "\n")
-	verdict := map[executor.Status]string{executor.StatusDone: "applied", executor.StatusFailed: "failed",
-		executor.StatusIncomplete: "incomplete", executor.StatusRefused: "refused"}[o.Status]
-	fmt.Fprintf(&b, "### infra apply for fleet %s: %s\n\n", engine.MarkdownCode(fleet), verdict)
 	where := "in the runner"
 	if function != "" {
 		where = fmt.Sprintf("by the executor `%s` (%d invocation(s))", function, o.Invocations)
 	}
-	id := "(none)"
-	if o.Plan != nil {
-		id = "`" + o.Plan.ID + "`"
-	}
-	fmt.Fprintf(&b, "Merge commit `%s`, plan %s, applied %s in **%s**.\n\n", sha, id, where, seconds(o.Elapsed))
-	if note != "" {
-		b.WriteString("> [!NOTE]\n> " + note + "\n\n")
-	}
-	b.WriteString("**" + o.Count + "**\n\n")
-	if o.Status != executor.StatusDone && o.Message != "" {
-		lines := strings.Split(o.Message, "\n")
-		for i, l := range lines {
-			lines[i] = engine.MarkdownText(l)
-		}
-		b.WriteString("> [!CAUTION]\n> " + strings.Join(lines, "\n> ") + "\n\n")
-	}
-	if len(o.Applied) > 0 {
-		b.WriteString("| | resource | action | status | time | error |\n| --- | --- | --- | --- | --- | --- |\n")
-		start := b.Len()
-		for i, r := range o.Applied {
-			row := fmt.Sprintf("| `%s` | %s | %s | %s | %s | %s |\n", symbolOf(r.Action), engine.MarkdownCode(r.Address.String()), r.Action, r.Status,
-				seconds(msDuration(r.ElapsedMs)), tableText(r.Error))
-			if b.Len()-start+len(row) > resultRows {
-				fmt.Fprintf(&b, "\n_%d more row(s) are in %s._\n", len(o.Applied)-i, elsewhere)
-				break
-			}
-			b.WriteString(row)
-		}
-	}
-	if note != "" && o.Plan != nil {
-		b.WriteString("\n" + engine.RenderMarkdown(o.Plan, engine.MarkdownOptions{HeadSHA: sha, Limit: engine.CommentLimit - b.Len() - 100,
-			Marker: "<!-- infra:applied-plan -->", Title: "The plan that was applied", Elsewhere: elsewhere}))
-	}
-	return b.String()
+	verdict := map[executor.Status]string{executor.StatusDone: "applied", executor.StatusFailed: "failed",
+		executor.StatusIncomplete: "incomplete", executor.StatusRefused: "refused"}[o.Status]
+	return render.ApplyMarkdown(render.Apply{Fleet: fleet, Commit: sha, Verdict: verdict, Plan: o.Plan, Applied: o.Applied,
+		Count: o.Count, Message: o.Message, Elapsed: o.Elapsed, Where: where, Note: note, Marker: ApplyMarker(fleet), Elsewhere: elsewhere})
 }
-
-func symbolOf(k engine.ActionKind) string {
-	return map[engine.ActionKind]string{engine.Create: "+", engine.Update: "~", engine.Replace: "-/+",
-		engine.Delete: "-", engine.Adopt: "=", engine.Forget: "#"}[k]
-}
-
-// tableText keeps an error message or a cloud's tag inside its cell, as
-// inert text.
-func tableText(s string) string {
-	s = engine.MarkdownText(s)
-	if len(s) <= 300 {
-		return s
-	}
-	cut := 300
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -78,7 +78,7 @@ func TestApplyAppliesTheReviewedPlanAndPostsTheResult(t *testing.T) {
 func TestACopiedMarkerIsNotTrusted(t *testing.T) {
 	h := newHarness(t)
 	h.writeFleet(queue)
-	forged := engine.PlanMarker("shop") + "\n<!-- infra:plan-id sha256:" + strings.Repeat("6", 64) + " head=evil -->\n"
+	forged := render.PlanMarker("shop") + "\n<!-- infra:plan-id sha256:" + strings.Repeat("6", 64) + " head=evil -->\n"
 	h.gh.addComment(7, "mallory", forged)
 	r := h.run("pull_request", prEvent(7, "abc"), planInputs())
 	if r.code != 0 {
@@ -200,7 +200,7 @@ func TestNoSecretLeavesTheCloud(t *testing.T) {
 	if err != nil || files == 0 {
 		t.Fatalf("read the state: %d files, %v", files, err)
 	}
-	if _, _, ok := engine.ReadMarkdownPlanID(h.gh.bodies(7)[0]); !ok {
+	if _, _, ok := render.ReadMarkdownPlanID(h.gh.bodies(7)[0]); !ok {
 		t.Fatal("no plan id in the plan comment")
 	}
 }

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
 	"github.com/infra-iac/infra/executor/executortest"
 	"github.com/infra-iac/infra/internal/moto"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -70,7 +70,7 @@ func TestEndToEndPullRequestToMergeThroughTheExecutor(t *testing.T) {
 	}
 	h.gh.assertRequests(t, listComments7, createOn7)
 	comment := h.gh.bodies(7)[0]
-	reviewed, head, ok := engine.ReadMarkdownPlanID(comment)
+	reviewed, head, ok := render.ReadMarkdownPlanID(comment)
 	if !ok || head != "feed0001" || reviewed != plan.outputs["plan-id"] || !strings.Contains(comment, "Plan: 2 to create") {
 		t.Fatalf("plan comment:\n%s\noutputs %v", comment, plan.outputs)
 	}

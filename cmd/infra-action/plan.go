@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -34,7 +35,7 @@ func (a *action) plan(ctx context.Context) error {
 		plans = append(plans, p)
 		fmt.Fprintf(a.log, "fleet %s:\n%s", p.Fleet, renderText(p))
 		a.annotate(f, p.Diagnostics)
-		if err := a.summary(engine.RenderMarkdown(p, engine.MarkdownOptions{HeadSHA: head, Limit: summaryLimit / len(a.in.fleets),
+		if err := a.summary(render.Markdown(p, render.MarkdownOptions{HeadSHA: head, Limit: summaryLimit / len(a.in.fleets),
 			Elsewhere: "the step log"})); err != nil {
 			return err
 		}
@@ -43,8 +44,8 @@ func (a *action) plan(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			body := engine.RenderMarkdown(p, engine.MarkdownOptions{HeadSHA: head, Elsewhere: a.elsewhere()})
-			url, err := api.upsertComment(ctx, number, engine.PlanMarker(p.Fleet), body)
+			body := render.Markdown(p, render.MarkdownOptions{HeadSHA: head, Elsewhere: a.elsewhere()})
+			url, err := api.upsertComment(ctx, number, render.PlanMarker(p.Fleet), body)
 			switch {
 			case forbidden(err):
 				// A pull request from a fork gets a read-only token. The
@@ -102,7 +103,7 @@ func (a *action) planOutputs(plans []*engine.Plan) error {
 		} else {
 			ids = append(ids, p.Fleet+"="+p.ID)
 		}
-		lines = append(lines, prefixFleet(plans, p.Fleet, engine.SummaryLine(p)))
+		lines = append(lines, prefixFleet(plans, p.Fleet, render.SummaryLine(p)))
 		changes = changes || p.HasChanges()
 		destroys = destroys || p.HasDestroys()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -138,7 +139,7 @@ func TestExecutorModeRefusalPostsTheFreshPlan(t *testing.T) {
 		Summary: engine.Summary{Create: 1}}
 	s := &scripted{answers: []string{response(t, executor.Response{Status: executor.StatusRefused, Plan: fresh, Message: "the plan changed"})}}
 	h.inv = s
-	h.gh.addComment(7, "github-actions[bot]", engine.PlanMarker("shop")+"\n<!-- infra:plan-id "+reviewed+" head=abc -->\n")
+	h.gh.addComment(7, "github-actions[bot]", render.PlanMarker("shop")+"\n<!-- infra:plan-id "+reviewed+" head=abc -->\n")
 	h.gh.merged("0e9e9e9e", 7)
 	r := h.run("push", pushEvent("0e9e9e9e"), applyInputs())
 	if r.code != 1 || len(s.requests) != 1 || s.requests[0].ExpectPlanID != reviewed {

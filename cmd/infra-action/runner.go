@@ -19,8 +19,8 @@ import (
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
 	"github.com/infra-iac/infra/operations"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
-	"github.com/infra-iac/infra/sweep"
 )
 
 // fleetDoc is one fleet, synthesized in the runner: whatever runs the
@@ -180,7 +180,7 @@ func (l local) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome,
 	o := &outcome{Plan: res.Plan, Invocations: 1, Elapsed: time.Since(started), Status: executor.StatusDone}
 	if res.Report != nil {
 		o.Applied = res.Report.Applied
-		o.Count = engine.AppliedLine(res.Report.Applied)
+		o.Count = render.AppliedLine(res.Report.Applied)
 	}
 	var diags *operations.DiagnosticsError
 	var changed *operations.PlanChangedError
@@ -220,7 +220,7 @@ func (l local) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string, 
 		return "", err
 	}
 	var text bytes.Buffer
-	if rerr := sweep.RenderText(cli.PrintableWriter(&text), rep); rerr != nil {
+	if rerr := render.SweepText(cli.PrintableWriter(&text), rep); rerr != nil {
 		return "", rerr
 	}
 	return text.String(), err
@@ -373,4 +373,4 @@ func (r remote) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string,
 }
 
 // countLine counts what an apply did, in the words of `infra apply`.
-func countLine(applied []engine.Applied) string { return engine.AppliedLine(applied) }
+func countLine(applied []engine.Applied) string { return render.AppliedLine(applied) }

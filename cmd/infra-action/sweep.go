@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 )
 
 // sweep runs `infra sweep` (a dry run unless sweep-delete) and puts its
@@ -30,12 +31,12 @@ func (a *action) sweep(ctx context.Context) error {
 	}
 	out, err := a.runner.Sweep(ctx, f, sweepOptions{prefix: a.in.sweepPrefix, olderThan: a.in.sweepAge, delete: a.in.sweepDelete})
 	fmt.Fprint(a.log, out)
-	md := fmt.Sprintf("### infra sweep %s: %s\n\n", engine.MarkdownCode(a.in.sweepPrefix), verb)
+	md := fmt.Sprintf("### infra sweep %s: %s\n\n", render.MarkdownCode(a.in.sweepPrefix), verb)
 	if out != "" {
 		md += "```\n" + clipSummary(out) + "\n```\n"
 	}
 	if err != nil {
-		md += "\n**" + engine.MarkdownText(err.Error()) + "**\n"
+		md += "\n**" + render.MarkdownText(err.Error()) + "**\n"
 	}
 	if serr := a.summary(md); serr != nil {
 		return serr
@@ -78,30 +79,30 @@ func (a *action) discover(ctx context.Context) error {
 // renderDiscovery is the discovery as a table, and its count line.
 func renderDiscovery(fleet string, dx *engine.Discovery) (string, string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### infra discover for fleet %s\n\n", engine.MarkdownCode(fleet))
+	fmt.Fprintf(&b, "### infra discover for fleet %s\n\n", render.MarkdownCode(fleet))
 	managed := 0
 	if dx.Ledger != nil {
 		managed = len(dx.Ledger.Rows)
 	}
 	line := fmt.Sprintf("Discovered for fleet %s: %d managed; %d added, %d removed, %d moved; %d owned by other fleets.",
 		fleet, managed, len(dx.Added), len(dx.Removed), len(dx.Moved), len(dx.Foreign))
-	b.WriteString("**" + engine.MarkdownText(line) + "**\n\n")
+	b.WriteString("**" + render.MarkdownText(line) + "**\n\n")
 	rows := 0
 	var t strings.Builder
 	for _, r := range dx.Added {
-		fmt.Fprintf(&t, "| + | %s | %s | tagged for this fleet, not in the ledger |\n", engine.MarkdownCode(r.Address().String()), tableText(r.Region))
+		fmt.Fprintf(&t, "| + | %s | %s | tagged for this fleet, not in the ledger |\n", render.MarkdownCode(r.Address().String()), render.TableText(r.Region))
 		rows++
 	}
 	for _, r := range dx.Removed {
-		fmt.Fprintf(&t, "| - | %s | %s | in the ledger, not found carrying this fleet's tag |\n", engine.MarkdownCode(r.Address().String()), tableText(r.Region))
+		fmt.Fprintf(&t, "| - | %s | %s | in the ledger, not found carrying this fleet's tag |\n", render.MarkdownCode(r.Address().String()), render.TableText(r.Region))
 		rows++
 	}
 	for _, m := range dx.Moved {
-		fmt.Fprintf(&t, "| ~ | %s | %s | moved from %s |\n", engine.MarkdownCode(m.Row.Address().String()), tableText(m.Row.Region), tableText(m.From))
+		fmt.Fprintf(&t, "| ~ | %s | %s | moved from %s |\n", render.MarkdownCode(m.Row.Address().String()), render.TableText(m.Row.Region), render.TableText(m.From))
 		rows++
 	}
 	for _, f := range dx.Foreign {
-		fmt.Fprintf(&t, "| ! | %s | %s | owned by fleet %s: left alone |\n", engine.MarkdownCode(f.Address.String()), tableText(f.Region), tableText(f.Owner))
+		fmt.Fprintf(&t, "| ! | %s | %s | owned by fleet %s: left alone |\n", render.MarkdownCode(f.Address.String()), render.TableText(f.Region), render.TableText(f.Owner))
 		rows++
 	}
 	if rows > 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
@@ -81,6 +82,6 @@ func Compile(t testing.TB, doc string) *spec.Model {
 // Render is the plan as the terminal shows it, for failure messages.
 func Render(p *engine.Plan) string {
 	var b strings.Builder
-	engine.RenderText(&b, p, engine.TextOptions{})
+	render.Text(&b, p, render.TextOptions{})
 	return b.String()
 }

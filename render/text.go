@@ -1,6 +1,8 @@
-package engine
+package render
 
 import (
+	"github.com/infra-iac/infra/engine"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -27,18 +29,18 @@ const (
 	ansiDim     = "\x1b[2m"
 )
 
-var actionStyle = map[ActionKind]struct{ symbol, color string }{
-	Create:  {"  +", ansiGreen},
-	Update:  {"  ~", ansiYellow},
-	Replace: {"-/+", ansiMagenta},
-	Delete:  {"  -", ansiRed},
-	Adopt:   {"  =", ansiBlue},
-	Forget:  {"  #", ansiBlue},
+var actionStyle = map[engine.ActionKind]struct{ symbol, color string }{
+	engine.Create:  {"  +", ansiGreen},
+	engine.Update:  {"  ~", ansiYellow},
+	engine.Replace: {"-/+", ansiMagenta},
+	engine.Delete:  {"  -", ansiRed},
+	engine.Adopt:   {"  =", ansiBlue},
+	engine.Forget:  {"  #", ansiBlue},
 }
 
-// RenderText writes the plan as the terminal shows it: the account lines,
+// Text writes the plan as the terminal shows it: the account lines,
 // one line per action in dependency order, then the count line.
-func RenderText(w io.Writer, p *Plan, opts TextOptions) error {
+func Text(w io.Writer, p *engine.Plan, opts TextOptions) error {
 	paint := func(color, s string) string {
 		if !opts.Color || color == "" {
 			return s
@@ -49,7 +51,7 @@ func RenderText(w io.Writer, p *Plan, opts TextOptions) error {
 	// cloud: escaped, so that only infra's own colour reaches a terminal.
 	var b strings.Builder
 	for _, a := range p.Accounts {
-		fmt.Fprintf(&b, "%s: %s in %s ok\n", spec.Printable(string(a.Provider)), spec.Printable(a.Account), spec.Printable(joinRegions(a.Regions)))
+		fmt.Fprintf(&b, "%s: %s in %s ok\n", spec.Printable(string(a.Provider)), spec.Printable(a.Account), spec.Printable(regionList(a.Regions)))
 	}
 	width := 36
 	for _, a := range p.Actions {
@@ -77,7 +79,7 @@ func RenderText(w io.Writer, p *Plan, opts TextOptions) error {
 
 // SummaryLine is the count line. It claims that the cloud matches the
 // fleet only when nothing needs attention either.
-func SummaryLine(p *Plan) string {
+func SummaryLine(p *engine.Plan) string {
 	s := p.Summary
 	attention := ""
 	if n := len(p.Attention); n == 1 {
@@ -101,12 +103,12 @@ func SummaryLine(p *Plan) string {
 	return line + "." + attention
 }
 
-func actionDetail(a Action) string {
+func actionDetail(a engine.Action) string {
 	switch a.Action {
-	case Update, Replace:
+	case engine.Update, engine.Replace:
 		var parts []string
 		for _, c := range a.Changes {
-			if a.Action == Replace && !c.ForcesReplacement {
+			if a.Action == engine.Replace && !c.ForcesReplacement {
 				continue
 			}
 			part := c.Field + ": " + FormatValue(c, true) + " -> " + FormatValue(c, false)
@@ -123,7 +125,7 @@ func actionDetail(a Action) string {
 			detail += " (" + a.Reason + ")"
 		}
 		return strings.TrimSpace(detail)
-	case Delete, Adopt, Forget:
+	case engine.Delete, engine.Adopt, engine.Forget:
 		if a.Reason != "" {
 			return "(" + a.Reason + ")"
 		}
@@ -133,7 +135,7 @@ func actionDetail(a Action) string {
 
 // FormatValue renders one side of a change for people: JSON for values,
 // and the words every renderer uses for what must not or cannot be shown.
-func FormatValue(c Change, before bool) string {
+func FormatValue(c engine.Change, before bool) string {
 	if c.Sensitive {
 		return spec.Redacted
 	}
@@ -153,14 +155,11 @@ func FormatValue(c Change, before bool) string {
 	return string(b)
 }
 
-// RenderJSON writes the plan JSON.
-func RenderJSON(w io.Writer, p *Plan) error { return WriteJSON(w, p) }
-
-// WriteJSON writes v as indented JSON, as every JSON output of infra is
+// JSON writes v as indented JSON, as every JSON output of infra is
 // written: a string from a document or a cloud that carries a C1 control
 // or a bidirectional mark, which encoding/json leaves raw, is escaped
 // (spec.PrintableJSON), so JSON on a terminal acts on nothing either.
-func WriteJSON(w io.Writer, v any) error {
+func JSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
@@ -172,45 +171,30 @@ func WriteJSON(w io.Writer, v any) error {
 	return err
 }
 
-// DecodePlan reads plan JSON written by RenderJSON.
-func DecodePlan(data []byte) (*Plan, error) {
-	var p Plan
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("not a plan file infra wrote: %w", err)
-	}
-	if p.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("plan format version %d, but this build understands %d; plan again with this build", p.FormatVersion, FormatVersion)
-	}
-	if !strings.HasPrefix(p.ID, "sha256:") {
-		return nil, fmt.Errorf("not a plan file infra wrote: no id")
-	}
-	return &p, nil
-}
-
 // AppliedLine counts what an apply did: the line `infra apply` prints, the
 // executor logs and the action posts.
-func AppliedLine(applied []Applied) string {
+func AppliedLine(applied []engine.Applied) string {
 	if len(applied) == 0 {
 		return "Nothing to apply: the cloud already matches the fleet."
 	}
-	done := map[ActionKind]int{}
+	done := map[engine.ActionKind]int{}
 	failed, notRun := 0, 0
 	for _, a := range applied {
 		switch a.Status {
-		case StatusDone:
+		case engine.StatusDone:
 			done[a.Action]++
-		case StatusFailed:
+		case engine.StatusFailed:
 			failed++
 		default:
 			notRun++
 		}
 	}
 	line := fmt.Sprintf("Applied: %d created, %d updated, %d replaced, %d deleted",
-		done[Create], done[Update], done[Replace], done[Delete])
-	if n := done[Adopt]; n > 0 {
+		done[engine.Create], done[engine.Update], done[engine.Replace], done[engine.Delete])
+	if n := done[engine.Adopt]; n > 0 {
 		line += fmt.Sprintf(", %d adopted", n)
 	}
-	if n := done[Forget]; n > 0 {
+	if n := done[engine.Forget]; n > 0 {
 		line += fmt.Sprintf(", %d forgotten", n)
 	}
 	if failed > 0 {

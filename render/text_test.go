@@ -1,6 +1,8 @@
-package engine
+package render
 
 import (
+	"github.com/infra-iac/infra/engine"
+
 	"strings"
 	"testing"
 
@@ -12,19 +14,19 @@ import (
 // it; the colour is only infra's own, and the columns still line up.
 func TestTextEscapesHostileStrings(t *testing.T) {
 	evil := "\x1b[2J\x1b[31mEVIL\u009b2J\u202egnp"
-	p := &Plan{FormatVersion: FormatVersion, Fleet: "shop",
-		Accounts: []Account{{Provider: spec.AWS, Account: "1" + evil, Regions: []string{"raw:eu" + evil}}},
-		Actions: []Action{
-			{Address: spec.Address{Provider: spec.AWS, Kind: spec.AWSInstance, Name: "web" + evil}, Action: Replace,
-				Changes: []Change{{Field: "instanceType", Before: "t3.micro", After: evil, ForcesReplacement: true}}},
-			{Address: spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: "jobs"}, Action: Delete, Reason: "gone " + evil},
+	p := &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: "shop",
+		Accounts: []engine.Account{{Provider: spec.AWS, Account: "1" + evil, Regions: []string{"raw:eu" + evil}}},
+		Actions: []engine.Action{
+			{Address: spec.Address{Provider: spec.AWS, Kind: spec.AWSInstance, Name: "web" + evil}, Action: engine.Replace,
+				Changes: []engine.Change{{Field: "instanceType", Before: "t3.micro", After: evil, ForcesReplacement: true}}},
+			{Address: spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: "jobs"}, Action: engine.Delete, Reason: "gone " + evil},
 		}}
-	p.summarize()
+	p.Summarize()
 	var plain, colour strings.Builder
-	if err := RenderText(&plain, p, TextOptions{}); err != nil {
+	if err := Text(&plain, p, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := RenderText(&colour, p, TextOptions{Color: true}); err != nil {
+	if err := Text(&colour, p, TextOptions{Color: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := plain.String()

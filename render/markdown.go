@@ -1,8 +1,9 @@
-package engine
+package render
 
 import (
+	"github.com/infra-iac/infra/engine"
+
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/infra-iac/infra/spec"
@@ -42,17 +43,6 @@ type MarkdownOptions struct {
 	Footer string
 }
 
-// PlanMarker is the hidden first line of a fleet's plan comment.
-func PlanMarker(fleet string) string { return Marker("plan", fleet) }
-
-// Marker is the hidden line that finds a fleet's comment of a kind again.
-// A valid fleet name is written as it is; anything else is escaped, so that
-// a name from a broken document can neither end the HTML comment nor span
-// lines.
-func Marker(kind, fleet string) string {
-	return "<!-- infra:" + kind + " fleet=" + htmlEscape(fleet) + " -->"
-}
-
 // MarkdownText makes a string from a document or a cloud inert text in a
 // comment, a table cell included: see cell.
 func MarkdownText(s string) string { return cell(s) }
@@ -61,31 +51,18 @@ func MarkdownText(s string) string { return cell(s) }
 // see code.
 func MarkdownCode(s string) string { return code(s) }
 
-var idLine = regexp.MustCompile(`<!-- infra:plan-id (sha256:[0-9a-f]{64}) head=([0-9a-zA-Z]*) -->`)
-
-// ReadMarkdownPlanID reads back the plan id and head commit that
-// RenderMarkdown wrote into a comment: what a merge applies is the plan a
-// reviewer saw, so it is read from the comment, not recomputed.
-func ReadMarkdownPlanID(body string) (id, head string, ok bool) {
-	m := idLine.FindStringSubmatch(body)
-	if m == nil {
-		return "", "", false
-	}
-	return m[1], m[2], true
-}
-
-// RenderMarkdown renders the plan for a pull request: the marker, the
+// Markdown renders the plan for a pull request: the marker, the
 // header (accounts and regions), the counts, the destroys and replaces in
 // a warning block, one collapsible section per changed resource, the
 // diagnostics table and the plan id with the head commit. It draws from
-// the same Plan as RenderText and RenderJSON, so they never disagree, and
+// the same engine.Plan as Text and RenderJSON, so they never disagree, and
 // it never shows a secret: a sensitive change reads (sensitive).
 //
 // The result stays under opts.Limit at any plan size. The header, counts
 // and footer always fit; the warning block, the diagnostics and the
 // details share the rest, in that order of importance, and whatever is cut
 // is counted in a note pointing to opts.Elsewhere.
-func RenderMarkdown(p *Plan, opts MarkdownOptions) string {
+func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = CommentLimit
@@ -116,7 +93,7 @@ func RenderMarkdown(p *Plan, opts MarkdownOptions) string {
 	if len(p.Accounts) > 0 {
 		head.WriteString("| cloud | account | regions |\n| --- | --- | --- |\n")
 		for _, a := range p.Accounts {
-			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), code(a.Account), cell(joinRegions(a.Regions)))
+			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), code(a.Account), cell(regionList(a.Regions)))
 		}
 		head.WriteString("\n")
 	}
@@ -149,7 +126,7 @@ func RenderMarkdown(p *Plan, opts MarkdownOptions) string {
 	left -= len(warning)
 	diags, dcut := diagnosticsTable(p.Diagnostics, errs, warns, min(left, limit/4))
 	left -= len(diags)
-	ordered := append(append([]Action{}, destructive...), rest...)
+	ordered := append(append([]engine.Action{}, destructive...), rest...)
 	details, xcut := detailsSections(ordered, left)
 
 	var b strings.Builder
@@ -189,7 +166,7 @@ func countDiagnostics(ds []spec.Diagnostic) (errs, warns int) {
 }
 
 // splitDestructive keeps the plan's order within each part.
-func splitDestructive(as []Action) (destructive, rest []Action) {
+func splitDestructive(as []engine.Action) (destructive, rest []engine.Action) {
 	for _, a := range as {
 		if a.Action.Destructive() {
 			destructive = append(destructive, a)
@@ -203,7 +180,7 @@ func splitDestructive(as []Action) (destructive, rest []Action) {
 // warningBlock lists every delete and replace, one line each, in a GitHub
 // alert so that a reviewer cannot miss them. It returns how many lines did
 // not fit in budget.
-func warningBlock(as []Action, budget int) (string, int) {
+func warningBlock(as []engine.Action, budget int) (string, int) {
 	if len(as) == 0 {
 		return "", 0
 	}
@@ -247,7 +224,7 @@ func diagnosticsTable(ds []spec.Diagnostic, errs, warns, budget int) (string, in
 // detailsSections gives each action with field changes a collapsible
 // section holding its field diff, and each other action one line. It
 // returns how many actions did not fit in budget.
-func detailsSections(as []Action, budget int) (string, int) {
+func detailsSections(as []engine.Action, budget int) (string, int) {
 	if len(as) == 0 {
 		return "", 0
 	}
@@ -267,7 +244,7 @@ func detailsSections(as []Action, budget int) (string, int) {
 	return b.String(), 0
 }
 
-func detailsOf(a Action) string {
+func detailsOf(a engine.Action) string {
 	symbol := strings.TrimSpace(actionStyle[a.Action].symbol)
 	if len(a.Changes) == 0 {
 		line := fmt.Sprintf("- %s %s", code(symbol+" "+a.Address.String()), a.Action)
@@ -291,7 +268,7 @@ func detailsOf(a Action) string {
 		b.WriteString(cell(clip(a.Reason)) + "\n\n")
 	}
 	// A create has no before: the column would only repeat "(unset)".
-	if a.Action == Create {
+	if a.Action == engine.Create {
 		b.WriteString("| field | value |\n| --- | --- |\n")
 	} else {
 		b.WriteString("| field | before | after |\n| --- | --- | --- |\n")
@@ -301,7 +278,7 @@ func detailsOf(a Action) string {
 		if c.ForcesReplacement {
 			after += " **forces replacement**"
 		}
-		if a.Action == Create {
+		if a.Action == engine.Create {
 			fmt.Fprintf(&b, "| %s | %s |\n", code(c.Field), after)
 			continue
 		}
@@ -357,4 +334,13 @@ func code(s string) string {
 // list item).
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(spec.Printable(s))
+}
+
+// regionList names an account's regions, as the engine's account event
+// does.
+func regionList(rs []string) string {
+	if len(rs) == 0 {
+		return "(no region)"
+	}
+	return strings.Join(rs, ", ")
 }

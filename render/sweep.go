@@ -1,23 +1,24 @@
-package sweep
+package render
 
 import (
+	"github.com/infra-iac/infra/sweep"
+
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 )
 
-// CleanLine is the last line of a sweep that found nothing to do.
-const CleanLine = "nothing to sweep — the account is clean"
+// SweepCleanLine is the last line of a sweep that found nothing to do.
+const SweepCleanLine = "nothing to sweep — the account is clean"
 
-// RenderText writes the report as people read it: the clouds, the table of
+// SweepText writes the report as people read it: the clouds, the table of
 // candidates (address, region, age, owner), the count line, what was kept
 // and why, what is left with the provider's words, and what could not be
 // listed. The CLI, the executor and the workflow's job summary all print
 // this, so they never disagree.
-func RenderText(w io.Writer, r *Report) error {
+func SweepText(w io.Writer, r *sweep.Report) error {
 	var b bytes.Buffer
 	for _, c := range r.Clouds {
 		if c.Skipped != "" {
@@ -82,11 +83,11 @@ func RenderText(w io.Writer, r *Report) error {
 
 // countLine is the report's last line: what a script or a job summary
 // quotes.
-func countLine(r *Report) string {
+func countLine(r *sweep.Report) string {
 	n := len(r.Candidates)
 	switch {
 	case n == 0 && len(r.Errors) == 0:
-		return CleanLine
+		return SweepCleanLine
 	case n == 0:
 		return fmt.Sprintf("nothing found to sweep, but the sweep is incomplete: %d listing(s) or read(s) failed", len(r.Errors))
 	case !r.Delete:
@@ -106,21 +107,14 @@ func countLine(r *Report) string {
 	return line
 }
 
-// RenderJSON writes the report as indented JSON, for scripts.
-func RenderJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
-func ageText(r *Report, e Entry) string {
+func ageText(r *sweep.Report, e sweep.Entry) string {
 	if d, ok := e.Age(r.At); ok {
-		return formatAge(d)
+		return sweep.FormatAge(d)
 	}
 	return "unknown"
 }
 
-func ownerText(e Entry) string {
+func ownerText(e sweep.Entry) string {
 	switch {
 	case e.OwnerUnknown:
 		return "unreadable"

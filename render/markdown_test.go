@@ -1,6 +1,8 @@
-package engine
+package render
 
 import (
+	"github.com/infra-iac/infra/engine"
+
 	"bytes"
 	"fmt"
 	"os"
@@ -20,30 +22,30 @@ func addr(s string) spec.Address {
 
 // samplePlan has one action of every kind, out of the destroys-first
 // order, a sensitive change, a value known after apply and diagnostics.
-func samplePlan() *Plan {
-	p := &Plan{FormatVersion: FormatVersion, Fleet: "shop",
-		Accounts: []Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-3"}}},
-		Actions: []Action{
-			{Address: addr("aws/secrets/db-password"), Action: Create, Region: "eu-west-3",
-				Changes: []Change{{Field: "value", Sensitive: true}}},
-			{Address: addr("aws/queues/jobs"), Action: Update, Region: "eu-west-3",
-				Changes: []Change{{Field: "visibilityTimeoutSec", Before: 30.0, After: 120.0}}},
-			{Address: addr("aws/secrets/db-url"), Action: Create, Region: "eu-west-3",
-				Changes: []Change{{Field: "value", Sensitive: true}, {Field: "description", KnownAfterApply: true}}},
-			{Address: addr("aws/security-group/web"), Action: Replace, Region: "eu-west-3",
-				Changes: []Change{{Field: "description", Before: "web", After: "web tier", ForcesReplacement: true}}},
-			{Address: addr("aws/object-store/old-assets"), Action: Delete, Region: "eu-west-3", Reason: "no longer declared"},
-			{Address: addr("aws/queues/mail"), Action: Adopt, Region: "eu-west-3", Reason: "exists and is tagged for this fleet"},
+func samplePlan() *engine.Plan {
+	p := &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: "shop",
+		Accounts: []engine.Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-3"}}},
+		Actions: []engine.Action{
+			{Address: addr("aws/secrets/db-password"), Action: engine.Create, Region: "eu-west-3",
+				Changes: []engine.Change{{Field: "value", Sensitive: true}}},
+			{Address: addr("aws/queues/jobs"), Action: engine.Update, Region: "eu-west-3",
+				Changes: []engine.Change{{Field: "visibilityTimeoutSec", Before: 30.0, After: 120.0}}},
+			{Address: addr("aws/secrets/db-url"), Action: engine.Create, Region: "eu-west-3",
+				Changes: []engine.Change{{Field: "value", Sensitive: true}, {Field: "description", KnownAfterApply: true}}},
+			{Address: addr("aws/security-group/web"), Action: engine.Replace, Region: "eu-west-3",
+				Changes: []engine.Change{{Field: "description", Before: "web", After: "web tier", ForcesReplacement: true}}},
+			{Address: addr("aws/object-store/old-assets"), Action: engine.Delete, Region: "eu-west-3", Reason: "no longer declared"},
+			{Address: addr("aws/queues/mail"), Action: engine.Adopt, Region: "eu-west-3", Reason: "exists and is tagged for this fleet"},
 		},
 		Diagnostics: []spec.Diagnostic{{Severity: spec.Warning, Address: "aws/queues/legacy", Message: "owned by fleet billing: left alone", Hint: "exclude it | or rename"}},
 	}
-	p.summarize()
-	p.ID = p.computeID()
+	p.Summarize()
+	p.ID = "sha256:" + strings.Repeat("5", 64)
 	return p
 }
 
 func TestMarkdownGolden(t *testing.T) {
-	got := RenderMarkdown(samplePlan(), MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567"})
+	got := Markdown(samplePlan(), MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567"})
 	golden := filepath.Join("testdata", "plan.md")
 	if os.Getenv("INFRA_UPDATE_GOLDEN") != "" {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -63,7 +65,7 @@ func TestMarkdownGolden(t *testing.T) {
 }
 
 func TestMarkdownDestroysComeFirst(t *testing.T) {
-	md := RenderMarkdown(samplePlan(), MarkdownOptions{})
+	md := Markdown(samplePlan(), MarkdownOptions{})
 	if !strings.HasPrefix(md, PlanMarker("shop")+"\n") {
 		t.Fatalf("the marker is not the first line:\n%s", md)
 	}
@@ -89,7 +91,7 @@ func TestMarkdownDestroysComeFirst(t *testing.T) {
 
 func TestMarkdownPlanIDRoundTrip(t *testing.T) {
 	p := samplePlan()
-	md := RenderMarkdown(p, MarkdownOptions{HeadSHA: "abc123"})
+	md := Markdown(p, MarkdownOptions{HeadSHA: "abc123"})
 	id, head, ok := ReadMarkdownPlanID("some preface\n" + md)
 	if !ok || id != p.ID || head != "abc123" {
 		t.Fatalf("read back %q %q %v, want %q abc123", id, head, ok, p.ID)
@@ -101,11 +103,10 @@ func TestMarkdownPlanIDRoundTrip(t *testing.T) {
 
 func TestMarkdownNeverShowsASecret(t *testing.T) {
 	const canary = "CANARY-md-s3cr3t-91ab"
-	f := newFixture(t)
-	f.env["DB_PASSWORD"] = canary
-	d := doc(password, db, dbURL)
-	p := f.plan(d, false)
-	md := RenderMarkdown(p, MarkdownOptions{})
+	w := newWorld(t)
+	w.env["DB_PASSWORD"] = canary
+	p := w.plan(doc(password, db, dbURL))
+	md := Markdown(p, MarkdownOptions{})
 	if strings.Contains(md, canary) {
 		t.Fatal("the canary leaked into the markdown")
 	}
@@ -116,7 +117,7 @@ func TestMarkdownNeverShowsASecret(t *testing.T) {
 	leaky := samplePlan()
 	leaky.Actions[0].Changes[0].Before = canary
 	leaky.Actions[0].Changes[0].After = canary
-	if md := RenderMarkdown(leaky, MarkdownOptions{}); strings.Contains(md, canary) {
+	if md := Markdown(leaky, MarkdownOptions{}); strings.Contains(md, canary) {
 		t.Fatal("a sensitive change showed its value")
 	}
 }
@@ -124,7 +125,7 @@ func TestMarkdownNeverShowsASecret(t *testing.T) {
 func TestMarkdownEscapesWhatWouldBreakTheComment(t *testing.T) {
 	p := samplePlan()
 	p.Actions[1].Changes[0].After = "a|b`c</details><script>"
-	md := RenderMarkdown(p, MarkdownOptions{})
+	md := Markdown(p, MarkdownOptions{})
 	if strings.Count(md, "</details>") != strings.Count(md, "<details>") {
 		t.Fatalf("a value closed a details section:\n%s", md)
 	}
@@ -138,16 +139,16 @@ func TestMarkdownEscapesWhatWouldBreakTheComment(t *testing.T) {
 
 // bigPlan has n actions of each destructive and constructive kind, each
 // with fields, and n diagnostics: every section wants more than the limit.
-func bigPlan(n int) *Plan {
-	p := &Plan{FormatVersion: FormatVersion, Fleet: "big",
-		Accounts: []Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-1", "eu-west-3"}}}}
+func bigPlan(n int) *engine.Plan {
+	p := &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: "big",
+		Accounts: []engine.Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-1", "eu-west-3"}}}}
 	long := strings.Repeat("x", 2000)
 	for i := 0; i < n; i++ {
-		kind := []ActionKind{Create, Update, Replace, Delete}[i%4]
-		a := Action{Address: addr(fmt.Sprintf("aws/queues/q-%05d", i)), Action: kind, Region: "eu-west-3"}
-		if kind != Delete {
-			a.Changes = []Change{
-				{Field: "visibilityTimeoutSec", Before: 30.0, After: float64(i), ForcesReplacement: kind == Replace},
+		kind := []engine.ActionKind{engine.Create, engine.Update, engine.Replace, engine.Delete}[i%4]
+		a := engine.Action{Address: addr(fmt.Sprintf("aws/queues/q-%05d", i)), Action: kind, Region: "eu-west-3"}
+		if kind != engine.Delete {
+			a.Changes = []engine.Change{
+				{Field: "visibilityTimeoutSec", Before: 30.0, After: float64(i), ForcesReplacement: kind == engine.Replace},
 				{Field: "tags", Before: map[string]any{"team": "a"}, After: map[string]any{"team": long}},
 			}
 		} else {
@@ -156,14 +157,14 @@ func bigPlan(n int) *Plan {
 		p.Actions = append(p.Actions, a)
 		p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Warning, Address: a.Address.String(), Message: "warned " + long})
 	}
-	p.summarize()
-	p.ID = p.computeID()
+	p.Summarize()
+	p.ID = "sha256:" + strings.Repeat("5", 64)
 	return p
 }
 
 func TestMarkdownSizeCapAt2000Resources(t *testing.T) {
 	p := bigPlan(2000)
-	md := RenderMarkdown(p, MarkdownOptions{HeadSHA: "deadbeef", Elsewhere: "the [job summary](https://example.invalid/run)"})
+	md := Markdown(p, MarkdownOptions{HeadSHA: "deadbeef", Elsewhere: "the [job summary](https://example.invalid/run)"})
 	t.Logf("comment for 2,000 resources: %d characters", len(md))
 	if len(md) >= CommentLimit {
 		t.Fatalf("comment is %d characters, over %d", len(md), CommentLimit)
@@ -182,16 +183,16 @@ func TestMarkdownSizeCapAt2000Resources(t *testing.T) {
 	}
 	// Any limit holds, also a tiny one.
 	for _, limit := range []int{2000, 10000, 1 << 20} {
-		if md := RenderMarkdown(p, MarkdownOptions{Limit: limit}); len(md) > limit && limit > 2000 {
+		if md := Markdown(p, MarkdownOptions{Limit: limit}); len(md) > limit && limit > 2000 {
 			t.Errorf("limit %d: %d characters", limit, len(md))
 		}
 	}
 	// The uncut rendering holds everything, for the job summary.
 	var text bytes.Buffer
-	if err := RenderText(&text, p, TextOptions{}); err != nil {
+	if err := Text(&text, p, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	full := RenderMarkdown(p, MarkdownOptions{Limit: 100 << 20})
+	full := Markdown(p, MarkdownOptions{Limit: 100 << 20})
 	if strings.Contains(full, "not detailed here") || strings.Count(full, "<details>") != 1500 {
 		t.Errorf("the uncut rendering cut something (%d details)", strings.Count(full, "<details>"))
 	}
@@ -214,7 +215,7 @@ func TestMarkdownEscapesHostileStrings(t *testing.T) {
 	p.Actions[4].Region = "raw:<b>" + evil
 	p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Error, Address: "aws/queues/e`f" + evil,
 		Message: `invalid instance type "` + evil + `"`, Hint: "write \"raw:" + evil + "\" or [see](http://evil.example)"})
-	md := RenderMarkdown(p, MarkdownOptions{})
+	md := Markdown(p, MarkdownOptions{})
 	if spec.PrintableText(md) != md {
 		t.Fatalf("a control or bidirectional character got through:\n%q", md)
 	}
@@ -251,11 +252,11 @@ func TestMarkdownEscapesHostileStrings(t *testing.T) {
 // this plan) is not true; a caller says what is instead, and the id stays.
 func TestMarkdownFooter(t *testing.T) {
 	p := samplePlan()
-	def := RenderMarkdown(p, MarkdownOptions{})
+	def := Markdown(p, MarkdownOptions{})
 	if !strings.Contains(def, "Merging applies exactly this plan") {
 		t.Fatalf("the default footer lost the pull-request sentence:\n%s", def)
 	}
-	md := RenderMarkdown(p, MarkdownOptions{Footer: "Made by `infra plan`, which changes nothing."})
+	md := Markdown(p, MarkdownOptions{Footer: "Made by `infra plan`, which changes nothing."})
 	want := "\n---\nPlan `" + p.ID + "`. Made by `infra plan`, which changes nothing.\n"
 	if !strings.HasSuffix(md, want) || strings.Contains(md, "Merging") {
 		t.Fatalf("footer: want the suffix %q:\n%s", want, md)

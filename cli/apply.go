@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 )
@@ -51,7 +50,7 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		if err != nil {
 			return fmt.Errorf("--plan: %w", err)
 		}
-		reviewed, err := engine.DecodePlan(data)
+		reviewed, err := operations.DecodePlan(data)
 		if err != nil {
 			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
 		}

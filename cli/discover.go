@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 )
@@ -50,7 +49,7 @@ func runDiscover(c *cobra.Command, g *globals, opts *discoverOptions) error {
 	return g.remedy(err)
 }
 
-func renderDiscovery(g *globals, dx *engine.Discovery, was int, written bool) {
+func renderDiscovery(g *globals, dx *operations.Discovery, was int, written bool) {
 	// Addresses, regions and owners come from the cloud's tags.
 	out := printableWriter{g.io().Out}
 	for _, a := range dx.Accounts {

@@ -14,10 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
-	awsprovider "github.com/infra-iac/infra/providers/aws"
-	"github.com/infra-iac/infra/providers/aws/executordeploy"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
@@ -115,7 +113,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 		if err != nil {
 			return fmt.Errorf("--plan: %w", err)
 		}
-		p, err := engine.DecodePlan(data)
+		p, err := operations.DecodePlan(data)
 		if err != nil {
 			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
 		}
@@ -139,7 +137,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 		}
 	}
 	fn := g.executorFunction(opts.function)
-	inv, err := awsprovider.NewInvoker(ctx, awsprovider.Options{})
+	inv, err := operations.NewLambdaInvoker(ctx)
 	if err != nil {
 		return err
 	}
@@ -148,7 +146,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 		return fmt.Errorf("encode the request: %w", err)
 	}
 	io := g.io()
-	var rows []engine.Applied
+	var rows []operations.Applied
 	var last executor.Response
 	for i := 1; ; i++ {
 		t0 := time.Now()
@@ -177,7 +175,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 		}
 		fmt.Fprintf(io.ErrOut, "%s: invocation %d: %s (%s): %s\n", fn, i, resp.Status, time.Since(t0).Round(time.Millisecond), resp.Message)
 		for _, a := range resp.Applied {
-			if a.Status != engine.StatusNotStarted || resp.Status != executor.StatusIncomplete {
+			if a.Status != operations.StatusNotStarted || resp.Status != executor.StatusIncomplete {
 				rows = append(rows, a)
 			}
 		}
@@ -205,7 +203,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 }
 
 // printInvokeResult renders the final answer as the local verbs would.
-func printInvokeResult(g *globals, op executor.Operation, resp executor.Response, rows []engine.Applied) error {
+func printInvokeResult(g *globals, op executor.Operation, resp executor.Response, rows []operations.Applied) error {
 	io := g.io()
 	io.errDiagnostics(resp.Diagnostics)
 	switch {
@@ -216,7 +214,7 @@ func printInvokeResult(g *globals, op executor.Operation, resp executor.Response
 		return render.Text(io.Out, resp.Plan, render.TextOptions{Color: io.ColorEnabled()})
 	case op == executor.OpApply || op == executor.OpDestroy:
 		for _, a := range rows {
-			if a.Status == engine.StatusFailed {
+			if a.Status == operations.StatusFailed {
 				fmt.Fprintf(io.ErrOut, "%s %s ... failed: %s\n", a.Action, a.Address, a.Error)
 			}
 		}
@@ -288,7 +286,7 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	s := executordeploy.Spec{Function: g.executorFunction(opts.function), Bucket: bucket, Prefix: prefix, Zip: pkg,
+	s := operations.ExecutorSpec{Function: g.executorFunction(opts.function), Bucket: bucket, Prefix: prefix, Zip: pkg,
 		Architecture: opts.arch, TimeoutSec: opts.timeout, MemoryMB: opts.memory, CredentialsSecret: opts.credentialsSecret,
 		GitHubRepo: opts.githubRepo, GitHubSubject: opts.githubSubject}
 	for _, k := range opts.kinds {
@@ -297,11 +295,7 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if len(opts.operations) > 0 {
 		s.Env = map[string]string{executor.EnvOperations: strings.Join(opts.operations, ",")}
 	}
-	b, err := awsprovider.New(ctx, awsprovider.Options{})
-	if err != nil {
-		return err
-	}
-	out, err := executordeploy.Deploy(ctx, b, s)
+	out, err := operations.DeployExecutor(ctx, s)
 	if err != nil {
 		return err
 	}

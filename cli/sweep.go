@@ -12,7 +12,6 @@ import (
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
-	"github.com/infra-iac/infra/sweep"
 )
 
 type sweepOptions struct {
@@ -97,32 +96,32 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 }
 
 // sweepProgress prints the sweep's events to stderr, one line each.
-func sweepProgress(s *IOStreams) func(sweep.Event) {
+func sweepProgress(s *IOStreams) func(operations.SweepEvent) {
 	var mu sync.Mutex
-	return func(ev sweep.Event) {
+	return func(ev operations.SweepEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		w := s.ErrOut
 		switch ev.Kind {
-		case sweep.EventAccount, sweep.EventListed, sweep.EventRound, sweep.EventVerify:
+		case operations.SweepAccount, operations.SweepListed, operations.SweepRound, operations.SweepVerify:
 			fmt.Fprintln(w, ev.Message)
-		case sweep.EventDeleted:
+		case operations.SweepDeleted:
 			fmt.Fprintf(w, "delete %s ... ok (%s)\n", ev.Address, ev.Elapsed.Round(time.Millisecond))
-		case sweep.EventDeferred:
+		case operations.SweepDeferred:
 			fmt.Fprintf(w, "delete %s ... refused for now, will retry: %v\n", ev.Address, ev.Err)
-		case sweep.EventFailed:
+		case operations.SweepFailed:
 			if ev.Address.IsZero() {
 				fmt.Fprintf(w, "%s ... failed: %v\n", ev.Message, ev.Err)
 			} else {
 				fmt.Fprintf(w, "delete %s ... failed: %v\n", ev.Address, ev.Err)
 			}
-		case sweep.EventWaiting:
+		case operations.SweepWaiting:
 			names := make([]string, len(ev.Outstanding))
 			for i, a := range ev.Outstanding {
 				names[i] = a.String()
 			}
 			fmt.Fprintf(w, "still deleting: %s\n", strings.Join(names, ", "))
-		case sweep.EventWarning:
+		case operations.SweepWarning:
 			fmt.Fprintf(w, "warning: %s\n", ev.Message)
 		}
 	}

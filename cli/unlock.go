@@ -6,8 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/infra-iac/infra/spec"
-	"github.com/infra-iac/infra/state"
+	"github.com/infra-iac/infra/operations"
 )
 
 func newUnlock(g *globals) *cobra.Command {
@@ -16,24 +15,18 @@ func newUnlock(g *globals) *cobra.Command {
 		Short: "Break a stale lock, naming its id (printed by the refused run)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			doc, err := g.loadDocument(c.Context())
+			ops, doc, err := g.operations(c.Context())
 			if err != nil {
 				return err
 			}
-			if !spec.ValidFleetName(doc.Fleet) {
-				return fmt.Errorf("invalid fleet name %q; run infra check", doc.Fleet)
+			where, err := ops.Unlock(c.Context(), operations.UnlockRequest{Document: doc, ID: args[0]})
+			if errors.Is(err, operations.ErrNotLocked) {
+				return fmt.Errorf("nothing to unlock: %s holds no lock", where)
 			}
-			store, err := g.f.Store(c.Context(), g.state, doc.Fleet)
 			if err != nil {
 				return err
 			}
-			if err := store.Unlock(c.Context(), args[0]); err != nil {
-				if errors.Is(err, state.ErrNotLocked) {
-					return fmt.Errorf("nothing to unlock: %s holds no lock", store.Where())
-				}
-				return err
-			}
-			fmt.Fprintf(g.io().Out, "unlocked %s (lock %s)\n", store.Where(), args[0])
+			fmt.Fprintf(g.io().Out, "unlocked %s (lock %s)\n", where, args[0])
 			return nil
 		},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
 )
 
@@ -59,7 +58,7 @@ func (h *Handler) apply(ctx context.Context, r *request, req Request, b budget) 
 }
 
 // ended is the status and message of an apply that ran without an error.
-func (h *Handler) ended(req Request, report *engine.Report, b budget) (Status, string) {
+func (h *Handler) ended(req Request, report *operations.Report, b budget) (Status, string) {
 	switch {
 	case report.Incomplete && done(report) == 0:
 		// Nothing moved: invoking again would give the same result for
@@ -73,10 +72,10 @@ func (h *Handler) ended(req Request, report *engine.Report, b budget) (Status, s
 }
 
 // done counts the actions this invocation finished.
-func done(r *engine.Report) int {
+func done(r *operations.Report) int {
 	n := 0
 	for _, a := range r.Applied {
-		if a.Status == engine.StatusDone {
+		if a.Status == operations.StatusDone {
 			n++
 		}
 	}
@@ -84,22 +83,22 @@ func done(r *engine.Report) int {
 }
 
 // counts says what a report did, in one phrase.
-func counts(r *engine.Report) string {
+func counts(r *operations.Report) string {
 	if r == nil {
 		return "nothing applied"
 	}
-	by := map[engine.Status]int{}
+	by := map[operations.Status]int{}
 	for _, a := range r.Applied {
 		by[a.Status]++
 	}
-	s := fmt.Sprintf("%d of %d action(s) done", by[engine.StatusDone], len(r.Applied))
-	if n := by[engine.StatusFailed]; n > 0 {
+	s := fmt.Sprintf("%d of %d action(s) done", by[operations.StatusDone], len(r.Applied))
+	if n := by[operations.StatusFailed]; n > 0 {
 		s += fmt.Sprintf(", %d failed", n)
 	}
-	if n := by[engine.StatusSkipped]; n > 0 {
+	if n := by[operations.StatusSkipped]; n > 0 {
 		s += fmt.Sprintf(", %d skipped", n)
 	}
-	if n := by[engine.StatusNotStarted]; n > 0 {
+	if n := by[operations.StatusNotStarted]; n > 0 {
 		s += fmt.Sprintf(", %d not started", n)
 	}
 	return s

@@ -6,14 +6,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/infra-iac/infra/providers"
-	awsprovider "github.com/infra-iac/infra/providers/aws"
-	scwprovider "github.com/infra-iac/infra/providers/scaleway"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
-	"github.com/infra-iac/infra/state"
 )
 
 // The function's environment, documented in docs/executor.md.
@@ -74,14 +70,8 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 	if location != "" && !strings.HasPrefix(location, "s3://") {
 		problems = append(problems, fmt.Sprintf("%s=%q: want s3://bucket/prefix", EnvState, location))
 	}
-	aws := &lazyAWS{}
-	creds := startCredentials(getenv(EnvCredentialsSecret), func(ctx context.Context, id string) (spec.Sensitive, error) {
-		b, err := aws.get(ctx)
-		if err != nil {
-			return spec.Sensitive{}, err
-		}
-		return b.ReadSecretString(ctx, id)
-	})
+	aws := &operations.AWS{}
+	creds := startCredentials(getenv(EnvCredentialsSecret), aws.ReadSecret)
 	cfg := Config{
 		StopMargin:  margin,
 		Parallelism: parallelism,
@@ -95,13 +85,13 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 			_, err := creds.wait(ctx)
 			return err
 		},
-		Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
-			out := map[spec.Provider]providers.Backend{}
+		Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]operations.Backend, map[spec.Provider]string, error) {
+			out := map[spec.Provider]operations.Backend{}
 			why := map[spec.Provider]string{}
 			for _, p := range ps {
 				switch p {
 				case spec.AWS:
-					b, err := aws.get(ctx)
+					b, err := aws.Backend(ctx)
 					if err != nil {
 						return nil, nil, err
 					}
@@ -136,17 +126,7 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 		},
 	}
 	if location != "" {
-		cfg.State = func(ctx context.Context) (state.Blobs, string, error) {
-			b, err := aws.get(ctx)
-			if err != nil {
-				return nil, "", err
-			}
-			blobs, prefix, err := b.OpenStateBlobs(location)
-			if err != nil {
-				return nil, "", err
-			}
-			return blobs, prefix, nil
-		}
+		cfg.State = func(ctx context.Context) (operations.Blobs, string, error) { return aws.StateBlobs(ctx, location) }
 	}
 	return cfg
 }
@@ -164,7 +144,7 @@ func validOperation(op Operation) bool {
 // SCW_* values. The executor never reads Scaleway credentials from its own
 // environment: anyone who can read the function's configuration can read
 // that.
-func scalewayBackend(ctx context.Context, c *Credentials) (providers.Backend, string, error) {
+func scalewayBackend(ctx context.Context, c *Credentials) (operations.Backend, string, error) {
 	if c == nil {
 		return nil, fmt.Sprintf("no Scaleway credentials: set %s to a Secrets Manager secret holding SCW_ACCESS_KEY, SCW_SECRET_KEY and SCW_DEFAULT_PROJECT_ID", EnvCredentialsSecret), nil
 	}
@@ -175,32 +155,10 @@ func scalewayBackend(ctx context.Context, c *Credentials) (providers.Backend, st
 	}
 	project, _ := c.Lookup("SCW_DEFAULT_PROJECT_ID")
 	region, _ := c.Lookup("SCW_DEFAULT_REGION")
-	b, err := scwprovider.NewWithKeys(scwprovider.Keys{AccessKey: access.Reveal(), SecretKey: secret,
-		Project: project.Reveal(), Region: region.Reveal()}, scwprovider.Options{})
+	b, err := operations.ScalewayWithKeys(operations.ScalewayKeys{AccessKey: access.Reveal(), SecretKey: secret,
+		Project: project.Reveal(), Region: region.Reveal()})
 	if err != nil {
 		return nil, "", err
 	}
 	return b, "", nil
-}
-
-// lazyAWS makes the AWS backend on first use and keeps it, so warm
-// invocations reuse its clients and connections. A failure is not kept:
-// the next request tries again.
-type lazyAWS struct {
-	mu sync.Mutex
-	b  *awsprovider.Backend
-}
-
-func (l *lazyAWS) get(ctx context.Context) (*awsprovider.Backend, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b != nil {
-		return l.b, nil
-	}
-	b, err := awsprovider.New(ctx, awsprovider.Options{})
-	if err != nil {
-		return nil, err
-	}
-	l.b = b
-	return b, nil
 }

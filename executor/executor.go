@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
@@ -304,17 +303,17 @@ func timeoutHint(ctx context.Context, err error) string {
 	return err.Error()
 }
 
-func (h *Handler) event(ev engine.Event) {
+func (h *Handler) event(ev operations.Event) {
 	switch ev.Kind {
-	case engine.EventDone:
+	case operations.EventDone:
 		h.logf("%s %s ... ok (%s)", ev.Action, ev.Address, ev.Elapsed.Round(time.Millisecond))
-	case engine.EventFailed:
+	case operations.EventFailed:
 		h.logf("%s %s ... failed: %v", ev.Action, ev.Address, ev.Err)
-	case engine.EventDeferred:
+	case operations.EventDeferred:
 		h.logf("%s %s ... refused for now, will retry: %v", ev.Action, ev.Address, ev.Err)
-	case engine.EventWaiting:
+	case operations.EventWaiting:
 		h.logf("%s", ev.Message)
-	case engine.EventWarning:
+	case operations.EventWarning:
 		h.logf("warning: %s: %s", ev.Address, ev.Message)
 	}
 }

@@ -8,9 +8,8 @@ package executor
 import (
 	"encoding/json"
 
-	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
-	"github.com/infra-iac/infra/sweep"
 )
 
 // ProtocolVersion is the version of Request and Response. A response always
@@ -107,20 +106,20 @@ type Response struct {
 	// Plan is the plan (plan, apply, destroy): for refused, the fresh plan
 	// that differs from the reviewed one; for apply, the plan this
 	// invocation worked on.
-	Plan *engine.Plan `json:"plan,omitempty"`
+	Plan *operations.Plan `json:"plan,omitempty"`
 	// Applied is what this invocation did, one row per action of Plan
 	// (done, failed, skipped, not-started). After incomplete, the next
 	// invocation reports only its own rows.
-	Applied []engine.Applied `json:"applied,omitempty"`
+	Applied []operations.Applied `json:"applied,omitempty"`
 	// Diagnostics are the fleet's check and plan rows.
 	Diagnostics []spec.Diagnostic `json:"diagnostics,omitempty"`
 	// Discovery is the rebuilt ledger and its differences (discover).
-	Discovery *engine.Discovery `json:"discovery,omitempty"`
+	Discovery *operations.Discovery `json:"discovery,omitempty"`
 	// Saved is set when discover wrote the rebuilt ledger.
 	Saved bool `json:"saved,omitempty"`
 	// Sweep is the sweep's report: candidates, what was kept and why,
 	// survivors with the provider's words.
-	Sweep *sweep.Report `json:"sweep,omitempty"`
+	Sweep *operations.SweepReport `json:"sweep,omitempty"`
 	// Message says, in one sentence, what happened and what to do next.
 	Message string `json:"message,omitempty"`
 	// RunID echoes the request's.

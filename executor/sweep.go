@@ -8,7 +8,6 @@ import (
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
-	"github.com/infra-iac/infra/sweep"
 )
 
 // sweepOp deletes debris by name prefix with the executor's credentials.
@@ -58,7 +57,7 @@ func (h *Handler) sweepOp(ctx context.Context, req Request) Response {
 	return resp
 }
 
-func (h *Handler) sweepEvent(ev sweep.Event) {
+func (h *Handler) sweepEvent(ev operations.SweepEvent) {
 	switch {
 	case ev.Err != nil:
 		h.logf("sweep %s %s %s: %v", ev.Kind, ev.Address, ev.Region, ev.Err)

@@ -106,6 +106,26 @@ const (
 	EventWarning  = engine.EventWarning
 )
 
+// Sweep event kinds, for front ends that print a sweep's progress.
+const (
+	SweepAccount  = sweep.EventAccount
+	SweepListed   = sweep.EventListed
+	SweepRound    = sweep.EventRound
+	SweepVerify   = sweep.EventVerify
+	SweepDeleted  = sweep.EventDeleted
+	SweepDeferred = sweep.EventDeferred
+	SweepFailed   = sweep.EventFailed
+	SweepWaiting  = sweep.EventWaiting
+	SweepWarning  = sweep.EventWarning
+)
+
+// FormatVersion is the version of the plan JSON.
+const FormatVersion = engine.FormatVersion
+
+// DecodePlan reads a plan file infra wrote (plan --out), refusing one of
+// another format version.
+func DecodePlan(data []byte) (*Plan, error) { return engine.DecodePlan(data) }
+
 // Action kinds and applied statuses, for front ends that count them.
 const (
 	Create  = engine.Create

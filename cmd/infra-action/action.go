@@ -14,7 +14,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/infra-iac/infra/cli"
-	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
@@ -343,9 +343,8 @@ func (a *action) eventString(path ...string) string {
 	return ""
 }
 
-func renderText(p *engine.Plan) string {
+func renderText(p *operations.Plan) string {
 	var b strings.Builder
 	_ = render.Text(&b, p, render.TextOptions{})
 	return b.String()
 }
-

@@ -23,7 +23,6 @@ import (
 
 	"github.com/infra-iac/infra/cli"
 	"github.com/infra-iac/infra/operations"
-	awsprovider "github.com/infra-iac/infra/providers/aws"
 )
 
 func main() { os.Exit(realMain()) }
@@ -50,7 +49,7 @@ func realMain() int {
 			Getenv:   os.Getenv,
 		},
 		invoker: func(ctx context.Context) (invoker, error) {
-			return awsprovider.NewInvoker(ctx, awsprovider.Options{})
+			return operations.NewLambdaInvoker(ctx)
 		},
 		tempDir: tmp,
 	})

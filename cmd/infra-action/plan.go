@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
@@ -19,7 +19,7 @@ import (
 // and on a pull request keeps one comment per fleet up to date.
 func (a *action) plan(ctx context.Context) error {
 	number, head := a.pullRequest()
-	var plans []*engine.Plan
+	var plans []*operations.Plan
 	var failures []error
 	for _, input := range a.in.fleets {
 		f, err := a.synth(ctx, input)
@@ -94,7 +94,7 @@ func (a *action) pullRequest() (int, string) {
 
 // planOutputs sets plan-id, has-changes, has-destroys and summary. With one
 // fleet plan-id is its id; with several, one "fleet=id" line each.
-func (a *action) planOutputs(plans []*engine.Plan) error {
+func (a *action) planOutputs(plans []*operations.Plan) error {
 	var ids, lines []string
 	changes, destroys := false, false
 	for _, p := range plans {
@@ -125,7 +125,7 @@ func (a *action) setOutputs(ids, lines []string, changes, destroys bool) error {
 	return nil
 }
 
-func prefixFleet(plans []*engine.Plan, fleet, line string) string {
+func prefixFleet(plans []*operations.Plan, fleet, line string) string {
 	if len(plans) == 1 {
 		return line
 	}

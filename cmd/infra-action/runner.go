@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/cli"
-	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
@@ -44,8 +43,8 @@ type fleetDoc struct {
 type outcome struct {
 	Status executor.Status
 	// Plan is the plan applied; when refused, the fresh plan.
-	Plan    *engine.Plan
-	Applied []engine.Applied
+	Plan    *operations.Plan
+	Applied []operations.Applied
 	Message string
 	// Count is the line that counts what was done.
 	Count       string
@@ -56,12 +55,12 @@ type outcome struct {
 // runner is where plans and applies happen: in this runner with its own
 // credentials (the command line), or in the executor Lambda.
 type runner interface {
-	Plan(ctx context.Context, f *fleetDoc) (*engine.Plan, error)
+	Plan(ctx context.Context, f *fleetDoc) (*operations.Plan, error)
 	// Apply applies the fleet if its fresh plan is expect; an empty expect
 	// applies the fresh plan as it is (the caller decides when that is
 	// allowed).
 	Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error)
-	Discover(ctx context.Context, f *fleetDoc) (*engine.Discovery, error)
+	Discover(ctx context.Context, f *fleetDoc) (*operations.Discovery, error)
 	// Sweep sweeps the regions of f when given, else each cloud's
 	// configured region.
 	Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string, error)
@@ -155,7 +154,7 @@ func newLocal(c clouds, location string, log io.Writer) local {
 	return local{ops: operations.New(env), sweeps: operations.New(operations.Env{Backends: c.Backends})}
 }
 
-func (l local) Plan(ctx context.Context, f *fleetDoc) (*engine.Plan, error) {
+func (l local) Plan(ctx context.Context, f *fleetDoc) (*operations.Plan, error) {
 	p, err := l.ops.Plan(ctx, operations.PlanRequest{Document: f.document})
 	var diags *operations.DiagnosticsError
 	if err != nil && !errors.As(err, &diags) {
@@ -199,7 +198,7 @@ func (l local) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome,
 	return o, nil
 }
 
-func (l local) Discover(ctx context.Context, f *fleetDoc) (*engine.Discovery, error) {
+func (l local) Discover(ctx context.Context, f *fleetDoc) (*operations.Discovery, error) {
 	res, err := l.ops.Discover(ctx, operations.DiscoverRequest{Document: f.document})
 	if err != nil {
 		return nil, fmt.Errorf("discover fleet %s: %w", f.Name, err)
@@ -295,7 +294,7 @@ func (r remote) invoke(ctx context.Context, req executor.Request) (*executor.Res
 	return &resp, nil
 }
 
-func (r remote) Plan(ctx context.Context, f *fleetDoc) (*engine.Plan, error) {
+func (r remote) Plan(ctx context.Context, f *fleetDoc) (*operations.Plan, error) {
 	resp, err := r.invoke(ctx, executor.Request{Operation: executor.OpPlan, Document: f.Doc, RunID: r.runID})
 	if err != nil {
 		return nil, err
@@ -305,7 +304,7 @@ func (r remote) Plan(ctx context.Context, f *fleetDoc) (*engine.Plan, error) {
 	}
 	if len(resp.Diagnostics) > 0 {
 		// A document with errors: the comment shows them.
-		return &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: f.Name, Diagnostics: resp.Diagnostics}, nil
+		return &operations.Plan{FormatVersion: operations.FormatVersion, Fleet: f.Name, Diagnostics: resp.Diagnostics}, nil
 	}
 	return nil, fmt.Errorf("executor %s: plan %s: %s", r.function, resp.Status, resp.Message)
 }
@@ -336,7 +335,7 @@ func (r remote) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome
 			o.Message = fmt.Sprintf("still incomplete after %d invocations; re-run the workflow to resume (convergence makes that safe)", o.Invocations)
 		}
 		if o.Plan == nil && len(resp.Diagnostics) > 0 {
-			o.Plan = &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: f.Name, Diagnostics: resp.Diagnostics}
+			o.Plan = &operations.Plan{FormatVersion: operations.FormatVersion, Fleet: f.Name, Diagnostics: resp.Diagnostics}
 		}
 		break
 	}
@@ -345,7 +344,7 @@ func (r remote) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome
 	return o, nil
 }
 
-func (r remote) Discover(ctx context.Context, f *fleetDoc) (*engine.Discovery, error) {
+func (r remote) Discover(ctx context.Context, f *fleetDoc) (*operations.Discovery, error) {
 	resp, err := r.invoke(ctx, executor.Request{Operation: executor.OpDiscover, Document: f.Doc, RunID: r.runID})
 	if err != nil {
 		return nil, err
@@ -373,4 +372,4 @@ func (r remote) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string,
 }
 
 // countLine counts what an apply did, in the words of `infra apply`.
-func countLine(applied []engine.Applied) string { return render.AppliedLine(applied) }
+func countLine(applied []operations.Applied) string { return render.AppliedLine(applied) }

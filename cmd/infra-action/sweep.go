@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 )
 
@@ -77,7 +77,7 @@ func (a *action) discover(ctx context.Context) error {
 }
 
 // renderDiscovery is the discovery as a table, and its count line.
-func renderDiscovery(fleet string, dx *engine.Discovery) (string, string) {
+func renderDiscovery(fleet string, dx *operations.Discovery) (string, string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### infra discover for fleet %s\n\n", render.MarkdownCode(fleet))
 	managed := 0

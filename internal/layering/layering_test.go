@@ -9,6 +9,7 @@ import (
 	"io"
 	"os/exec"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,13 +66,65 @@ func TestOnlyProvidersImportCloudSDKs(t *testing.T) {
 
 // below lists, for a layer, the project packages it must never depend on.
 var below = map[string][]string{
-	"spec":      {"fleet", "engine", "state", "providers", "ownership", "sweep", "executor", "cli"},
-	"ownership": {"engine", "state", "providers", "sweep", "executor", "cli", "fleet"},
-	"providers": {"engine", "sweep", "executor", "cli", "fleet", "ownership"},
-	"state":     {"engine", "providers", "sweep", "executor", "cli", "fleet"},
-	"engine":    {"sweep", "executor", "cli", "fleet"},
-	"sweep":     {"engine", "executor", "cli", "fleet"},
-	"executor":  {"cli", "fleet"},
+	"spec":       {"fleet", "engine", "state", "providers", "ownership", "sweep", "executor", "cli", "operations", "render"},
+	"ownership":  {"engine", "state", "providers", "sweep", "executor", "cli", "fleet", "operations", "render"},
+	"providers":  {"engine", "sweep", "executor", "cli", "fleet", "ownership", "operations", "render"},
+	"state":      {"engine", "providers", "sweep", "executor", "cli", "fleet", "operations", "render"},
+	"engine":     {"sweep", "executor", "cli", "fleet", "operations", "render"},
+	"sweep":      {"engine", "executor", "cli", "fleet", "operations", "render"},
+	"render":     {"executor", "cli", "fleet", "operations"},
+	"operations": {"executor", "cli", "fleet", "render"},
+	"executor":   {"cli", "fleet"},
+}
+
+// frontEnds are the packages people and machines drive infra through. They
+// reach what is under them only through the operations and the renderers;
+// spec is the document they read, and a front end may use another's
+// protocol (the command line invokes the executor, the Action reuses the
+// command line's escaping).
+var frontEnds = []string{"cli", "executor", "cmd"}
+
+var frontEndMay = []string{"operations", "render", "spec", "cli", "executor", "fleet"}
+
+func TestFrontEndsGoThroughOperations(t *testing.T) {
+	for _, p := range list(t) {
+		rel := strings.TrimPrefix(p.ImportPath, mod)
+		layer, _, _ := strings.Cut(rel, "/")
+		if !slices.Contains(frontEnds, layer) || strings.HasSuffix(rel, "test") {
+			continue // executor/executortest is a harness that drives the emulators
+		}
+		for _, imp := range p.Imports {
+			r, ok := strings.CutPrefix(imp, mod)
+			if !ok {
+				continue
+			}
+			il, _, _ := strings.Cut(r, "/")
+			if !slices.Contains(frontEndMay, il) {
+				t.Errorf("%s imports %s: a front end reaches %s only through operations (or render, to print)", rel, r, il)
+			}
+		}
+	}
+}
+
+// Only the operations package puts the engine, the state and the clouds
+// together; everything above it asks it to.
+func TestOnlyOperationsJoinsEngineStateAndProviders(t *testing.T) {
+	for _, p := range list(t) {
+		rel := strings.TrimPrefix(p.ImportPath, mod)
+		if rel == "operations" || strings.HasPrefix(rel, "internal/") || strings.HasPrefix(rel, "bench") {
+			continue // test harnesses and the benchmark wire the emulators themselves
+		}
+		has := map[string]bool{}
+		for _, imp := range p.Imports {
+			if r, ok := strings.CutPrefix(imp, mod); ok {
+				l, _, _ := strings.Cut(r, "/")
+				has[l] = true
+			}
+		}
+		if has["engine"] && has["state"] && has["providers"] {
+			t.Errorf("%s imports engine, state and providers together: only operations may", rel)
+		}
+	}
 }
 
 func TestDependenciesPointDown(t *testing.T) {

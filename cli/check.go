@@ -45,7 +45,7 @@ func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
 		}
 	} else {
 		printDiagnostics(out, diags, g.io().ColorEnabled())
-		errs, warns := countDiagnostics(diags)
+		errs, warns := spec.CountDiagnostics(diags)
 		if errs+warns == 0 {
 			fmt.Fprintf(out, "ok: fleet %s, %d resource(s), no problems\n", doc.Fleet, len(doc.Resources))
 		} else {
@@ -56,17 +56,6 @@ func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
 		return exitError{code: ExitError}
 	}
 	return nil
-}
-
-func countDiagnostics(ds []spec.Diagnostic) (errs, warns int) {
-	for _, d := range ds {
-		if d.Severity == spec.Error {
-			errs++
-		} else {
-			warns++
-		}
-	}
-	return errs, warns
 }
 
 // printDiagnostics writes one row per diagnostic: severity, address,

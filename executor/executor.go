@@ -325,13 +325,3 @@ func (h *Handler) logf(format string, args ...any) {
 }
 
 func failed(msg string) Response { return Response{Status: StatusFailed, Message: msg} }
-
-func countErrors(ds []spec.Diagnostic) int {
-	n := 0
-	for _, d := range ds {
-		if d.Severity == spec.Error {
-			n++
-		}
-	}
-	return n
-}

@@ -35,12 +35,7 @@ func (e *DiagnosticsError) Error() string {
 
 // Count is the number of errors among the diagnostics.
 func (e *DiagnosticsError) Count() int {
-	n := 0
-	for _, d := range e.Diagnostics {
-		if d.Severity == spec.Error {
-			n++
-		}
-	}
+	n, _ := spec.CountDiagnostics(e.Diagnostics)
 	return n
 }
 

@@ -97,7 +97,7 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 		}
 		head.WriteString("\n")
 	}
-	errs, warns := countDiagnostics(p.Diagnostics)
+	errs, warns := spec.CountDiagnostics(p.Diagnostics)
 	if errs > 0 {
 		fmt.Fprintf(&head, "**The fleet has %d error(s): apply will refuse until they are fixed.** They are listed below.\n\n", errs)
 	}
@@ -152,17 +152,6 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	}
 	b.WriteString(foot)
 	return b.String()
-}
-
-func countDiagnostics(ds []spec.Diagnostic) (errs, warns int) {
-	for _, d := range ds {
-		if d.Severity == spec.Error {
-			errs++
-		} else {
-			warns++
-		}
-	}
-	return errs, warns
 }
 
 // splitDestructive keeps the plan's order within each part.

@@ -54,6 +54,18 @@ func HasErrors(ds []Diagnostic) bool {
 	return false
 }
 
+// CountDiagnostics counts the errors and the warnings among ds.
+func CountDiagnostics(ds []Diagnostic) (errs, warns int) {
+	for _, d := range ds {
+		if d.Severity == Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	return errs, warns
+}
+
 // SortDiagnostics orders rows by address, then errors before warnings, then
 // message, and removes exact duplicates. The order is total, so the same
 // input always prints the same table.

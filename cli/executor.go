@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,84 +95,29 @@ func newExecutorInvoke(g *globals) *cobra.Command {
 }
 
 func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
-	op := executor.Operation(opts.operation)
-	known := false
-	for _, o := range executor.Operations {
-		known = known || o == op
-	}
-	if !known {
-		return usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover or sweep", opts.operation)}
-	}
-	req := executor.Request{Operation: op, ExpectPlanID: opts.expectPlanID, RunID: opts.runID,
-		Options: executor.Options{Force: opts.force, Unreviewed: opts.unreviewed, Write: opts.write,
-			Prefix: opts.prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes}}
-	if opts.planFile != "" {
-		if opts.expectPlanID != "" {
-			return usageError{fmt.Errorf("--plan and --expect-plan-id both name the plan; pass one")}
-		}
-		data, err := os.ReadFile(opts.planFile)
-		if err != nil {
-			return fmt.Errorf("--plan: %w", err)
-		}
-		p, err := operations.DecodePlan(data)
-		if err != nil {
-			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
-		}
-		req.ExpectPlanID = p.ID
-	}
-	if req.RunID == "" {
-		req.RunID = g.f.Getenv("GITHUB_RUN_ID")
-	}
-	if req.RunID == "" {
-		b := make([]byte, 6)
-		_, _ = rand.Read(b)
-		req.RunID = "cli-" + hex.EncodeToString(b)
-	}
-	if op != executor.OpSweep {
-		doc, err := g.loadDocument(ctx)
-		if err != nil {
-			return err
-		}
-		if req.Document, err = json.Marshal(doc); err != nil {
-			return fmt.Errorf("encode the fleet document: %w", err)
-		}
+	req, err := g.invokeRequest(ctx, opts)
+	if err != nil {
+		return err
 	}
 	fn := g.executorFunction(opts.function)
 	inv, err := operations.NewLambdaInvoker(ctx)
 	if err != nil {
 		return err
 	}
-	payload, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("encode the request: %w", err)
-	}
 	io := g.io()
+	client := executor.Client{Invoker: inv, Function: fn, Newer: func(v int) {
+		fmt.Fprintf(io.ErrOut, "warning: %s speaks executor protocol %d, this infra %d: update infra\n", fn, v, executor.ProtocolVersion)
+	}}
 	var rows []operations.Applied
-	var last executor.Response
+	var last *executor.Response
 	for i := 1; ; i++ {
 		t0 := time.Now()
-		body, err := inv.Invoke(ctx, fn, payload)
+		resp, err := client.Do(ctx, req)
 		if err != nil {
 			return err
 		}
-		var resp executor.Response
-		if err := json.Unmarshal(body, &resp); err != nil {
-			return fmt.Errorf("%s answered something that is not an executor response: %w", fn, err)
-		}
-		if resp.ProtocolVersion > executor.ProtocolVersion {
-			fmt.Fprintf(io.ErrOut, "warning: %s speaks executor protocol %d, this infra %d: update infra\n", fn, resp.ProtocolVersion, executor.ProtocolVersion)
-		}
-		if opts.json {
-			line, err := json.Marshal(resp)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(io.Out, string(line))
-		} else if i == 1 && resp.Plan != nil && (op == executor.OpApply || op == executor.OpDestroy) && resp.Status != executor.StatusRefused {
-			// What is being applied, once, before the progress.
-			if err := render.Text(io.Out, resp.Plan, render.TextOptions{Color: io.ColorEnabled()}); err != nil {
-				return err
-			}
+		if err := g.printInvocation(req.Operation, i, resp, opts.json); err != nil {
+			return err
 		}
 		fmt.Fprintf(io.ErrOut, "%s: invocation %d: %s (%s): %s\n", fn, i, resp.Status, time.Since(t0).Round(time.Millisecond), resp.Message)
 		for _, a := range resp.Applied {
@@ -188,7 +134,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 		}
 	}
 	if !opts.json {
-		if err := printInvokeResult(g, op, last, rows); err != nil {
+		if err := printInvokeResult(g, req.Operation, *last, rows); err != nil {
 			return err
 		}
 	}
@@ -200,6 +146,68 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 	default:
 		return exitError{code: ExitError, err: fmt.Errorf("%s: %s", fn, last.Message)}
 	}
+}
+
+// invokeRequest is the request the flags describe, with the fleet document
+// (but for sweep) and a run id.
+func (g *globals) invokeRequest(ctx context.Context, opts *invokeOptions) (executor.Request, error) {
+	op := executor.Operation(opts.operation)
+	if !slices.Contains(executor.Operations, op) {
+		return executor.Request{}, usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover or sweep", opts.operation)}
+	}
+	req := executor.Request{Operation: op, ExpectPlanID: opts.expectPlanID, RunID: opts.runID,
+		Options: executor.Options{Force: opts.force, Unreviewed: opts.unreviewed, Write: opts.write,
+			Prefix: opts.prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes}}
+	if opts.planFile != "" {
+		if opts.expectPlanID != "" {
+			return req, usageError{fmt.Errorf("--plan and --expect-plan-id both name the plan; pass one")}
+		}
+		data, err := os.ReadFile(opts.planFile)
+		if err != nil {
+			return req, fmt.Errorf("--plan: %w", err)
+		}
+		p, err := operations.DecodePlan(data)
+		if err != nil {
+			return req, fmt.Errorf("--plan %s: %w", opts.planFile, err)
+		}
+		req.ExpectPlanID = p.ID
+	}
+	if req.RunID == "" {
+		req.RunID = g.f.Getenv("GITHUB_RUN_ID")
+	}
+	if req.RunID == "" {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		req.RunID = "cli-" + hex.EncodeToString(b)
+	}
+	if op != executor.OpSweep {
+		doc, err := g.loadDocument(ctx)
+		if err != nil {
+			return req, err
+		}
+		if req.Document, err = json.Marshal(doc); err != nil {
+			return req, fmt.Errorf("encode the fleet document: %w", err)
+		}
+	}
+	return req, nil
+}
+
+// printInvocation prints one answer: as a JSON line, or, for the first
+// answer of an apply, the plan being applied, once, before the progress.
+func (g *globals) printInvocation(op executor.Operation, i int, resp *executor.Response, asJSON bool) error {
+	io := g.io()
+	if asJSON {
+		line, err := json.Marshal(resp)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(io.Out, string(line))
+		return nil
+	}
+	if i == 1 && resp.Plan != nil && (op == executor.OpApply || op == executor.OpDestroy) && resp.Status != executor.StatusRefused {
+		return render.Text(io.Out, resp.Plan, render.TextOptions{Color: io.ColorEnabled()})
+	}
+	return nil
 }
 
 // printInvokeResult renders the final answer as the local verbs would.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -89,57 +90,88 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	if !regexp.MustCompile(`^[0-9]{12}$`).MatchString(opts.account) {
 		return usageError{fmt.Errorf("--aws-account %q: an AWS account id is 12 digits", opts.account)}
 	}
-	sdkDir := ""
+	sc := scaffold{name: name, release: sdkRelease(currentVersion())}
 	if opts.sdkReplace != "" {
-		if sdkDir, err = sdkCheckout(opts.sdkReplace); err != nil {
+		if sc.sdkDir, err = sdkCheckout(opts.sdkReplace); err != nil {
 			return usageError{fmt.Errorf("--sdk-replace %q: %w; give the directory of a checkout of the infra repository", opts.sdkReplace, err)}
 		}
 	}
-	release := sdkRelease(currentVersion())
-	var main bytes.Buffer
-	if err := fleetTemplate.Execute(&main, struct{ Name, Account string }{name, opts.account}); err != nil {
+	files, err := sc.files(dir, opts.account)
+	if err != nil {
 		return err
 	}
-	var files []scaffoldFile
-	// A go.mod there already is the repository's own module: the fleet
-	// program joins it, and the next steps say what to add.
-	userModule, err := moduleOf(filepath.Join(dir, "go.mod"))
-	haveMod := err == nil
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w; init reads it for the module the fleet program joins: fix it, or run init in another directory", err)
+	out := g.io().Out
+	if err := writeNew(out, dir, files); err != nil {
+		return err
 	}
-	if !haveMod {
-		files = append(files, scaffoldFile{path: "go.mod", data: goMod(name, release, sdkDir)})
+	added, err := ignoreState(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		return err
+	}
+	if added {
+		fmt.Fprintln(out, "added .infra/ to .gitignore")
+	}
+	sc.nextSteps(out, dir)
+	return nil
+}
+
+// scaffold is what init writes for one fleet.
+type scaffold struct {
+	name string
+	// release is the SDK version this build is (empty when unpublished);
+	// sdkDir a checkout to replace it with.
+	release, sdkDir string
+	// userModule is the module of a go.mod that was there already, which
+	// the fleet program joins; empty when init writes one.
+	userModule string
+}
+
+// files lists what init writes, and checks none of it exists: everything
+// is checked before anything is written, so a refusal leaves the directory
+// as it was.
+func (sc *scaffold) files(dir, account string) ([]scaffoldFile, error) {
+	var main bytes.Buffer
+	if err := fleetTemplate.Execute(&main, struct{ Name, Account string }{sc.name, account}); err != nil {
+		return nil, err
+	}
+	var files []scaffoldFile
+	userModule, err := moduleOf(filepath.Join(dir, "go.mod"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w; init reads it for the module the fleet program joins: fix it, or run init in another directory", err)
+	}
+	sc.userModule = userModule
+	if err != nil {
+		files = append(files, scaffoldFile{path: "go.mod", data: goMod(sc.name, sc.release, sc.sdkDir)})
 	}
 	files = append(files, scaffoldFile{path: filepath.Join("infra", "main.go"), data: main.Bytes()})
 	for _, n := range workflows.Names {
 		b, err := workflows.Files.ReadFile(n)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files = append(files, scaffoldFile{path: filepath.Join(".github", "workflows", "infra-"+n), data: b})
 	}
-	// Everything is checked before anything is written, so a refusal
-	// leaves the directory as it was.
 	var exist []string
 	for _, f := range files {
 		if _, err := os.Lstat(filepath.Join(dir, f.path)); err == nil {
 			exist = append(exist, f.path)
 		} else if !errors.Is(err, os.ErrNotExist) {
-			return err
+			return nil, err
 		}
 	}
 	if len(exist) > 0 {
-		return fmt.Errorf("refusing to overwrite %s; move them away or write the rest by hand (docs/ci.md shows every file)", strings.Join(exist, ", "))
+		return nil, fmt.Errorf("refusing to overwrite %s; move them away or write the rest by hand (docs/ci.md shows every file)", strings.Join(exist, ", "))
 	}
-	out := g.io().Out
+	return files, nil
+}
+
+// writeNew writes each file, never over one that appeared since the check.
+func writeNew(out io.Writer, dir string, files []scaffoldFile) error {
 	for _, f := range files {
 		path := filepath.Join(dir, f.path)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		// O_EXCL: a file that appeared since the check is still not
-		// overwritten.
 		w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			return err
@@ -153,35 +185,34 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 		}
 		fmt.Fprintf(out, "wrote %s\n", filepath.ToSlash(f.path))
 	}
-	added, err := ignoreState(filepath.Join(dir, ".gitignore"))
-	if err != nil {
-		return err
-	}
-	if added {
-		fmt.Fprintln(out, "added .infra/ to .gitignore")
-	}
-	fmt.Fprintf(out, "\nFleet %s is in infra/main.go. ", name)
+	return nil
+}
+
+// nextSteps says what to run next, aligned.
+func (sc *scaffold) nextSteps(out io.Writer, dir string) {
+	fmt.Fprintf(out, "\nFleet %s is in infra/main.go. ", sc.name)
 	var steps [][2]string
 	if dir != "." {
 		// Every step after it is relative to the project.
 		steps = append(steps, [2]string{"cd " + shellQuote(dir), "the project"})
 	}
+	replace := [2]string{"go mod edit -replace " + sdkModule + "=/path/to/infra", "the SDK is not published yet: use a checkout of it"}
 	switch {
-	case haveMod:
-		fmt.Fprintf(out, "It is in module %s (its go.mod was there already; init left it as it was). Next:\n", userModule)
-		if sdkDir != "" {
-			steps = append(steps, [2]string{"go mod edit -replace " + sdkModule + "=" + shellQuote(sdkDir), "the SDK from your checkout, until the module is published"})
-		} else if release != "" {
-			steps = append(steps, [2]string{"go get " + sdkModule + "@" + release, "the SDK"})
+	case sc.userModule != "":
+		fmt.Fprintf(out, "It is in module %s (its go.mod was there already; init left it as it was). Next:\n", sc.userModule)
+		if sc.sdkDir != "" {
+			steps = append(steps, [2]string{"go mod edit -replace " + sdkModule + "=" + shellQuote(sc.sdkDir), "the SDK from your checkout, until the module is published"})
+		} else if sc.release != "" {
+			steps = append(steps, [2]string{"go get " + sdkModule + "@" + sc.release, "the SDK"})
 		} else {
-			steps = append(steps, [2]string{"go mod edit -replace " + sdkModule + "=/path/to/infra", "the SDK is not published yet: use a checkout of it"})
+			steps = append(steps, replace)
 		}
-	case sdkDir != "":
-		fmt.Fprintf(out, "go.mod makes it module %s, with the SDK from %s. Next:\n", name, sdkDir)
+	case sc.sdkDir != "":
+		fmt.Fprintf(out, "go.mod makes it module %s, with the SDK from %s. Next:\n", sc.name, sc.sdkDir)
 	default:
-		fmt.Fprintf(out, "go.mod makes it module %s. Next:\n", name)
-		if release == "" {
-			steps = append(steps, [2]string{"go mod edit -replace " + sdkModule + "=/path/to/infra", "the SDK is not published yet: use a checkout of it"})
+		fmt.Fprintf(out, "go.mod makes it module %s. Next:\n", sc.name)
+		if sc.release == "" {
+			steps = append(steps, replace)
 		}
 	}
 	steps = append(steps,
@@ -195,11 +226,10 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	for _, s := range steps {
 		fmt.Fprintf(out, "  %-*s  # %s\n", width, s[0], s[1])
 	}
-	if sdkDir == "" && release == "" {
+	if sc.sdkDir == "" && sc.release == "" {
 		fmt.Fprintln(out, "(init --sdk-replace DIR writes that replace line itself.)")
 	}
 	fmt.Fprintln(out, "Then set the repository variables the workflows read (docs/ci.md).")
-	return nil
 }
 
 // goMod is the fleet program's go.mod: the SDK at release, or at the

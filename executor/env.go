@@ -39,83 +39,23 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 	if log == nil {
 		log = io.Discard
 	}
-	var problems []string
-	margin := time.Duration(0)
-	if v := getenv(EnvStopMargin); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			problems = append(problems, fmt.Sprintf("%s=%q is not a duration such as 30s", EnvStopMargin, v))
-		}
-		margin = d
-	}
-	parallelism := 0
-	if v := getenv(EnvParallelism); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			problems = append(problems, fmt.Sprintf("%s=%q is not a positive number", EnvParallelism, v))
-		}
-		parallelism = n
-	}
-	var ops []Operation
-	if v := getenv(EnvOperations); v != "" {
-		for _, o := range strings.Split(v, ",") {
-			op := Operation(strings.TrimSpace(o))
-			if !validOperation(op) {
-				problems = append(problems, fmt.Sprintf("%s: %q is not an operation (want %s)", EnvOperations, op, joinOps(Operations)))
-			}
-			ops = append(ops, op)
-		}
-	}
-	location := getenv(EnvState)
-	if location != "" && !strings.HasPrefix(location, "s3://") {
-		problems = append(problems, fmt.Sprintf("%s=%q: want s3://bucket/prefix", EnvState, location))
-	}
+	settings := readSettings(getenv)
 	aws := &operations.AWS{}
 	creds := startCredentials(getenv(EnvCredentialsSecret), aws.ReadSecret)
 	cfg := Config{
-		StopMargin:  margin,
-		Parallelism: parallelism,
-		Operations:  ops,
+		StopMargin:  settings.margin,
+		Parallelism: settings.parallelism,
+		Operations:  settings.operations,
 		Function:    getenv("AWS_LAMBDA_FUNCTION_NAME"),
 		Log:         log,
 		Ready: func(ctx context.Context) error {
-			if len(problems) > 0 {
-				return fmt.Errorf("the function is misconfigured: %s", strings.Join(problems, "; "))
+			if len(settings.problems) > 0 {
+				return fmt.Errorf("the function is misconfigured: %s", strings.Join(settings.problems, "; "))
 			}
 			_, err := creds.wait(ctx)
 			return err
 		},
-		Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]operations.Backend, map[spec.Provider]string, error) {
-			out := map[spec.Provider]operations.Backend{}
-			why := map[spec.Provider]string{}
-			for _, p := range ps {
-				switch p {
-				case spec.AWS:
-					b, err := aws.Backend(ctx)
-					if err != nil {
-						return nil, nil, err
-					}
-					out[p] = b
-				case spec.Scaleway:
-					c, err := creds.wait(ctx)
-					if err != nil {
-						return nil, nil, err
-					}
-					b, reason, err := scalewayBackend(ctx, c)
-					if err != nil {
-						return nil, nil, err
-					}
-					if b == nil {
-						why[p] = reason
-						continue
-					}
-					out[p] = b
-				default:
-					why[p] = fmt.Sprintf("this executor has no %s backend", p)
-				}
-			}
-			return out, why, nil
-		},
+		Backends: envBackends(aws, creds),
 		Getenv: func(name string) string {
 			// Only the secret: the function's own environment is visible to
 			// anyone who may read its configuration, so it is no place for
@@ -125,10 +65,88 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 			return v.Reveal()
 		},
 	}
-	if location != "" {
+	if location := settings.location; location != "" {
 		cfg.State = func(ctx context.Context) (operations.Blobs, string, error) { return aws.StateBlobs(ctx, location) }
 	}
 	return cfg
+}
+
+// settings are the function's environment, parsed; problems lists what
+// does not parse.
+type settings struct {
+	margin      time.Duration
+	parallelism int
+	operations  []Operation
+	location    string
+	problems    []string
+}
+
+func readSettings(getenv func(string) string) settings {
+	var s settings
+	if v := getenv(EnvStopMargin); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			s.problems = append(s.problems, fmt.Sprintf("%s=%q is not a duration such as 30s", EnvStopMargin, v))
+		}
+		s.margin = d
+	}
+	if v := getenv(EnvParallelism); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			s.problems = append(s.problems, fmt.Sprintf("%s=%q is not a positive number", EnvParallelism, v))
+		}
+		s.parallelism = n
+	}
+	if v := getenv(EnvOperations); v != "" {
+		for _, o := range strings.Split(v, ",") {
+			op := Operation(strings.TrimSpace(o))
+			if !validOperation(op) {
+				s.problems = append(s.problems, fmt.Sprintf("%s: %q is not an operation (want %s)", EnvOperations, op, joinOps(Operations)))
+			}
+			s.operations = append(s.operations, op)
+		}
+	}
+	s.location = getenv(EnvState)
+	if s.location != "" && !strings.HasPrefix(s.location, "s3://") {
+		s.problems = append(s.problems, fmt.Sprintf("%s=%q: want s3://bucket/prefix", EnvState, s.location))
+	}
+	return s
+}
+
+// envBackends builds AWS from the function's role, and Scaleway from the
+// credentials secret.
+func envBackends(aws *operations.AWS, creds *pendingCredentials) operations.BackendsFunc {
+	return func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]operations.Backend, map[spec.Provider]string, error) {
+		out := map[spec.Provider]operations.Backend{}
+		why := map[spec.Provider]string{}
+		for _, p := range ps {
+			switch p {
+			case spec.AWS:
+				b, err := aws.Backend(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				out[p] = b
+			case spec.Scaleway:
+				c, err := creds.wait(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				b, reason, err := scalewayBackend(ctx, c)
+				if err != nil {
+					return nil, nil, err
+				}
+				if b == nil {
+					why[p] = reason
+					continue
+				}
+				out[p] = b
+			default:
+				why[p] = fmt.Sprintf("this executor has no %s backend", p)
+			}
+		}
+		return out, why, nil
+	}
 }
 
 func validOperation(op Operation) bool {

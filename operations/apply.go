@@ -65,18 +65,18 @@ func (o *Operations) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult,
 		return nil, err
 	}
 	defer s.close(ctx)
-	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: req.Destroy})
-	if err != nil {
+	p, err := s.plan(ctx, req.Destroy)
+	if p == nil {
 		return nil, err
 	}
 	res := &ApplyResult{Plan: p}
 	if req.Planned != nil {
-		if err := req.Planned(p); err != nil {
-			return res, err
+		if perr := req.Planned(p); perr != nil {
+			return res, perr
 		}
 	}
-	if spec.HasErrors(p.Diagnostics) {
-		return res, &DiagnosticsError{Diagnostics: p.Diagnostics, Planned: !spec.HasErrors(s.diags)}
+	if err != nil { // the plan has errors
+		return res, err
 	}
 	if res.Resumed, err = review(ctx, req, p); err != nil {
 		return res, err

@@ -23,7 +23,13 @@ func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, e
 		return nil, err
 	}
 	defer s.close(ctx)
-	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: req.Destroy})
+	return s.plan(ctx, req.Destroy)
+}
+
+// plan plans the session's fleet. A plan with errors comes back with a
+// *DiagnosticsError.
+func (s *session) plan(ctx context.Context, destroy bool) (*engine.Plan, error) {
+	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: destroy})
 	if err != nil {
 		return nil, err
 	}

@@ -67,60 +67,17 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	if limit <= 0 {
 		limit = CommentLimit
 	}
-	marker := opts.Marker
-	if marker == "" {
-		marker = PlanMarker(p.Fleet)
-	}
 	elsewhere := opts.Elsewhere
 	if elsewhere == "" {
 		elsewhere = "the job summary"
 	}
-
-	var head strings.Builder
-	head.WriteString(marker + "\n")
-	fmt.Fprintf(&head, "<!-- infra:plan-id %s head=%s -->\n", p.ID, opts.HeadSHA)
-	title := opts.Title
-	if title == "" {
-		title = "infra plan for fleet " + code(p.Fleet)
-		if p.Destroy {
-			title = "infra destroy plan for fleet " + code(p.Fleet)
-		}
-	}
-	head.WriteString("### " + title + "\n\n")
-	if opts.Banner != "" {
-		head.WriteString(opts.Banner + "\n\n")
-	}
-	if len(p.Accounts) > 0 {
-		head.WriteString("| cloud | account | regions |\n| --- | --- | --- |\n")
-		for _, a := range p.Accounts {
-			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), code(a.Account), cell(regionList(a.Regions)))
-		}
-		head.WriteString("\n")
-	}
-	errs, warns := spec.CountDiagnostics(p.Diagnostics)
-	if errs > 0 {
-		fmt.Fprintf(&head, "**The fleet has %d error(s): apply will refuse until they are fixed.** They are listed below.\n\n", errs)
-	}
-	head.WriteString("**" + SummaryLine(p) + "**\n")
-
-	foot := fmt.Sprintf("\n---\nPlan `%s`", p.ID)
-	if opts.HeadSHA != "" {
-		foot += fmt.Sprintf(" for commit `%s`", opts.HeadSHA)
-	}
-	footer := opts.Footer
-	if footer == "" {
-		footer = "Merging applies exactly this plan; if the cloud or the fleet changes first, the apply refuses and posts the new plan."
-	}
-	foot += ". " + footer + "\n"
+	head, foot := markdownHead(p, opts), markdownFoot(p, opts)
 
 	// Everything below shares what the header and footer leave, with room
 	// kept for the notes of what was cut.
 	const noteRoom = 600
-	left := limit - head.Len() - len(foot) - 3*noteRoom
-	if left < 0 {
-		left = 0
-	}
-
+	left := max(limit-len(head)-len(foot)-3*noteRoom, 0)
+	errs, warns := spec.CountDiagnostics(p.Diagnostics)
 	destructive, rest := splitDestructive(p.Actions)
 	warning, wcut := warningBlock(destructive, min(left, limit/3))
 	left -= len(warning)
@@ -130,7 +87,7 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	details, xcut := detailsSections(ordered, left)
 
 	var b strings.Builder
-	b.WriteString(head.String())
+	b.WriteString(head)
 	if warning != "" {
 		b.WriteString("\n" + warning)
 		if wcut > 0 {
@@ -152,6 +109,54 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	}
 	b.WriteString(foot)
 	return b.String()
+}
+
+// markdownHead is what always fits: the hidden lines, the title, the
+// accounts, the errors' warning and the counts.
+func markdownHead(p *engine.Plan, opts MarkdownOptions) string {
+	marker := opts.Marker
+	if marker == "" {
+		marker = PlanMarker(p.Fleet)
+	}
+	var head strings.Builder
+	head.WriteString(marker + "\n")
+	fmt.Fprintf(&head, "<!-- infra:plan-id %s head=%s -->\n", p.ID, opts.HeadSHA)
+	title := opts.Title
+	if title == "" {
+		title = "infra plan for fleet " + code(p.Fleet)
+		if p.Destroy {
+			title = "infra destroy plan for fleet " + code(p.Fleet)
+		}
+	}
+	head.WriteString("### " + title + "\n\n")
+	if opts.Banner != "" {
+		head.WriteString(opts.Banner + "\n\n")
+	}
+	if len(p.Accounts) > 0 {
+		head.WriteString("| cloud | account | regions |\n| --- | --- | --- |\n")
+		for _, a := range p.Accounts {
+			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), code(a.Account), cell(regionList(a.Regions)))
+		}
+		head.WriteString("\n")
+	}
+	if errs, _ := spec.CountDiagnostics(p.Diagnostics); errs > 0 {
+		fmt.Fprintf(&head, "**The fleet has %d error(s): apply will refuse until they are fixed.** They are listed below.\n\n", errs)
+	}
+	head.WriteString("**" + SummaryLine(p) + "**\n")
+	return head.String()
+}
+
+// markdownFoot names the plan and the commit, and what merging does.
+func markdownFoot(p *engine.Plan, opts MarkdownOptions) string {
+	foot := fmt.Sprintf("\n---\nPlan `%s`", p.ID)
+	if opts.HeadSHA != "" {
+		foot += fmt.Sprintf(" for commit `%s`", opts.HeadSHA)
+	}
+	footer := opts.Footer
+	if footer == "" {
+		footer = "Merging applies exactly this plan; if the cloud or the fleet changes first, the apply refuses and posts the new plan."
+	}
+	return foot + ". " + footer + "\n"
 }
 
 // splitDestructive keeps the plan's order within each part.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -275,23 +274,15 @@ type remote struct {
 }
 
 func (r remote) invoke(ctx context.Context, req executor.Request) (*executor.Response, error) {
-	payload, err := json.Marshal(req)
+	c := executor.Client{Invoker: r.inv, Function: r.function, Newer: func(v int) {
+		fmt.Fprintf(r.log, "warning: the executor speaks protocol %d, this action %d; update the action\n", v, executor.ProtocolVersion)
+	}}
+	resp, err := c.Do(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	body, err := r.inv.Invoke(ctx, r.function, payload)
-	if err != nil {
-		return nil, fmt.Errorf("executor %s: %w", r.function, err)
-	}
-	var resp executor.Response
-	if err := json.Unmarshal(body, &resp); err != nil || resp.Status == "" {
-		return nil, fmt.Errorf("executor %s: not an executor response: %.300s", r.function, body)
-	}
-	if resp.ProtocolVersion > executor.ProtocolVersion {
-		fmt.Fprintf(r.log, "warning: the executor speaks protocol %d, this action %d; update the action\n", resp.ProtocolVersion, executor.ProtocolVersion)
-	}
 	fmt.Fprintf(r.log, "executor %s: %s %s in %dms: %s\n", r.function, req.Operation, resp.Status, resp.ElapsedMs, resp.Message)
-	return &resp, nil
+	return resp, nil
 }
 
 func (r remote) Plan(ctx context.Context, f *fleetDoc) (*operations.Plan, error) {

@@ -23,7 +23,6 @@ require (
 	github.com/scaleway/scaleway-sdk-go v1.39.0
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/spf13/cobra v1.10.2
-	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	gopkg.in/yaml.v2 v2.4.0

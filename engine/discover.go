@@ -6,8 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -42,11 +40,10 @@ type tagged struct {
 // ownership mark in the regions in play, concurrently. A refused or
 // throttled scan fails the run: a partial scan is never "all".
 func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, deep bool) ([]tagged, map[spec.Provider]bool, error) {
-	var mu sync.Mutex
+	var mu sync.Mutex // guards out: the scan's jobs append to it as they finish
 	var out []tagged
 	scanned := map[spec.Provider]bool{}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.Parallelism)
+	var jobs []job
 	for _, p := range spec.Providers {
 		b, ok := e.opts.Backends[p]
 		if !ok {
@@ -58,9 +55,8 @@ func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, d
 		}
 		scanned[p] = true
 		for _, region := range regions[p] {
-			p, region := p, region
-			g.Go(func() error {
-				owned, err := d.Owned(gctx, region, deep)
+			jobs = append(jobs, job{service: string(p) + "/tags", do: func(ctx context.Context) error {
+				owned, err := d.Owned(ctx, region, deep)
 				if err != nil {
 					return fmt.Errorf("%s in %s: scan ownership tags: %s: %w", p, region, e.code(p, err), err)
 				}
@@ -74,10 +70,10 @@ func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, d
 					out = append(out, tagged{Address: a, Region: o.Region, Owner: o.Owner, Tags: o.Tags})
 				}
 				return nil
-			})
+			}})
 		}
 	}
-	if err := g.Wait(); err != nil {
+	if err := e.runBounded(ctx, jobs); err != nil {
 		return nil, nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address.Less(out[j].Address) })

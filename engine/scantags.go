@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"sync"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -17,8 +16,7 @@ import (
 func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world) error {
 	res := &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}}
 	var jobs []job
-	var mu sync.Mutex
-	for a := range w.scanTagged {
+	for _, a := range w.scanTaggedAddresses() {
 		d, declared := m.Lookup(a)
 		if !declared {
 			continue
@@ -54,11 +52,28 @@ func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world
 				return nil
 			}
 			w.set(a, r)
-			mu.Lock()
-			defer mu.Unlock()
-			delete(w.scanTagged, a)
+			w.readTags(a)
 			return nil
 		}})
 	}
 	return e.runBounded(ctx, jobs)
+}
+
+// scanTaggedAddresses lists, under the world's lock (the one the observer
+// marks them under), the resources whose tags came from the scan.
+func (w *world) scanTaggedAddresses() []spec.Address {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]spec.Address, 0, len(w.scanTagged))
+	for a := range w.scanTagged {
+		out = append(out, a)
+	}
+	return out
+}
+
+// readTags records that a's tags were read from the resource itself.
+func (w *world) readTags(a spec.Address) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.scanTagged, a)
 }

@@ -256,7 +256,9 @@ func (d *users) Delete(ctx context.Context, t providers.Target) error {
 		return err
 	}
 	for _, k := range keys {
-		if _, err := c.DeleteAccessKey(ctx, &iam.DeleteAccessKeyInput{UserName: name, AccessKeyId: k.AccessKeyId}); err != nil {
+		// Gone already is done: a retry of a delete whose answer was lost
+		// finds nothing to delete.
+		if _, err := c.DeleteAccessKey(ctx, &iam.DeleteAccessKeyInput{UserName: name, AccessKeyId: k.AccessKeyId}); err != nil && !isCode(err, "NoSuchEntity") {
 			return err
 		}
 	}

@@ -32,11 +32,7 @@ func runInfra(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // then an apply of that plan that the function's short timeout cuts, which
 // invoke resumes until done.
 func TestExecutorDeployThenInvoke(t *testing.T) {
-	srv := moto.Shared(t)
-	srv.Setenv()
-	if err := srv.Reset(); err != nil {
-		t.Fatal(err)
-	}
+	srv := moto.Fresh(t)
 	if err := srv.Config(`{"lambda":{"use_docker":false}}`); err != nil {
 		t.Fatal(err)
 	}

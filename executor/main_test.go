@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"os"
 	"testing"
 
 	"github.com/infra-iac/infra/executor/executortest"
@@ -10,9 +9,4 @@ import (
 
 // TestMain shares one moto_server and one build of bootstrap among the
 // package's tests, and cleans both up.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	moto.StopShared()
-	executortest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { moto.Main(m, executortest.Cleanup) }

@@ -27,11 +27,7 @@ import (
 	"github.com/infra-iac/infra/state"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	moto.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { moto.Main(m) }
 
 const region = "eu-west-3"
 

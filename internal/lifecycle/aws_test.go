@@ -18,11 +18,7 @@ import (
 	"github.com/infra-iac/infra/state"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	moto.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { moto.Main(m) }
 
 const prefix = "ci-life-"
 
@@ -67,11 +63,7 @@ func (s stage) document() string {
 const emptyDocument = `{"apiVersion": "infra/v1", "fleet": "lifecycle", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"}, "resources": []}`
 
 func TestAWSFiveStages(t *testing.T) {
-	srv := moto.Shared(t)
-	srv.Setenv()
-	if err := srv.Reset(); err != nil {
-		t.Fatal(err)
-	}
+	srv := moto.Fresh(t)
 	if err := srv.Config(`{"lambda":{"use_docker":false}}`); err != nil {
 		t.Fatal(err)
 	}

@@ -32,11 +32,7 @@ type ownFixture struct {
 }
 
 func newOwnFixture(t *testing.T) *ownFixture {
-	srv := moto.Shared(t)
-	srv.Setenv()
-	if err := srv.Reset(); err != nil {
-		t.Fatal(err)
-	}
+	moto.Fresh(t)
 	ctx := context.Background()
 	b, err := awsprovider.New(ctx, awsprovider.Options{})
 	if err != nil {

@@ -223,6 +223,30 @@ func Shared(t testing.TB) *Server {
 	return shared
 }
 
+// Fresh is the shared server, wiped, with this process's AWS SDK pointed
+// at it: where a test that owns the emulator for its length starts.
+func Fresh(t testing.TB) *Server {
+	t.Helper()
+	srv := Shared(t)
+	srv.Setenv()
+	if err := srv.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// Main runs a test binary's tests, stops the shared server after them and
+// runs the cleanups: a package's TestMain is
+// `func TestMain(m *testing.M) { moto.Main(m) }`.
+func Main(m *testing.M, cleanups ...func()) {
+	code := m.Run()
+	StopShared()
+	for _, c := range cleanups {
+		c()
+	}
+	os.Exit(code)
+}
+
 // StopShared stops the server Shared started, if any. Call it from TestMain.
 func StopShared() {
 	if shared != nil {

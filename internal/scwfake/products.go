@@ -431,60 +431,9 @@ func (s *Server) fnFunctions(c *call, rest []string) {
 	if len(rest) == 0 {
 		switch c.r.Method {
 		case http.MethodGet:
-			c.list(Functions, "functions", func(m map[string]any) bool {
-				if m["region"] != c.region {
-					return false
-				}
-				if p := c.q.Get("project_id"); p != "" {
-					ns, ok := s.get(FnNamespaces, str(m, "namespace_id"))
-					if !ok || ns.m["project_id"] != p {
-						return false
-					}
-				}
-				return c.match(m, "namespace_id", "name")
-			})
+			c.list(Functions, "functions", s.inNamespace(c, FnNamespaces))
 		case http.MethodPost:
-			in, ok := c.decode()
-			if !ok {
-				return
-			}
-			ns, ok := s.get(FnNamespaces, str(in, "namespace_id"))
-			if !ok {
-				c.untypedNotFound("Namespace")
-				return
-			}
-			privacy, ok := c.enum(in, "privacy", "public", "private")
-			if !ok {
-				return
-			}
-			httpOption, ok := c.enum(in, "http_option", "enabled", "redirected")
-			if !ok {
-				return
-			}
-			// The API accepts an unset sandbox (recorded: the SDK sent
-			// "unknown_sandbox" and got v2 back).
-			sandbox := str(in, "sandbox")
-			if sandbox == "" || strings.HasPrefix(sandbox, "unknown_") {
-				sandbox = "v2"
-			}
-			if str(in, "runtime") == "" || strings.HasPrefix(str(in, "runtime"), "unknown") {
-				c.invalid("runtime", "required")
-				return
-			}
-			id, ts := s.id(), s.ts()
-			mem := num(in, "memory_limit", 256)
-			m := map[string]any{"id": id, "name": str(in, "name"), "namespace_id": str(in, "namespace_id"),
-				"description": str(in, "description"), "environment_variables": strMap(in["environment_variables"]),
-				"secret_environment_variables": secretEnvList(in["secret_environment_variables"]),
-				"min_scale":                    num(in, "min_scale", 0), "max_scale": num(in, "max_scale", 20), "memory_limit": mem,
-				"cpu_limit": mem * 140 / 256, "timeout": fmt.Sprintf("%gs", num(in, "timeout", 300)),
-				"runtime": str(in, "runtime"), "handler": str(in, "handler"), "privacy": privacy, "http_option": httpOption,
-				"sandbox": sandbox, "tags": strList(in["tags"]), "status": "created", "error_message": nil,
-				"build_message": "", "runtime_message": "", "ready_at": nil, "private_network_id": nil, "region": c.region,
-				"domain_name": strings.ReplaceAll(str(ns.m, "name"), "-", "") + "-" + str(in, "name") + ".functions.fnc." + c.region + ".scw.cloud",
-				"created_at":  ts, "updated_at": ts}
-			s.put(Functions, id, m)
-			c.json(200, m)
+			s.createFunction(c)
 		}
 		return
 	}
@@ -508,6 +457,95 @@ func (s *Server) fnFunctions(c *call, rest []string) {
 		c.json(200, o.m)
 		return
 	}
+	s.function(c, o, id)
+}
+
+// inNamespace is the listing filter of what a namespace holds (functions,
+// containers): they carry no project, so project_id is the namespace's.
+func (s *Server) inNamespace(c *call, namespaces string) func(map[string]any) bool {
+	return func(m map[string]any) bool {
+		if m["region"] != c.region {
+			return false
+		}
+		if p := c.q.Get("project_id"); p != "" {
+			ns, ok := s.get(namespaces, str(m, "namespace_id"))
+			if !ok || ns.m["project_id"] != p {
+				return false
+			}
+		}
+		return c.match(m, "namespace_id", "name")
+	}
+}
+
+// sandboxOf is the sandbox a create gets: the API accepts an unset one and
+// picks v2 (recorded: the SDK sent "unknown_sandbox" and got v2 back).
+func sandboxOf(in map[string]any) string {
+	if sandbox := str(in, "sandbox"); sandbox != "" && !strings.HasPrefix(sandbox, "unknown_") {
+		return sandbox
+	}
+	return "v2"
+}
+
+// knownEnums refuses an update that names an enum "unknown_…", as the API
+// does.
+func (c *call) knownEnums(in map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if v := str(in, k); strings.HasPrefix(v, "unknown_") {
+			c.invalid(k, fmt.Sprintf("%q is not a value", v))
+			return false
+		}
+	}
+	return true
+}
+
+// patchTimeout sets a timeout an update names, in the API's "300s" form.
+func patchTimeout(m, in map[string]any) {
+	if v, ok := in["timeout"]; ok && v != nil {
+		m["timeout"] = fmt.Sprintf("%gs", num(in, "timeout", 300))
+	}
+}
+
+func (s *Server) createFunction(c *call) {
+	in, ok := c.decode()
+	if !ok {
+		return
+	}
+	ns, ok := s.get(FnNamespaces, str(in, "namespace_id"))
+	if !ok {
+		c.untypedNotFound("Namespace")
+		return
+	}
+	privacy, ok := c.enum(in, "privacy", "public", "private")
+	if !ok {
+		return
+	}
+	httpOption, ok := c.enum(in, "http_option", "enabled", "redirected")
+	if !ok {
+		return
+	}
+	sandbox := sandboxOf(in)
+	if str(in, "runtime") == "" || strings.HasPrefix(str(in, "runtime"), "unknown") {
+		c.invalid("runtime", "required")
+		return
+	}
+	id, ts := s.id(), s.ts()
+	mem := num(in, "memory_limit", 256)
+	m := map[string]any{"id": id, "name": str(in, "name"), "namespace_id": str(in, "namespace_id"),
+		"description": str(in, "description"), "environment_variables": strMap(in["environment_variables"]),
+		"secret_environment_variables": secretEnvList(in["secret_environment_variables"]),
+		"min_scale":                    num(in, "min_scale", 0), "max_scale": num(in, "max_scale", 20), "memory_limit": mem,
+		"cpu_limit": mem * 140 / 256, "timeout": fmt.Sprintf("%gs", num(in, "timeout", 300)),
+		"runtime": str(in, "runtime"), "handler": str(in, "handler"), "privacy": privacy, "http_option": httpOption,
+		"sandbox": sandbox, "tags": strList(in["tags"]), "status": "created", "error_message": nil,
+		"build_message": "", "runtime_message": "", "ready_at": nil, "private_network_id": nil, "region": c.region,
+		"domain_name": strings.ReplaceAll(str(ns.m, "name"), "-", "") + "-" + str(in, "name") + ".functions.fnc." + c.region + ".scw.cloud",
+		"created_at":  ts, "updated_at": ts}
+	s.put(Functions, id, m)
+	c.json(200, m)
+}
+
+// function serves one function: read, update, delete.
+func (s *Server) function(c *call, o *object, id string) {
 	switch c.r.Method {
 	case http.MethodGet:
 		m, ok := s.read(Functions, id)
@@ -518,22 +556,14 @@ func (s *Server) fnFunctions(c *call, rest []string) {
 		c.json(200, m)
 	case http.MethodPatch:
 		in, ok := c.decode()
-		if !ok {
+		if !ok || !c.knownEnums(in, "privacy", "http_option", "sandbox") {
 			return
-		}
-		for _, k := range []string{"privacy", "http_option", "sandbox"} {
-			if v := str(in, k); strings.HasPrefix(v, "unknown_") {
-				c.invalid(k, fmt.Sprintf("%q is not a value", v))
-				return
-			}
 		}
 		patch(o.m, in, "description", "environment_variables", "tags", "min_scale", "max_scale", "memory_limit", "handler", "privacy", "http_option", "sandbox")
 		if in["secret_environment_variables"] != nil {
 			o.m["secret_environment_variables"] = secretEnvList(in["secret_environment_variables"])
 		}
-		if v, ok := in["timeout"]; ok && v != nil {
-			o.m["timeout"] = fmt.Sprintf("%gs", num(in, "timeout", 300))
-		}
+		patchTimeout(o.m, in)
 		o.m["updated_at"] = s.ts()
 		if o.m["status"] != "created" {
 			s.schedule(o, "pending", "ready", false)
@@ -631,55 +661,9 @@ func (s *Server) ctContainers(c *call, rest []string) {
 	if len(rest) == 0 {
 		switch c.r.Method {
 		case http.MethodGet:
-			c.list(Containers, "containers", func(m map[string]any) bool {
-				if m["region"] != c.region {
-					return false
-				}
-				if p := c.q.Get("project_id"); p != "" {
-					ns, ok := s.get(CtNamespaces, str(m, "namespace_id"))
-					if !ok || ns.m["project_id"] != p {
-						return false
-					}
-				}
-				return c.match(m, "namespace_id", "name")
-			})
+			c.list(Containers, "containers", s.inNamespace(c, CtNamespaces))
 		case http.MethodPost:
-			in, ok := c.decode()
-			if !ok {
-				return
-			}
-			ns, ok := s.get(CtNamespaces, str(in, "namespace_id"))
-			if !ok {
-				c.notFound("namespace", str(in, "namespace_id"))
-				return
-			}
-			privacy, ok := c.enum(in, "privacy", "public", "private")
-			if !ok {
-				return
-			}
-			protocol, ok := c.enum(in, "protocol", "http1", "h2c")
-			if !ok {
-				return
-			}
-			sandbox := str(in, "sandbox")
-			if sandbox == "" || strings.HasPrefix(sandbox, "unknown_") {
-				sandbox = "v2" // the API picks v2 for an unset sandbox, as recorded
-			}
-			id, ts := s.id(), s.ts()
-			m := map[string]any{"id": id, "name": str(in, "name"), "namespace_id": str(in, "namespace_id"),
-				"description": str(in, "description"), "status": "creating", "created_at": ts, "updated_at": ts,
-				"min_scale": num(in, "min_scale", 0), "max_scale": num(in, "max_scale", 5),
-				"memory_limit_bytes": num(in, "memory_limit_bytes", 2048000000), "mvcpu_limit": num(in, "mvcpu_limit", 1000),
-				"timeout": fmt.Sprintf("%gs", num(in, "timeout", 300)), "privacy": privacy, "image": str(in, "image"),
-				"protocol": protocol, "port": num(in, "port", 8080), "https_connections_only": in["https_connections_only"] == true,
-				"sandbox": sandbox, "local_storage_limit_bytes": num(in, "local_storage_limit_bytes", 1000000000),
-				"scaling_option": map[string]any{"concurrent_requests_threshold": 50.0}, "tags": strList(in["tags"]),
-				"command": strList(in["command"]), "args": strList(in["args"]), "environment_variables": strMap(in["environment_variables"]),
-				"public_endpoint": "https://" + strings.ReplaceAll(str(ns.m, "name"), "-", "") + "-" + str(in, "name") + ".functions.fnc." + c.region + ".scw.cloud",
-				"liveness_probe":  map[string]any{"failure_threshold": 30.0, "interval": "10s", "timeout": "1s", "tcp": map[string]any{}},
-				"startup_probe":   nil, "secret_environment_variables": hashedMap(in["secret_environment_variables"]), "region": c.region}
-			s.schedule(s.put(Containers, id, m), "creating", "ready", false)
-			c.json(200, m)
+			s.createContainer(c)
 		}
 		return
 	}
@@ -689,6 +673,47 @@ func (s *Server) ctContainers(c *call, rest []string) {
 		c.notFound("container", id)
 		return
 	}
+	s.container(c, o, id)
+}
+
+func (s *Server) createContainer(c *call) {
+	in, ok := c.decode()
+	if !ok {
+		return
+	}
+	ns, ok := s.get(CtNamespaces, str(in, "namespace_id"))
+	if !ok {
+		c.notFound("namespace", str(in, "namespace_id"))
+		return
+	}
+	privacy, ok := c.enum(in, "privacy", "public", "private")
+	if !ok {
+		return
+	}
+	protocol, ok := c.enum(in, "protocol", "http1", "h2c")
+	if !ok {
+		return
+	}
+	sandbox := sandboxOf(in)
+	id, ts := s.id(), s.ts()
+	m := map[string]any{"id": id, "name": str(in, "name"), "namespace_id": str(in, "namespace_id"),
+		"description": str(in, "description"), "status": "creating", "created_at": ts, "updated_at": ts,
+		"min_scale": num(in, "min_scale", 0), "max_scale": num(in, "max_scale", 5),
+		"memory_limit_bytes": num(in, "memory_limit_bytes", 2048000000), "mvcpu_limit": num(in, "mvcpu_limit", 1000),
+		"timeout": fmt.Sprintf("%gs", num(in, "timeout", 300)), "privacy": privacy, "image": str(in, "image"),
+		"protocol": protocol, "port": num(in, "port", 8080), "https_connections_only": in["https_connections_only"] == true,
+		"sandbox": sandbox, "local_storage_limit_bytes": num(in, "local_storage_limit_bytes", 1000000000),
+		"scaling_option": map[string]any{"concurrent_requests_threshold": 50.0}, "tags": strList(in["tags"]),
+		"command": strList(in["command"]), "args": strList(in["args"]), "environment_variables": strMap(in["environment_variables"]),
+		"public_endpoint": "https://" + strings.ReplaceAll(str(ns.m, "name"), "-", "") + "-" + str(in, "name") + ".functions.fnc." + c.region + ".scw.cloud",
+		"liveness_probe":  map[string]any{"failure_threshold": 30.0, "interval": "10s", "timeout": "1s", "tcp": map[string]any{}},
+		"startup_probe":   nil, "secret_environment_variables": hashedMap(in["secret_environment_variables"]), "region": c.region}
+	s.schedule(s.put(Containers, id, m), "creating", "ready", false)
+	c.json(200, m)
+}
+
+// container serves one container: read, update, delete.
+func (s *Server) container(c *call, o *object, id string) {
 	switch c.r.Method {
 	case http.MethodGet:
 		m, ok := s.read(Containers, id)
@@ -699,23 +724,15 @@ func (s *Server) ctContainers(c *call, rest []string) {
 		c.json(200, m)
 	case http.MethodPatch:
 		in, ok := c.decode()
-		if !ok {
+		if !ok || !c.knownEnums(in, "privacy", "protocol", "sandbox") {
 			return
-		}
-		for _, k := range []string{"privacy", "protocol", "sandbox"} {
-			if v := str(in, k); strings.HasPrefix(v, "unknown_") {
-				c.invalid(k, fmt.Sprintf("%q is not a value", v))
-				return
-			}
 		}
 		patch(o.m, in, "description", "environment_variables", "tags", "min_scale", "max_scale", "memory_limit_bytes",
 			"mvcpu_limit", "image", "port", "privacy", "protocol", "sandbox", "command", "args")
 		if in["secret_environment_variables"] != nil {
 			o.m["secret_environment_variables"] = hashedMap(in["secret_environment_variables"])
 		}
-		if v, ok := in["timeout"]; ok && v != nil {
-			o.m["timeout"] = fmt.Sprintf("%gs", num(in, "timeout", 300))
-		}
+		patchTimeout(o.m, in)
 		o.m["updated_at"] = s.ts()
 		delete(o.m, "error_message")
 		s.schedule(o, "updating", "ready", false)
@@ -803,49 +820,9 @@ func (s *Server) secrets(c *call, rest []string) {
 	if len(rest) == 1 {
 		switch c.r.Method {
 		case http.MethodGet:
-			deleted := c.q.Get("scheduled_for_deletion") == "true"
-			c.list(Secrets, "secrets", func(m map[string]any) bool {
-				if (m["deletion_requested_at"] != nil) != deleted || m["region"] != c.region {
-					return false
-				}
-				for _, t := range c.q["tags"] {
-					if !hasTag(m["tags"], t) {
-						return false
-					}
-				}
-				return c.match(m, "project_id", "organization_id", "name", "path")
-			})
+			c.list(Secrets, "secrets", listedSecret(c))
 		case http.MethodPost:
-			in, ok := c.decode()
-			if !ok {
-				return
-			}
-			if _, ok := c.projectOrg(str(in, "project_id")); !ok {
-				return
-			}
-			typ, ok := c.enum(in, "type", "opaque", "certificate", "key_value", "basic_credentials", "database_credentials", "ssh_key")
-			if !ok {
-				return
-			}
-			path := str(in, "path")
-			if path == "" {
-				path = "/"
-			}
-			for _, o := range s.objs[Secrets] {
-				if o.m["name"] == str(in, "name") && o.m["path"] == path && o.m["project_id"] == str(in, "project_id") &&
-					o.m["region"] == c.region && o.m["deletion_requested_at"] == nil {
-					c.conflict("secret", str(o.m, "id"), "a secret with this name and path already exists")
-					return
-				}
-			}
-			id, ts := s.id(), s.ts()
-			m := map[string]any{"id": id, "project_id": str(in, "project_id"), "name": str(in, "name"), "status": "ready",
-				"created_at": ts, "updated_at": ts, "tags": strList(in["tags"]), "version_count": 0.0,
-				"description": str(in, "description"), "managed": false, "protected": in["protected"] == true,
-				"type": typ, "path": path, "ephemeral_policy": nil, "used_by": []any{}, "deletion_requested_at": nil,
-				"key_id": nil, "region": c.region}
-			s.put(Secrets, id, m)
-			c.json(200, m)
+			s.createSecret(c)
 		}
 		return
 	}
@@ -859,6 +836,62 @@ func (s *Server) secrets(c *call, rest []string) {
 		s.secretVersions(c, o, rest[3:])
 		return
 	}
+	s.secret(c, o)
+}
+
+// listedSecret is the secrets listing's filter: a soft-deleted secret is
+// listed only when scheduled_for_deletion asks for it, and every tags
+// parameter must match.
+func listedSecret(c *call) func(map[string]any) bool {
+	deleted := c.q.Get("scheduled_for_deletion") == "true"
+	return func(m map[string]any) bool {
+		if (m["deletion_requested_at"] != nil) != deleted || m["region"] != c.region {
+			return false
+		}
+		for _, t := range c.q["tags"] {
+			if !hasTag(m["tags"], t) {
+				return false
+			}
+		}
+		return c.match(m, "project_id", "organization_id", "name", "path")
+	}
+}
+
+func (s *Server) createSecret(c *call) {
+	in, ok := c.decode()
+	if !ok {
+		return
+	}
+	if _, ok := c.projectOrg(str(in, "project_id")); !ok {
+		return
+	}
+	typ, ok := c.enum(in, "type", "opaque", "certificate", "key_value", "basic_credentials", "database_credentials", "ssh_key")
+	if !ok {
+		return
+	}
+	path := str(in, "path")
+	if path == "" {
+		path = "/"
+	}
+	for _, o := range s.objs[Secrets] {
+		if o.m["name"] == str(in, "name") && o.m["path"] == path && o.m["project_id"] == str(in, "project_id") &&
+			o.m["region"] == c.region && o.m["deletion_requested_at"] == nil {
+			c.conflict("secret", str(o.m, "id"), "a secret with this name and path already exists")
+			return
+		}
+	}
+	id, ts := s.id(), s.ts()
+	m := map[string]any{"id": id, "project_id": str(in, "project_id"), "name": str(in, "name"), "status": "ready",
+		"created_at": ts, "updated_at": ts, "tags": strList(in["tags"]), "version_count": 0.0,
+		"description": str(in, "description"), "managed": false, "protected": in["protected"] == true,
+		"type": typ, "path": path, "ephemeral_policy": nil, "used_by": []any{}, "deletion_requested_at": nil,
+		"key_id": nil, "region": c.region}
+	s.put(Secrets, id, m)
+	c.json(200, m)
+}
+
+// secret serves one secret: read, update, (soft) delete.
+func (s *Server) secret(c *call, o *object) {
 	switch c.r.Method {
 	case http.MethodGet:
 		c.json(200, o.m)
@@ -882,65 +915,31 @@ func (s *Server) secrets(c *call, rest []string) {
 	}
 }
 
+func versionKey(sid string, rev float64) string { return sid + "/" + strconv.Itoa(int(rev)) }
+
+// versionsOf is a secret's versions, oldest first.
+func (s *Server) versionsOf(sid string) []map[string]any {
+	var out []map[string]any
+	for _, id := range s.order[Versions] {
+		if v := s.objs[Versions][id]; v != nil && v.m["secret_id"] == sid {
+			out = append(out, v.m)
+		}
+	}
+	return out
+}
+
 func (s *Server) secretVersions(c *call, sec *object, rest []string) {
 	sid := str(sec.m, "id")
-	key := func(rev float64) string { return sid + "/" + strconv.Itoa(int(rev)) }
-	versions := func() []map[string]any {
-		var out []map[string]any
-		for _, id := range s.order[Versions] {
-			if v := s.objs[Versions][id]; v != nil && v.m["secret_id"] == sid {
-				out = append(out, v.m)
-			}
-		}
-		return out
-	}
 	if len(rest) == 0 {
 		switch c.r.Method {
 		case http.MethodGet:
 			c.list(Versions, "versions", func(m map[string]any) bool { return m["secret_id"] == sid })
 		case http.MethodPost:
-			in, ok := c.decode()
-			if !ok {
-				return
-			}
-			data, err := base64.StdEncoding.DecodeString(str(in, "data"))
-			if err != nil {
-				c.invalid("data", "not base64")
-				return
-			}
-			rev := num(sec.m, "version_count", 0) + 1
-			for _, v := range versions() {
-				v["latest"] = false
-				if in["disable_previous"] == true {
-					v["status"] = "disabled"
-				}
-			}
-			ts := s.ts()
-			m := map[string]any{"revision": rev, "secret_id": sid, "status": "enabled", "created_at": ts, "updated_at": ts,
-				"description": in["description"], "latest": true, "ephemeral_properties": nil, "deleted_at": nil,
-				"deletion_requested_at": nil, "region": c.region}
-			s.put(Versions, key(rev), m)
-			if s.versionData[sid] == nil {
-				s.versionData[sid] = map[int][]byte{}
-			}
-			s.versionData[sid][int(rev)] = data
-			sec.m["version_count"] = rev
-			c.json(200, m)
+			s.addVersion(c, sec)
 		}
 		return
 	}
-	var v map[string]any
-	if rest[0] == "latest" || rest[0] == "latest_enabled" {
-		for _, x := range versions() {
-			if (rest[0] == "latest" && x["latest"] == true) || (rest[0] == "latest_enabled" && x["status"] == "enabled") {
-				v = x
-			}
-		}
-	} else if n, err := strconv.Atoi(rest[0]); err == nil {
-		if o, ok := s.get(Versions, key(float64(n))); ok {
-			v = o.m
-		}
-	}
+	v := s.version(sid, rest[0])
 	if v == nil {
 		c.notFound("secret_version", rest[0])
 		return
@@ -966,10 +965,61 @@ func (s *Server) secretVersions(c *call, sec *object, rest []string) {
 		v["updated_at"] = s.ts()
 		c.json(200, v)
 	case c.r.Method == http.MethodDelete:
-		s.remove(Versions, key(rev))
+		s.remove(Versions, versionKey(sid, rev))
 		delete(s.versionData[sid], int(rev))
 		c.noContent()
 	}
+}
+
+// addVersion makes the next revision the latest, disabling the others
+// when disable_previous asks.
+func (s *Server) addVersion(c *call, sec *object) {
+	sid := str(sec.m, "id")
+	in, ok := c.decode()
+	if !ok {
+		return
+	}
+	data, err := base64.StdEncoding.DecodeString(str(in, "data"))
+	if err != nil {
+		c.invalid("data", "not base64")
+		return
+	}
+	rev := num(sec.m, "version_count", 0) + 1
+	for _, v := range s.versionsOf(sid) {
+		v["latest"] = false
+		if in["disable_previous"] == true {
+			v["status"] = "disabled"
+		}
+	}
+	ts := s.ts()
+	m := map[string]any{"revision": rev, "secret_id": sid, "status": "enabled", "created_at": ts, "updated_at": ts,
+		"description": in["description"], "latest": true, "ephemeral_properties": nil, "deleted_at": nil,
+		"deletion_requested_at": nil, "region": c.region}
+	s.put(Versions, versionKey(sid, rev), m)
+	if s.versionData[sid] == nil {
+		s.versionData[sid] = map[int][]byte{}
+	}
+	s.versionData[sid][int(rev)] = data
+	sec.m["version_count"] = rev
+	c.json(200, m)
+}
+
+// version resolves a revision as the path names it: a number, "latest" or
+// "latest_enabled" (the newest enabled). Nil when there is none.
+func (s *Server) version(sid, ref string) map[string]any {
+	var v map[string]any
+	if ref == "latest" || ref == "latest_enabled" {
+		for _, x := range s.versionsOf(sid) {
+			if (ref == "latest" && x["latest"] == true) || (ref == "latest_enabled" && x["status"] == "enabled") {
+				v = x
+			}
+		}
+	} else if n, err := strconv.Atoi(ref); err == nil {
+		if o, ok := s.get(Versions, versionKey(sid, float64(n))); ok {
+			v = o.m
+		}
+	}
+	return v
 }
 
 // sdb serves /serverless-sqldb/v1alpha1/regions/{region}.

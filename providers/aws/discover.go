@@ -31,18 +31,52 @@ func tagClient(cfg aws.Config) *resourcegroupstaggingapi.Client {
 // paginated GetResources call for what the Tagging API knows and, when
 // deep, a listing and a read per resource for the kinds it does not.
 func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
+	tags, ec2c := b.discoveryClients(region)
+	out, tagged, err := taggedResources(ctx, tags, region)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := namedGroups(ctx, ec2c, region, tagged)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, groups...)
+	if deep {
+		untagged, err := b.ownedOutsideTagAPI(ctx, region)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, untagged...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// discoveryClients makes the Tagging API and EC2 clients on first use.
+func (b *Backend) discoveryClients(region string) (*resourcegroupstaggingapi.Client, *ec2.Client) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.tags == nil {
 		b.tags = newRegional(b.cfg, tagClient)
 		b.ec2 = newRegional(b.cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })
 	}
-	tags, ec2c := b.tags.get(region), b.ec2.get(region)
-	b.mu.Unlock()
+	return b.tags.get(region), b.ec2.get(region)
+}
 
+// ownedGroup is a tagged security group known by id, waiting for its name.
+type ownedGroup struct{ id, owner string }
+
+// taggedResources is what the Tagging API holds with the ownership tag.
+// Security groups come back apart, by id, in the order listed.
+func taggedResources(ctx context.Context, c *resourcegroupstaggingapi.Client, region string) ([]providers.Owned, []ownedGroup, error) {
 	var out []providers.Owned
-	var groupIDs []string
-	groupOwner := map[string]string{}
-	p := resourcegroupstaggingapi.NewGetResourcesPaginator(tags, &resourcegroupstaggingapi.GetResourcesInput{
+	var groups []ownedGroup
+	p := resourcegroupstaggingapi.NewGetResourcesPaginator(c, &resourcegroupstaggingapi.GetResourcesInput{
 		TagFilters: []tagtypes.TagFilter{{Key: aws.String(spec.OwnershipTagKey)}},
 		// The most a page may hold. Without it, pages are cut by tag count
 		// (the emulator cuts at 100 tags: 25 resources carrying four).
@@ -60,39 +94,47 @@ func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]provid
 			case !ok:
 				continue
 			case groupID != "":
-				groupIDs = append(groupIDs, groupID)
-				groupOwner[groupID] = owner
+				groups = append(groups, ownedGroup{id: groupID, owner: owner})
 			default:
 				out = append(out, providers.Owned{Kind: kind, Name: name, Region: region, Owner: owner, Tags: tags})
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	return out, groups, err
+}
+
+// namedGroups names the tagged security groups: a group's ARN holds its
+// id, and its name (our identity) needs one batched describe.
+func namedGroups(ctx context.Context, c *ec2.Client, region string, groups []ownedGroup) ([]providers.Owned, error) {
+	if len(groups) == 0 {
+		return nil, nil
 	}
-	// A security group's ARN holds its id; its name (our identity) needs
-	// one batched describe.
-	if len(groupIDs) > 0 {
-		dp := ec2.NewDescribeSecurityGroupsPaginator(ec2c, &ec2.DescribeSecurityGroupsInput{GroupIds: groupIDs})
-		err := eachPage(ctx, dp, spec.SecurityGroup, region, func(page *ec2.DescribeSecurityGroupsOutput) error {
-			for _, g := range page.SecurityGroups {
-				out = append(out, providers.Owned{Kind: spec.SecurityGroup, Name: aws.ToString(g.GroupName), Region: region,
-					Owner: groupOwner[aws.ToString(g.GroupId)]})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	ids := make([]string, 0, len(groups))
+	owner := map[string]string{}
+	for _, g := range groups {
+		ids = append(ids, g.id)
+		owner[g.id] = g.owner
+	}
+	var out []providers.Owned
+	dp := ec2.NewDescribeSecurityGroupsPaginator(c, &ec2.DescribeSecurityGroupsInput{GroupIds: ids})
+	err := eachPage(ctx, dp, spec.SecurityGroup, region, func(page *ec2.DescribeSecurityGroupsOutput) error {
+		for _, g := range page.SecurityGroups {
+			out = append(out, providers.Owned{Kind: spec.SecurityGroup, Name: aws.ToString(g.GroupName), Region: region,
+				Owner: owner[aws.ToString(g.GroupId)]})
 		}
-	}
-	// The kinds the Tagging API does not return (IAM is global, ECR is
-	// missing from it) have listings without tags: a deep scan (discover)
-	// reads each one; a plan's shallow scan leaves them to the ledger.
+		return nil
+	})
+	return out, err
+}
+
+// ownedOutsideTagAPI covers the kinds the Tagging API does not return (IAM
+// is global, ECR is missing from it): their listings carry no tags, so a
+// deep scan (discover) reads each one; a plan's shallow scan leaves them
+// to the ledger.
+func (b *Backend) ownedOutsideTagAPI(ctx context.Context, region string) ([]providers.Owned, error) {
+	var out []providers.Owned
 	for _, k := range kindsOutsideTagAPI() {
-		if !deep {
-			break
-		}
 		d, ok := b.Driver(k)
 		if !ok {
 			continue
@@ -118,11 +160,5 @@ func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]provid
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Kind != out[j].Kind {
-			return out[i].Kind < out[j].Kind
-		}
-		return out[i].Name < out[j].Name
-	})
 	return out, nil
 }

@@ -2,18 +2,13 @@ package aws
 
 import (
 	"context"
-	"math"
-	"net/url"
-	"path"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/providers/sqsqueue"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -55,7 +50,7 @@ func (d *queues) List(ctx context.Context, region string) ([]providers.Resource,
 	var out []providers.Resource
 	err := eachPage(ctx, sqs.NewListQueuesPaginator(d.clients.get(region), in), spec.Queues, region, func(page *sqs.ListQueuesOutput) error {
 		for _, u := range page.QueueUrls {
-			out = append(out, providers.Resource{Name: queueName(u), Region: region, Attributes: map[string]string{"url": u}})
+			out = append(out, providers.Resource{Name: sqsqueue.Name(u), Region: region, Attributes: map[string]string{"url": u}})
 		}
 		return nil
 	})
@@ -63,14 +58,6 @@ func (d *queues) List(ctx context.Context, region string) ([]providers.Resource,
 		return nil, err
 	}
 	return out, nil
-}
-
-// queueName is the last path segment of a queue URL.
-func queueName(u string) string {
-	if p, err := url.Parse(u); err == nil && p.Path != "" {
-		return path.Base(p.Path)
-	}
-	return u[strings.LastIndex(u, "/")+1:]
 }
 
 func (d *queues) Read(ctx context.Context, region, name string) (providers.Resource, error) {
@@ -100,11 +87,7 @@ func (d *queues) read(ctx context.Context, c *sqs.Client, region, name, queueURL
 // readTagged reads a queue's attributes, and its tags unless known.
 func (d *queues) readTagged(ctx context.Context, c *sqs.Client, region, name, queueURL string, tags map[string]string) (providers.Resource, error) {
 	attrs, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(queueURL),
-		AttributeNames: []sqstypes.QueueAttributeName{
-			sqstypes.QueueAttributeNameVisibilityTimeout, sqstypes.QueueAttributeNameQueueArn,
-			sqstypes.QueueAttributeNameCreatedTimestamp,
-		},
+		QueueUrl: aws.String(queueURL), AttributeNames: sqsqueue.ReadAttributes(),
 	})
 	if err != nil {
 		return providers.Resource{}, err
@@ -122,14 +105,7 @@ func (d *queues) readTagged(ctx context.Context, c *sqs.Client, region, name, qu
 		Attributes: map[string]string{"url": queueURL, "arn": attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]},
 		Owner:      tags[spec.OwnershipTagKey],
 	}
-	if v, err := strconv.Atoi(attrs.Attributes[string(sqstypes.QueueAttributeNameVisibilityTimeout)]); err == nil {
-		res.Fields["visibilityTimeoutSec"] = float64(v)
-	}
-	// CreatedTimestamp is epoch seconds; some endpoints send a fraction.
-	if s, err := strconv.ParseFloat(attrs.Attributes[string(sqstypes.QueueAttributeNameCreatedTimestamp)], 64); err == nil {
-		sec, frac := math.Modf(s)
-		res.Created = time.Unix(int64(sec), int64(frac*1e9)).UTC()
-	}
+	sqsqueue.Report(&res, attrs.Attributes)
 	return res, nil
 }
 
@@ -139,13 +115,7 @@ func (d *queues) Create(ctx context.Context, t providers.Target) (providers.Reso
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	attrs := map[string]string{}
-	if v, ok := providers.FieldNumber(t.Fields, "visibilityTimeoutSec"); ok {
-		attrs[string(sqstypes.QueueAttributeNameVisibilityTimeout)] = strconv.Itoa(int(v))
-	}
-	if strings.HasSuffix(t.Name, ".fifo") {
-		attrs[string(sqstypes.QueueAttributeNameFifoQueue)] = "true"
-	}
+	attrs := sqsqueue.CreateAttributes(t)
 	// Tags go with the create, so a queue never exists without its
 	// ownership tag.
 	out, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(t.Name), Attributes: attrs, Tags: tags})
@@ -165,13 +135,11 @@ func (d *queues) Update(ctx context.Context, t providers.Target, changed []strin
 	for _, f := range changed {
 		switch f {
 		case "visibilityTimeoutSec":
-			v, ok := providers.FieldNumber(t.Fields, f)
-			if !ok {
-				return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "visibilityTimeoutSec is not a number")
+			var attrs map[string]string
+			if attrs, err = sqsqueue.VisibilityUpdate(t.Fields); err != nil {
+				return providers.Resource{}, err
 			}
-			_, err = c.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: queueURL, Attributes: map[string]string{
-				string(sqstypes.QueueAttributeNameVisibilityTimeout): strconv.Itoa(int(v)),
-			}})
+			_, err = c.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: queueURL, Attributes: attrs})
 		case spec.TagsField:
 			err = d.retag(ctx, c, queueURL, t)
 		default:

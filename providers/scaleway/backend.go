@@ -254,6 +254,19 @@ func (b *Backend) wait() (*time.Duration, *time.Duration) {
 	return &t, &i
 }
 
+// awaitDeletion runs a product's waiter after a delete. The waiter ends
+// with the API's 404 for what is gone, untyped on Functions and Registry,
+// or with Serverless SQL's 403 where denialMeansGone: after our own delete
+// either is success.
+func (b *Backend) awaitDeletion(k spec.Kind, name string, denialMeansGone bool, wait func(timeout, interval *time.Duration) error) error {
+	timeout, interval := b.wait()
+	b.progress("scaleway/%s/%s: waiting for the deletion", k, name)
+	if err := wait(timeout, interval); err != nil && !gone(err, denialMeansGone) {
+		return err
+	}
+	return nil
+}
+
 // Keys are explicit Scaleway credentials, for a process that holds them
 // in memory rather than in the environment (the executor reads them from a
 // secret). The secret key stays a spec.Sensitive until the client has it.

@@ -20,7 +20,7 @@ import (
 type containers struct {
 	b        *Backend
 	api      *container.API
-	ns       *containerNamespaces
+	ns       *namespaces
 	kind     spec.Kind
 	portable bool
 }
@@ -33,11 +33,11 @@ var (
 func init() {
 	register(entry{kind: spec.ScalewayContainer, new: func(b *Backend) providers.Driver {
 		api := container.NewAPI(b.client)
-		return &containers{b: b, api: api, ns: &containerNamespaces{b: b, api: api}, kind: spec.ScalewayContainer}
+		return &containers{b: b, api: api, ns: newContainerNamespaces(b, api), kind: spec.ScalewayContainer}
 	}})
 	register(entry{kind: spec.Compute, new: func(b *Backend) providers.Driver {
 		api := container.NewAPI(b.client)
-		return &containers{b: b, api: api, ns: &containerNamespaces{b: b, api: api}, kind: spec.Compute, portable: true}
+		return &containers{b: b, api: api, ns: newContainerNamespaces(b, api), kind: spec.Compute, portable: true}
 	}})
 }
 
@@ -54,7 +54,7 @@ func (d *containers) all(ctx context.Context, region string, name *string) ([]*c
 	}
 	names := map[string]string{}
 	for _, n := range nss {
-		names[n.ID] = n.Name
+		names[n.id] = n.name
 	}
 	cs, err := allPages(ctx, d.kind, region, func(page int32) ([]*container.Container, uint64, error) {
 		out, err := d.api.ListContainers(&container.ListContainersRequest{Region: scw.Region(region), ProjectID: &project,
@@ -213,7 +213,7 @@ func (d *containers) Create(ctx context.Context, t providers.Target) (providers.
 		return providers.Resource{}, err
 	}
 	// Every enum is set: unset, the SDK sends "unknown_…".
-	req := &container.CreateContainerRequest{Region: scw.Region(t.Region), NamespaceID: ns.ID, Name: t.Name, Image: image,
+	req := &container.CreateContainerRequest{Region: scw.Region(t.Region), NamespaceID: ns.id, Name: t.Name, Image: image,
 		EnvironmentVariables: env, SecretEnvironmentVariables: secretEnv, Tags: tags,
 		Privacy: container.ContainerPrivacyPublic, Protocol: container.ContainerProtocolHTTP1, Sandbox: container.ContainerSandboxV2,
 		MinScale: s.minScale, MaxScale: s.maxScale, Port: s.port, MvcpuLimit: s.cpu, MemoryLimitBytes: s.memory, Timeout: s.timeout,
@@ -222,7 +222,7 @@ func (d *containers) Create(ctx context.Context, t providers.Target) (providers.
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	return d.waitReady(ctx, t.Region, c.ID, t.Name, map[string]string{ns.ID: ns.Name})
+	return d.waitReady(ctx, t.Region, c.ID, t.Name, map[string]string{ns.id: ns.name})
 }
 
 func (d *containers) waitReady(ctx context.Context, region, id, name string, names map[string]string) (providers.Resource, error) {
@@ -302,14 +302,11 @@ func (d *containers) Delete(ctx context.Context, t providers.Target) error {
 	if _, err := d.api.DeleteContainer(&container.DeleteContainerRequest{Region: scw.Region(t.Region), ContainerID: c.ID}, scw.WithContext(ctx)); err != nil {
 		return err
 	}
-	timeout, interval := d.b.wait()
-	d.b.progress("scaleway/%s/%s: waiting for the deletion", d.kind, t.Name)
-	_, err = d.api.WaitForContainer(&container.WaitForContainerRequest{Region: scw.Region(t.Region), ContainerID: c.ID,
-		Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
-	if err == nil || gone(err, false) {
-		return nil
-	}
-	return err
+	return d.b.awaitDeletion(d.kind, t.Name, false, func(timeout, interval *time.Duration) error {
+		_, err := d.api.WaitForContainer(&container.WaitForContainerRequest{Region: scw.Region(t.Region), ContainerID: c.ID,
+			Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
+		return err
+	})
 }
 
 func (d *containers) Release(ctx context.Context, region, name, owner string) error {

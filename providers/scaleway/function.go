@@ -27,7 +27,7 @@ const sourceBucketEnv = "SOURCE_BUCKET"
 type functions struct {
 	b   *Backend
 	api *function.API
-	ns  *functionNamespaces
+	ns  *namespaces
 }
 
 var (
@@ -38,7 +38,7 @@ var (
 func init() {
 	register(entry{kind: spec.ScalewayFunction, new: func(b *Backend) providers.Driver {
 		api := function.NewAPI(b.client)
-		return &functions{b: b, api: api, ns: &functionNamespaces{b: b, api: api}}
+		return &functions{b: b, api: api, ns: newFunctionNamespaces(b, api)}
 	}})
 }
 
@@ -55,10 +55,10 @@ func (d *functions) all(ctx context.Context, region string, name *string) ([]*fu
 	}
 	names := map[string]string{}
 	var out []*function.Function
-	for _, ns := range liveFn(nss) {
-		names[ns.ID] = ns.Name
+	for _, ns := range nss {
+		names[ns.id] = ns.name
 		fs, err := allPages(ctx, spec.ScalewayFunction, region, func(page int32) ([]*function.Function, uint64, error) {
-			res, err := d.api.ListFunctions(&function.ListFunctionsRequest{Region: scw.Region(region), NamespaceID: ns.ID,
+			res, err := d.api.ListFunctions(&function.ListFunctionsRequest{Region: scw.Region(region), NamespaceID: ns.id,
 				ProjectID: &project, Name: name, Page: &page, PageSize: &d.b.opts.PageSize,
 				OrderBy: function.ListFunctionsRequestOrderByCreatedAtAsc}, scw.WithContext(ctx))
 			if err != nil {
@@ -176,7 +176,7 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 	}
 	// Every enum is set: the SDK would send an unset one as "unknown_…",
 	// which the API refuses.
-	req := &function.CreateFunctionRequest{Region: scw.Region(t.Region), Name: t.Name, NamespaceID: ns.ID,
+	req := &function.CreateFunctionRequest{Region: scw.Region(t.Region), Name: t.Name, NamespaceID: ns.id,
 		Runtime: function.FunctionRuntime(runtime), Privacy: function.FunctionPrivacyPublic,
 		HTTPOption: function.FunctionHTTPOptionEnabled, Sandbox: function.FunctionSandboxV2, Tags: tags,
 		EnvironmentVariables: &env, SecretEnvironmentVariables: []*function.Secret{}}
@@ -192,7 +192,7 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 			return providers.Resource{}, err
 		}
 	}
-	return d.waitReady(ctx, t.Region, f.ID, t.Name, map[string]string{ns.ID: ns.Name})
+	return d.waitReady(ctx, t.Region, f.ID, t.Name, map[string]string{ns.id: ns.name})
 }
 
 // deploy uploads the archive to the presigned URL and deploys it.
@@ -333,14 +333,11 @@ func (d *functions) Delete(ctx context.Context, t providers.Target) error {
 	if _, err := d.api.DeleteFunction(&function.DeleteFunctionRequest{Region: scw.Region(t.Region), FunctionID: f.ID}, scw.WithContext(ctx)); err != nil {
 		return err
 	}
-	timeout, interval := d.b.wait()
-	d.b.progress("scaleway/%s/%s: waiting for the deletion", spec.ScalewayFunction, t.Name)
-	_, err = d.api.WaitForFunction(&function.WaitForFunctionRequest{Region: scw.Region(t.Region), FunctionID: f.ID,
-		Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
-	if err == nil || gone(err, false) {
-		return nil
-	}
-	return err
+	return d.b.awaitDeletion(spec.ScalewayFunction, t.Name, false, func(timeout, interval *time.Duration) error {
+		_, err := d.api.WaitForFunction(&function.WaitForFunctionRequest{Region: scw.Region(t.Region), FunctionID: f.ID,
+			Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
+		return err
+	})
 }
 
 func (d *functions) Release(ctx context.Context, region, name, owner string) error {

@@ -169,6 +169,13 @@ func byName[T any](k spec.Kind, region, name string, items []T, nameOf func(T) s
 
 func ptr[T any](v T) *T { return &v }
 
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 func envAny(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {

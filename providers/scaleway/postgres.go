@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"time"
 
 	sdb "github.com/scaleway/scaleway-sdk-go/api/serverless_sqldb/v1alpha1"
 	"github.com/scaleway/scaleway-sdk-go/scw"
@@ -198,14 +199,11 @@ func (d *postgres) Delete(ctx context.Context, t providers.Target) error {
 	if _, err := d.api.DeleteDatabase(&sdb.DeleteDatabaseRequest{Region: scw.Region(t.Region), DatabaseID: db.ID}, scw.WithContext(ctx)); err != nil {
 		return err
 	}
-	timeout, interval := d.b.wait()
-	d.b.progress("scaleway/%s/%s: waiting for the deletion", spec.Postgres, t.Name)
-	_, err = d.api.WaitForDatabase(&sdb.WaitForDatabaseRequest{Region: scw.Region(t.Region), DatabaseID: db.ID,
-		Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
 	// Serverless SQL answers 403 permissions_denied once the database is
 	// gone (recorded), so after our own delete a denial means gone.
-	if err == nil || gone(err, true) {
-		return nil
-	}
-	return err
+	return d.b.awaitDeletion(spec.Postgres, t.Name, true, func(timeout, interval *time.Duration) error {
+		_, err := d.api.WaitForDatabase(&sdb.WaitForDatabaseRequest{Region: scw.Region(t.Region), DatabaseID: db.ID,
+			Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
+		return err
+	})
 }

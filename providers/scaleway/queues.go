@@ -3,18 +3,13 @@ package scaleway
 import (
 	"context"
 	"errors"
-	"math"
-	"net/url"
-	"path"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/providers/sqsqueue"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -55,19 +50,12 @@ func (d *queues) List(ctx context.Context, region string) ([]providers.Resource,
 			return nil, err
 		}
 		for _, u := range page.QueueUrls {
-			name := queueName(u)
+			name := sqsqueue.Name(u)
 			out = append(out, providers.Resource{Name: name, Region: region, Owner: prefixOwner(fleet, name),
 				Attributes: map[string]string{"url": u}})
 		}
 	}
 	return out, nil
-}
-
-func queueName(u string) string {
-	if p, err := url.Parse(u); err == nil && p.Path != "" {
-		return path.Base(p.Path)
-	}
-	return u[strings.LastIndex(u, "/")+1:]
 }
 
 func (d *queues) Read(ctx context.Context, region, name string) (providers.Resource, error) {
@@ -101,8 +89,7 @@ func (d *queues) read(ctx context.Context, c *sqsCredential, region, name, queue
 	var attrs *sqs.GetQueueAttributesOutput
 	err := d.b.retryFresh(ctx, c, func() (err error) {
 		attrs, err = c.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queueURL),
-			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameVisibilityTimeout,
-				sqstypes.QueueAttributeNameQueueArn, sqstypes.QueueAttributeNameCreatedTimestamp}})
+			AttributeNames: sqsqueue.ReadAttributes()})
 		return err
 	})
 	if err != nil {
@@ -113,13 +100,7 @@ func (d *queues) read(ctx context.Context, c *sqsCredential, region, name, queue
 	if arn := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]; arn != "" {
 		res.Attributes["arn"] = arn
 	}
-	if v, err := strconv.Atoi(attrs.Attributes[string(sqstypes.QueueAttributeNameVisibilityTimeout)]); err == nil {
-		res.Fields["visibilityTimeoutSec"] = float64(v)
-	}
-	if s, err := strconv.ParseFloat(attrs.Attributes[string(sqstypes.QueueAttributeNameCreatedTimestamp)], 64); err == nil {
-		sec, frac := math.Modf(s)
-		res.Created = time.Unix(int64(sec), int64(frac*1e9)).UTC()
-	}
+	sqsqueue.Report(&res, attrs.Attributes)
 	return res, nil
 }
 
@@ -134,13 +115,7 @@ func (d *queues) Create(ctx context.Context, t providers.Target) (providers.Reso
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	attrs := map[string]string{}
-	if v, ok := providers.FieldNumber(t.Fields, "visibilityTimeoutSec"); ok {
-		attrs[string(sqstypes.QueueAttributeNameVisibilityTimeout)] = strconv.Itoa(int(v))
-	}
-	if strings.HasSuffix(t.Name, ".fifo") {
-		attrs[string(sqstypes.QueueAttributeNameFifoQueue)] = "true"
-	}
+	attrs := sqsqueue.CreateAttributes(t)
 	var out *sqs.CreateQueueOutput
 	err = d.b.retryFresh(ctx, c, func() (err error) {
 		out, err = c.client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(t.Name), Attributes: attrs})
@@ -164,12 +139,11 @@ func (d *queues) Update(ctx context.Context, t providers.Target, changed []strin
 	for _, f := range changed {
 		switch f {
 		case "visibilityTimeoutSec":
-			v, ok := providers.FieldNumber(t.Fields, f)
-			if !ok {
-				return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "visibilityTimeoutSec is not a number")
+			var attrs map[string]string
+			if attrs, err = sqsqueue.VisibilityUpdate(t.Fields); err != nil {
+				return providers.Resource{}, err
 			}
-			_, err = c.client.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(u), Attributes: map[string]string{
-				string(sqstypes.QueueAttributeNameVisibilityTimeout): strconv.Itoa(int(v))}})
+			_, err = c.client.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(u), Attributes: attrs})
 		case spec.TagsField:
 			err = noUserTags(spec.Queues, t)
 		default:

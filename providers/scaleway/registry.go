@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	registry "github.com/scaleway/scaleway-sdk-go/api/registry/v1"
 	"github.com/scaleway/scaleway-sdk-go/scw"
@@ -215,15 +216,11 @@ func (d *registries) Delete(ctx context.Context, t providers.Target) error {
 	if _, err := d.api.DeleteNamespace(&registry.DeleteNamespaceRequest{Region: scw.Region(t.Region), NamespaceID: n.ID}, scw.WithContext(ctx)); err != nil {
 		return err
 	}
-	timeout, interval := d.b.wait()
-	d.b.progress("scaleway/%s/%s: waiting for the deletion", spec.ImageRegistry, t.Name)
-	_, err = d.api.WaitForNamespace(&registry.WaitForNamespaceRequest{Region: scw.Region(t.Region), NamespaceID: n.ID,
-		Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
-	if err == nil || gone(err, false) {
-		// The registry's final 404 has no type: gone.
-		return nil
-	}
-	return err
+	return d.b.awaitDeletion(spec.ImageRegistry, t.Name, false, func(timeout, interval *time.Duration) error {
+		_, err := d.api.WaitForNamespace(&registry.WaitForNamespaceRequest{Region: scw.Region(t.Region), NamespaceID: n.ID,
+			Timeout: timeout, RetryInterval: interval}, scw.WithContext(ctx))
+		return err
+	})
 }
 
 func (d *registries) Release(ctx context.Context, region, name, owner string) error {

@@ -2,7 +2,6 @@ package aws
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 
@@ -15,11 +14,7 @@ import (
 
 // TestMain shares one moto_server among the package's tests (it takes
 // seconds to start) and stops it at the end.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	moto.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { moto.Main(m) }
 
 // testRegion is where the tests make resources; otherRegion must not see
 // them.
@@ -32,11 +27,7 @@ const (
 // returns a backend with fresh clients. opts may add SDK middleware.
 func newTestBackend(t *testing.T, opts ...func(*config.LoadOptions) error) (*Backend, *moto.Server) {
 	t.Helper()
-	srv := moto.Shared(t)
-	srv.Setenv()
-	if err := srv.Reset(); err != nil {
-		t.Fatal(err)
-	}
+	srv := moto.Fresh(t)
 	b, err := New(context.Background(), Options{ConfigOptions: opts})
 	if err != nil {
 		t.Fatal(err)

@@ -14,11 +14,7 @@ import (
 
 // TestMain shares one moto_server among the package's tests (it takes
 // seconds to start) and stops it at the end.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	moto.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { moto.Main(m) }
 
 const (
 	testProject = "11111111-2222-3333-4444-555555555555"

@@ -21,21 +21,13 @@ import (
 )
 
 // TestMain stops the package's moto_server at the end.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	moto.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { moto.Main(m) }
 
 // newTestBackend points the SDK at the shared emulator, wipes it, and
 // returns a backend on it.
 func newTestBackend(t *testing.T) (*awsprovider.Backend, *moto.Server) {
 	t.Helper()
-	srv := moto.Shared(t)
-	srv.Setenv()
-	if err := srv.Reset(); err != nil {
-		t.Fatal(err)
-	}
+	srv := moto.Fresh(t)
 	b, err := awsprovider.New(context.Background(), awsprovider.Options{})
 	if err != nil {
 		t.Fatal(err)

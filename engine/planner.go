@@ -443,10 +443,10 @@ func (pl *planner) orderReason(a spec.Address) string {
 func (pl *planner) holdersOf(a spec.Address) []spec.Address {
 	if pl.holders == nil {
 		pl.holders = map[spec.Address][]spec.Address{}
-		for _, d := range pl.m.Resources {
-			info, _ := spec.Lookup(d.Address.Kind)
-			for _, f := range info.Fields {
-				if v, set := d.Fields[f.Name]; set && f.Holds {
+		for i := range pl.m.Resources {
+			d := &pl.m.Resources[i]
+			for f, v := range setFields(d) {
+				if f.Holds {
 					for _, dep := range spec.Deps(v) {
 						pl.holders[dep] = append(pl.holders[dep], d.Address)
 					}

@@ -483,18 +483,38 @@ func (ar *applyRun) execute(ctx context.Context, a Action) error {
 	return fmt.Errorf("%s: unknown action %q", a.Address, a.Action)
 }
 
+// target is what a create (every field, defaults filled) or an update
+// (what the document sets) of a sends its driver.
+func (ar *applyRun) target(ctx context.Context, a spec.Address, op string) (*providers.Resources, providers.Target, error) {
+	d, _ := ar.rn.model.Lookup(a)
+	rs, err := ar.e.resources(a)
+	if err != nil {
+		return nil, providers.Target{}, err
+	}
+	fields, err := ar.res.target(ctx, d, op == "create")
+	if err != nil {
+		return nil, providers.Target{}, fmt.Errorf("%s: %s: %w", a, op, err)
+	}
+	return rs, providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet}, nil
+}
+
+// made records what a create or an update made of a: in the world, and in
+// the ledger as a row in place of its intent.
+func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) error {
+	ar.rn.world.set(a, r)
+	return ar.record(func(l *state.Ledger) bool {
+		put := l.Put(state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region})
+		return l.DropIntent(a) || put
+	})
+}
+
 func (ar *applyRun) create(ctx context.Context, a Action) error {
-	d, _ := ar.rn.model.Lookup(a.Address)
-	rs, err := ar.e.resources(a.Address)
+	rs, t, err := ar.target(ctx, a.Address, "create")
 	if err != nil {
 		return err
 	}
-	fields, err := ar.res.target(ctx, d, true)
-	if err != nil {
-		return fmt.Errorf("%s: create: %w", a.Address, err)
-	}
-	owner := ar.rn.model.Fleet
-	r, err := rs.Create(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner})
+	owner := t.Owner
+	r, err := rs.Create(ctx, t)
 	if err != nil {
 		if providers.CallCode(err) != providers.AlreadyExists {
 			return err
@@ -506,12 +526,11 @@ func (ar *applyRun) create(ctx context.Context, a Action) error {
 		// this fleet, or untagged while this run's intent to create it
 		// stands — is finished (its mutable fields and tags set) and
 		// recorded; anything else is refused.
-		existing, found, rerr := rs.Read(ctx, d.Region, a.Address.Name)
+		existing, found, rerr := rs.Read(ctx, t.Region, a.Address.Name)
 		if rerr != nil || !found || (existing.Owner != owner && existing.Owner != "") {
 			return err
 		}
-		if r, err = rs.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner},
-			finishing(a.Address, fields)); err != nil {
+		if r, err = rs.Update(ctx, t, finishing(a.Address, t.Fields)); err != nil {
 			return fmt.Errorf("%s: create: finish what an earlier attempt made: %w", a.Address, err)
 		}
 		if existing.Owner == "" {
@@ -519,11 +538,7 @@ func (ar *applyRun) create(ctx context.Context, a Action) error {
 				Message: "already existed untagged, made by this fleet's interrupted or retried create; tagged and recorded it"})
 		}
 	}
-	ar.rn.world.set(a.Address, r)
-	return ar.record(func(l *state.Ledger) bool {
-		put := l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
-		return l.DropIntent(a.Address) || put
-	})
+	return ar.made(a.Address, t.Region, r)
 }
 
 // finishing lists the fields an update sets to finish a resource that a
@@ -544,28 +559,19 @@ func finishing(a spec.Address, fields map[string]any) []string {
 }
 
 func (ar *applyRun) update(ctx context.Context, a Action) error {
-	d, _ := ar.rn.model.Lookup(a.Address)
-	rs, err := ar.e.resources(a.Address)
+	rs, t, err := ar.target(ctx, a.Address, "update")
 	if err != nil {
 		return err
-	}
-	fields, err := ar.res.target(ctx, d, false)
-	if err != nil {
-		return fmt.Errorf("%s: update: %w", a.Address, err)
 	}
 	changed := make([]string, 0, len(a.Changes))
 	for _, c := range a.Changes {
 		changed = append(changed, c.Field)
 	}
-	r, err := rs.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet}, changed)
+	r, err := rs.Update(ctx, t, changed)
 	if err != nil {
 		return err
 	}
-	ar.rn.world.set(a.Address, r)
-	return ar.record(func(l *state.Ledger) bool {
-		put := l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
-		return l.DropIntent(a.Address) || put
-	})
+	return ar.made(a.Address, t.Region, r)
 }
 
 // remove deletes a resource in region. An orphan's ownership is read again

@@ -477,6 +477,16 @@ func (r *reader) value() (any, error) {
 	return nil, r.notValue()
 }
 
+// unknown reads the value of a key the document does not know, keeping it
+// in extra for UnknownKeys and the encoder.
+func (r *reader) unknown(extra *map[string]json.RawMessage, key string) error {
+	raw, err := r.raw()
+	if err == nil {
+		*extra = addExtra(*extra, key, raw)
+	}
+	return err
+}
+
 // raw reads any value and returns its bytes, for keys kept as written.
 func (r *reader) raw() (json.RawMessage, error) {
 	r.space()
@@ -543,10 +553,7 @@ func (r *reader) document() (*Document, error) {
 				return err
 			})
 		default:
-			var raw json.RawMessage
-			if raw, err = r.raw(); err == nil {
-				doc.extra = addExtra(doc.extra, key, raw)
-			}
+			err = r.unknown(&doc.extra, key)
 		}
 		return err
 	})
@@ -583,10 +590,7 @@ func (r *reader) resource(i int) (Resource, error) {
 						return err
 					})
 			default:
-				var raw json.RawMessage
-				if raw, err = r.raw(); err == nil {
-					res.extra = addExtra(res.extra, key, raw)
-				}
+				err = r.unknown(&res.extra, key)
 			}
 			return err
 		})
@@ -610,10 +614,7 @@ func (r *reader) exclusion(i int) (Exclusion, error) {
 			case "why":
 				x.Why, err = r.str(func() string { return fmt.Sprintf(`"why" of exclusion %d`, i+1) }, "a string")
 			default:
-				var raw json.RawMessage
-				if raw, err = r.raw(); err == nil {
-					x.extra = addExtra(x.extra, key, raw)
-				}
+				err = r.unknown(&x.extra, key)
 			}
 			return err
 		})

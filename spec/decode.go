@@ -215,9 +215,11 @@ func (r *reader) key(keys *keySet) (string, error) {
 }
 
 // keySet is the keys of one object and where each was written. Most objects
-// have a handful of keys: a slice scan beats a map until they have many.
+// have a handful of keys: a scan of a small array, on the stack, beats a map
+// until they have many.
 type keySet struct {
-	seen  []seenKey
+	seen  [16]seenKey
+	n     int
 	index map[string]int
 }
 
@@ -236,17 +238,18 @@ func (s *keySet) add(key string, at int) (prev int, seen bool) {
 		s.index[key] = at
 		return 0, false
 	}
-	for _, k := range s.seen {
+	for _, k := range s.seen[:s.n] {
 		if k.key == key {
 			return k.at, true
 		}
 	}
-	if len(s.seen) < 16 {
-		s.seen = append(s.seen, seenKey{key, at})
+	if s.n < len(s.seen) {
+		s.seen[s.n] = seenKey{key, at}
+		s.n++
 		return 0, false
 	}
-	s.index = make(map[string]int, 2*len(s.seen))
-	for _, k := range s.seen {
+	s.index = make(map[string]int, 2*s.n)
+	for _, k := range s.seen[:s.n] {
 		s.index[k.key] = k.at
 	}
 	s.index[key] = at

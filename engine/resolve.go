@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
-	"maps"
-	"slices"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -179,32 +176,26 @@ func (r *resolver) applyValue(ctx context.Context, v spec.Value) (any, error) {
 // evalItems evaluates each item of a list or a map with eval into the same
 // shape, stopping at the first that fails.
 func evalItems(v spec.Value, eval func(spec.Value) (any, error)) (any, error) {
+	var err error
 	switch x := v.(type) {
 	case spec.List:
 		out := make([]any, len(x))
-		if err := evalEach(slices.All(x), eval, func(i int, val any) { out[i] = val }); err != nil {
-			return nil, err
+		for i, y := range x {
+			if out[i], err = eval(y); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
 	case spec.Map:
 		out := make(map[string]any, len(x))
-		if err := evalEach(maps.All(x), eval, func(k string, val any) { out[k] = val }); err != nil {
-			return nil, err
+		for k, y := range x {
+			if out[k], err = eval(y); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
 	}
 	return nil, fmt.Errorf("cannot evaluate %T as a list or a map", v)
-}
-
-func evalEach[K comparable](items iter.Seq2[K, spec.Value], eval func(spec.Value) (any, error), put func(K, any)) error {
-	for k, y := range items {
-		val, err := eval(y)
-		if err != nil {
-			return err
-		}
-		put(k, val)
-	}
-	return nil
 }
 
 // secret settles one of the fleet's secrets: from its declared source when

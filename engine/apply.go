@@ -119,25 +119,27 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	if runID == "" {
 		runID = fmt.Sprintf("%s-%d", started.UTC().Format("20060102T150405Z"), os.Getpid())
 	}
-	x := &executor{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(), runID: runID,
+	ar := &applyRun{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(), runID: runID,
 		res: &resolver{e: e, m: rn.model, w: rn.world, fleet: rn.model.Fleet}}
 	// Save with a context that outlives a cancellation: an action that
 	// finished must be recorded even while the run is being interrupted.
-	x.saveCtx = context.WithoutCancel(ctx)
+	ar.saveCtx = context.WithoutCancel(ctx)
 
-	if err := x.adopt(); err != nil {
+	if err := ar.adopt(); err != nil {
 		return nil, err
 	}
-	report := x.schedule(ctx, opts.StopAt)
+	report := ar.schedule(ctx, opts.StopAt)
 	report.PlanID = p.ID
-	if err := x.saveCache(); err != nil {
+	if err := ar.saveCache(); err != nil {
 		return report, err
 	}
 	report.ElapsedMs = time.Since(started).Milliseconds()
-	return report, errors.Join(x.failures...)
+	return report, errors.Join(ar.failures...)
 }
 
-type executor struct {
+// applyRun is one apply of a plan: its own copy of the ledger, saved after
+// every change, and the failures it met. (The executor is the Lambda.)
+type applyRun struct {
 	e       *Engine
 	p       *Plan
 	rn      *run
@@ -152,14 +154,14 @@ type executor struct {
 }
 
 // record changes the ledger and saves it if it changed.
-func (x *executor) record(change func(l *state.Ledger) bool) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if !change(x.ledger) {
+func (ar *applyRun) record(change func(l *state.Ledger) bool) error {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if !change(ar.ledger) {
 		return nil
 	}
-	if err := x.store.SaveLedger(x.saveCtx, x.ledger); err != nil {
-		return fmt.Errorf("save the ledger to %s: %w", x.store.Where(), err)
+	if err := ar.store.SaveLedger(ar.saveCtx, ar.ledger); err != nil {
+		return fmt.Errorf("save the ledger to %s: %w", ar.store.Where(), err)
 	}
 	return nil
 }
@@ -171,27 +173,27 @@ func (x *executor) record(change func(l *state.Ledger) bool) error {
 // made the resource, before it was tagged or recorded — leaves what the
 // next run needs to recognise it; and it drops the intents the plan has
 // settled (a claimed resource keeps its own until it is tagged).
-func (x *executor) adopt() error {
-	return x.record(func(l *state.Ledger) bool {
+func (ar *applyRun) adopt() error {
+	return ar.record(func(l *state.Ledger) bool {
 		changed := false
-		for _, a := range x.rn.drop {
+		for _, a := range ar.rn.drop {
 			changed = l.Remove(a) || changed
 		}
 		for _, in := range append([]state.Intent{}, l.Intents...) {
-			if _, claimed := x.rn.claimed[in.Address()]; !claimed {
+			if _, claimed := ar.rn.claimed[in.Address()]; !claimed {
 				changed = l.DropIntent(in.Address()) || changed
 			}
 		}
-		for _, a := range x.p.Actions {
+		for _, a := range ar.p.Actions {
 			if a.Action == Create || a.Action == Replace {
 				changed = l.PutIntent(state.Intent{Row: state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind,
-					Name: a.Address.Name, Region: a.Region}, RunID: x.runID}) || changed
+					Name: a.Address.Name, Region: a.Region}, RunID: ar.runID}) || changed
 			}
 		}
-		if x.rn.destroy {
+		if ar.rn.destroy {
 			return changed
 		}
-		for _, row := range x.rn.adopt {
+		for _, row := range ar.rn.adopt {
 			changed = l.Put(row) || changed
 		}
 		return changed
@@ -265,7 +267,7 @@ func stepsOf(actions []Action) (steps []step, last []int, graph []walk.Step) {
 // build skips every pending deletion, a refused orphan delete is deferred)
 // and the report. Only the walk's hooks touch it, on the walk's goroutine.
 type scheduling struct {
-	x           *executor
+	ar          *applyRun
 	w           *walk.Walker
 	actions     []Action
 	steps       []step
@@ -281,8 +283,8 @@ type scheduling struct {
 // overall and the per-service bound on its service.
 // Deletions wait for every build, so a failed build never leaves a
 // half-destroyed fleet. A refused orphan delete is deferred to retry rounds.
-func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
-	s := &scheduling{x: x, actions: x.p.Actions, lastRefusal: map[int]error{}}
+func (ar *applyRun) schedule(ctx context.Context, stopAt time.Time) *Report {
+	s := &scheduling{ar: ar, actions: ar.p.Actions, lastRefusal: map[int]error{}}
 	steps, last, graph := stepsOf(s.actions)
 	s.steps, s.last = steps, last
 	s.applied = make([]Applied, len(s.actions))
@@ -291,20 +293,20 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 	}
 	for id, st := range steps {
 		a := s.actions[st.action].Address
-		graph[id].Service = x.e.service(a.Provider, a.Kind)
+		graph[id].Service = ar.e.service(a.Provider, a.Kind)
 		if !s.isDelete(id) {
 			s.buildsLeft++
 		}
 	}
 	s.w = walk.New(walk.Config{
-		Steps: graph, Parallelism: x.e.opts.Parallelism, PerService: x.e.opts.PerService,
+		Steps: graph, Parallelism: ar.e.opts.Parallelism, PerService: ar.e.opts.PerService,
 		// Orphans have no declaration and so no edges: their order is
 		// discovered by retrying, one at a time, until a round frees
 		// nothing. What is left then fails with the provider's own words.
 		RoundParallelism: 1,
 		Run: func(ctx context.Context, id int) error {
 			st := s.steps[id]
-			return x.step(ctx, s.actions[st.action], st.kind)
+			return ar.step(ctx, s.actions[st.action], st.kind)
 		},
 		Ready:   func(id int) bool { return !s.isDelete(id) || s.buildsLeft == 0 },
 		Started: s.started,
@@ -312,11 +314,11 @@ func (x *executor) schedule(ctx context.Context, stopAt time.Time) *Report {
 		Stop: func() bool {
 			return !s.inRounds && (ctx.Err() != nil || (!stopAt.IsZero() && time.Now().After(stopAt)))
 		},
-		Heartbeat: x.e.opts.Heartbeat,
+		Heartbeat: ar.e.opts.Heartbeat,
 		Tick:      s.tick,
 		Defer: func(id int, err error) bool {
 			a := s.actions[s.steps[id].action]
-			return a.Action == Delete && x.rn.orphans[a.Address] && providers.CallCode(err) == providers.Conflict
+			return a.Action == Delete && ar.rn.orphans[a.Address] && providers.CallCode(err) == providers.Conflict
 		},
 		Again:       func(round int, t walk.Tally) bool { return round == 1 || t.Done+t.Failed > 0 },
 		BeforeRound: func(int, []int) bool { s.inRounds = true; return true },
@@ -329,7 +331,7 @@ func (s *scheduling) isDelete(id int) bool { return s.actions[s.steps[id].action
 func (s *scheduling) started(id, round int) {
 	if round == 1 && s.steps[id].kind != stepBuild {
 		a := s.actions[s.steps[id].action]
-		s.x.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
+		s.ar.e.emit(Event{Kind: EventStart, Address: a.Address, Action: a.Action})
 	}
 }
 
@@ -342,7 +344,7 @@ func (s *scheduling) tick(running []int) {
 	for _, id := range running {
 		out = append(out, s.actions[s.steps[id].action].Address)
 	}
-	s.x.e.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still working on %d action(s)", len(out))})
+	s.ar.e.emit(Event{Kind: EventWaiting, Outstanding: out, Message: fmt.Sprintf("still working on %d action(s)", len(out))})
 }
 
 // settled records how a step settled in the action's Applied.
@@ -360,24 +362,24 @@ func (s *scheduling) settled(id int, r walk.Result) {
 		}
 	case r.State == walk.Done && r.Round > 1:
 		ap.Status, ap.Error = StatusDone, ""
-		s.x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: r.Elapsed})
+		s.ar.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: r.Elapsed})
 	case r.State == walk.Done && id == s.last[i]:
 		ap.Status = StatusDone
-		s.x.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Duration(ap.ElapsedMs) * time.Millisecond})
+		s.ar.e.emit(Event{Kind: EventDone, Address: a.Address, Action: a.Action, Elapsed: time.Duration(ap.ElapsedMs) * time.Millisecond})
 	case r.State == walk.Deferred:
 		s.lastRefusal[i] = r.Err
 		if r.Round == 1 {
 			ap.Error = r.Err.Error()
-			s.x.e.emit(Event{Kind: EventDeferred, Address: a.Address, Action: a.Action, Err: r.Err})
+			s.ar.e.emit(Event{Kind: EventDeferred, Address: a.Address, Action: a.Action, Err: r.Err})
 		}
 	case r.State == walk.Failed:
 		ap.Status, ap.Error = StatusFailed, r.Err.Error()
-		s.x.fail(r.Err)
+		s.ar.fail(r.Err)
 		ev := Event{Kind: EventFailed, Address: a.Address, Action: a.Action, Err: r.Err}
 		if r.Round == 1 {
 			ev.Elapsed = r.Elapsed
 		}
-		s.x.e.emit(ev)
+		s.ar.e.emit(ev)
 		if a.Action != Delete {
 			s.skipDeletes()
 		}
@@ -421,40 +423,40 @@ func (s *scheduling) report(out walk.Outcome) *Report {
 		}
 		err := s.lastRefusal[i]
 		s.applied[i].Status, s.applied[i].Error = StatusFailed, err.Error()
-		s.x.fail(err)
-		s.x.e.emit(Event{Kind: EventFailed, Address: s.actions[i].Address, Action: Delete, Err: err})
+		s.ar.fail(err)
+		s.ar.e.emit(Event{Kind: EventFailed, Address: s.actions[i].Address, Action: Delete, Err: err})
 	}
 	report.Applied = s.applied
 	return report
 }
 
-func (x *executor) fail(err error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.failures = append(x.failures, err)
+func (ar *applyRun) fail(err error) {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	ar.failures = append(ar.failures, err)
 }
 
 // step carries out one step of an action and records it.
-func (x *executor) step(ctx context.Context, a Action, kind stepKind) error {
+func (ar *applyRun) step(ctx context.Context, a Action, kind stepKind) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	switch kind {
 	case stepDestroy:
 		from := a.Region
-		if old, moved := x.rn.moves[a.Address]; moved {
+		if old, moved := ar.rn.moves[a.Address]; moved {
 			from = old
 		}
-		return x.remove(ctx, a.Address, from, false)
+		return ar.remove(ctx, a.Address, from, false)
 	case stepBuild:
-		return x.create(ctx, a)
+		return ar.create(ctx, a)
 	}
-	return x.execute(ctx, a)
+	return ar.execute(ctx, a)
 }
 
 // execute carries out one whole action (never a replace, which is two
 // steps) and records it.
-func (x *executor) execute(ctx context.Context, a Action) error {
+func (ar *applyRun) execute(ctx context.Context, a Action) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -463,36 +465,56 @@ func (x *executor) execute(ctx context.Context, a Action) error {
 		if len(a.Changes) > 0 {
 			// A claimed resource: tag it (and set what the interrupted
 			// create did not), then record it.
-			return x.update(ctx, a)
+			return ar.update(ctx, a)
 		}
 		return nil // recorded before any mutation
 	case Create:
-		return x.create(ctx, a)
+		return ar.create(ctx, a)
 	case Update:
-		return x.update(ctx, a)
+		return ar.update(ctx, a)
 	case Delete:
-		if err := x.remove(ctx, a.Address, a.Region, x.rn.orphans[a.Address]); err != nil {
+		if err := ar.remove(ctx, a.Address, a.Region, ar.rn.orphans[a.Address]); err != nil {
 			return err
 		}
-		return x.record(func(l *state.Ledger) bool { return l.DropIntent(a.Address) || l.Remove(a.Address) })
+		return ar.record(func(l *state.Ledger) bool { return l.DropIntent(a.Address) || l.Remove(a.Address) })
 	case Forget:
-		return x.forget(ctx, a)
+		return ar.forget(ctx, a)
 	}
 	return fmt.Errorf("%s: unknown action %q", a.Address, a.Action)
 }
 
-func (x *executor) create(ctx context.Context, a Action) error {
-	d, _ := x.rn.model.Lookup(a.Address)
-	rs, err := x.e.resources(a.Address)
+// target is what a create (every field, defaults filled) or an update
+// (what the document sets) of a sends its driver.
+func (ar *applyRun) target(ctx context.Context, a spec.Address, op string) (*providers.Resources, providers.Target, error) {
+	d, _ := ar.rn.model.Lookup(a)
+	rs, err := ar.e.resources(a)
+	if err != nil {
+		return nil, providers.Target{}, err
+	}
+	fields, err := ar.res.target(ctx, d, op == "create")
+	if err != nil {
+		return nil, providers.Target{}, fmt.Errorf("%s: %s: %w", a, op, err)
+	}
+	return rs, providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet}, nil
+}
+
+// made records what a create or an update made of a: in the world, and in
+// the ledger as a row in place of its intent.
+func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) error {
+	ar.rn.world.set(a, r)
+	return ar.record(func(l *state.Ledger) bool {
+		put := l.Put(state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region})
+		return l.DropIntent(a) || put
+	})
+}
+
+func (ar *applyRun) create(ctx context.Context, a Action) error {
+	rs, t, err := ar.target(ctx, a.Address, "create")
 	if err != nil {
 		return err
 	}
-	fields, err := x.res.target(ctx, d, true)
-	if err != nil {
-		return fmt.Errorf("%s: create: %w", a.Address, err)
-	}
-	owner := x.rn.model.Fleet
-	r, err := rs.Create(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner})
+	owner := t.Owner
+	r, err := rs.Create(ctx, t)
 	if err != nil {
 		if providers.CallCode(err) != providers.AlreadyExists {
 			return err
@@ -504,24 +526,19 @@ func (x *executor) create(ctx context.Context, a Action) error {
 		// this fleet, or untagged while this run's intent to create it
 		// stands — is finished (its mutable fields and tags set) and
 		// recorded; anything else is refused.
-		existing, found, rerr := rs.Read(ctx, d.Region, a.Address.Name)
+		existing, found, rerr := rs.Read(ctx, t.Region, a.Address.Name)
 		if rerr != nil || !found || (existing.Owner != owner && existing.Owner != "") {
 			return err
 		}
-		if r, err = rs.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: owner},
-			finishing(a.Address, fields)); err != nil {
+		if r, err = rs.Update(ctx, t, finishing(a.Address, t.Fields)); err != nil {
 			return fmt.Errorf("%s: create: finish what an earlier attempt made: %w", a.Address, err)
 		}
 		if existing.Owner == "" {
-			x.e.emit(Event{Kind: EventWarning, Address: a.Address,
+			ar.e.emit(Event{Kind: EventWarning, Address: a.Address,
 				Message: "already existed untagged, made by this fleet's interrupted or retried create; tagged and recorded it"})
 		}
 	}
-	x.rn.world.set(a.Address, r)
-	return x.record(func(l *state.Ledger) bool {
-		put := l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
-		return l.DropIntent(a.Address) || put
-	})
+	return ar.made(a.Address, t.Region, r)
 }
 
 // finishing lists the fields an update sets to finish a resource that a
@@ -541,35 +558,26 @@ func finishing(a spec.Address, fields map[string]any) []string {
 	return out
 }
 
-func (x *executor) update(ctx context.Context, a Action) error {
-	d, _ := x.rn.model.Lookup(a.Address)
-	rs, err := x.e.resources(a.Address)
+func (ar *applyRun) update(ctx context.Context, a Action) error {
+	rs, t, err := ar.target(ctx, a.Address, "update")
 	if err != nil {
 		return err
-	}
-	fields, err := x.res.target(ctx, d, false)
-	if err != nil {
-		return fmt.Errorf("%s: update: %w", a.Address, err)
 	}
 	changed := make([]string, 0, len(a.Changes))
 	for _, c := range a.Changes {
 		changed = append(changed, c.Field)
 	}
-	r, err := rs.Update(ctx, providers.Target{Name: a.Address.Name, Region: d.Region, Fields: fields, Owner: x.rn.model.Fleet}, changed)
+	r, err := rs.Update(ctx, t, changed)
 	if err != nil {
 		return err
 	}
-	x.rn.world.set(a.Address, r)
-	return x.record(func(l *state.Ledger) bool {
-		put := l.Put(state.Row{Provider: a.Address.Provider, Kind: a.Address.Kind, Name: a.Address.Name, Region: d.Region})
-		return l.DropIntent(a.Address) || put
-	})
+	return ar.made(a.Address, t.Region, r)
 }
 
 // remove deletes a resource in region. An orphan's ownership is read again
 // first: between the plan and now someone may have taken it over.
-func (x *executor) remove(ctx context.Context, a spec.Address, region string, orphan bool) error {
-	rs, err := x.e.resources(a)
+func (ar *applyRun) remove(ctx context.Context, a spec.Address, region string, orphan bool) error {
+	rs, err := ar.e.resources(a)
 	if err != nil {
 		return err
 	}
@@ -579,33 +587,33 @@ func (x *executor) remove(ctx context.Context, a spec.Address, region string, or
 			return err
 		}
 		if !found {
-			x.rn.world.drop(a)
+			ar.rn.world.drop(a)
 			return nil
 		}
-		_, claimed := x.rn.claimed[a]
-		if ownership.JudgeMark(x.rn.model.Fleet, r.Owner) != ownership.Ours && !(claimed && r.Owner == "") {
+		_, claimed := ar.rn.claimed[a]
+		if ownership.JudgeMark(ar.rn.model.Fleet, r.Owner) != ownership.Ours && !(claimed && r.Owner == "") {
 			return fmt.Errorf("%s: delete: no longer carries this fleet's %s tag (%s); refusing to delete it",
 				a, spec.OwnershipTagKey, ownership.Describe(r.Owner))
 		}
 	}
-	t := providers.Target{Name: a.Name, Region: region, Owner: x.rn.model.Fleet}
-	if d, declared := x.rn.model.Lookup(a); declared {
-		t.Fields = x.literalFields(d)
+	t := providers.Target{Name: a.Name, Region: region, Owner: ar.rn.model.Fleet}
+	if d, declared := ar.rn.model.Lookup(a); declared {
+		t.Fields = ar.literalFields(d)
 	}
 	if err := rs.Delete(ctx, t); err != nil {
 		return err
 	}
-	x.rn.world.drop(a)
+	ar.rn.world.drop(a)
 	return nil
 }
 
 // literalFields are the fields a delete may need (forceDestroy), without
 // evaluating anything that reads a secret or a later value.
-func (x *executor) literalFields(d *spec.Declared) map[string]any {
+func (ar *applyRun) literalFields(d *spec.Declared) map[string]any {
 	out := map[string]any{}
 	for name, v := range d.Fields {
 		if spec.IsLiteral(v) {
-			if val, ok := x.res.planValue(v); ok {
+			if val, ok := ar.res.planValue(v); ok {
 				out[name] = val
 			}
 		}
@@ -613,28 +621,28 @@ func (x *executor) literalFields(d *spec.Declared) map[string]any {
 	return out
 }
 
-func (x *executor) forget(ctx context.Context, a Action) error {
-	if x.rn.release[a.Address] {
-		rs, err := x.e.resources(a.Address)
+func (ar *applyRun) forget(ctx context.Context, a Action) error {
+	if ar.rn.release[a.Address] {
+		rs, err := ar.e.resources(a.Address)
 		if err != nil {
 			return err
 		}
 		if !rs.Releases() {
 			return fmt.Errorf("%s: forget: the %s driver cannot remove the ownership tag; remove %s=%s by hand, then apply again",
-				a.Address, a.Address.Kind, spec.OwnershipTagKey, x.rn.model.Fleet)
+				a.Address, a.Address.Kind, spec.OwnershipTagKey, ar.rn.model.Fleet)
 		}
-		if err := rs.Release(ctx, a.Region, a.Address.Name, x.rn.model.Fleet); err != nil {
+		if err := rs.Release(ctx, a.Region, a.Address.Name, ar.rn.model.Fleet); err != nil {
 			return err
 		}
 	}
-	return x.record(func(l *state.Ledger) bool { return l.Remove(a.Address) })
+	return ar.record(func(l *state.Ledger) bool { return l.Remove(a.Address) })
 }
 
 // saveCache writes what the run last saw of every resource it knows.
-func (x *executor) saveCache() error {
-	c := cacheOf(x.rn.world)
-	if err := x.store.SaveCache(x.saveCtx, c); err != nil {
-		return fmt.Errorf("save the cache to %s: %w", x.store.Where(), err)
+func (ar *applyRun) saveCache() error {
+	c := cacheOf(ar.rn.world)
+	if err := ar.store.SaveCache(ar.saveCtx, c); err != nil {
+		return fmt.Errorf("save the cache to %s: %w", ar.store.Where(), err)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"iter"
+
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
@@ -15,13 +17,8 @@ import (
 //   - a field never compared (a secret, a password, forceDestroy) is never
 //     a reason to act.
 func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
-	info, _ := spec.Lookup(d.Address.Kind)
 	var changes []Change
-	for _, f := range info.Fields {
-		v, set := d.Fields[f.Name]
-		if !set {
-			continue
-		}
+	for f, v := range setFields(d) {
 		if f.Compare == spec.CompareNever || f.Secret {
 			// Never compared, but a value built from what a replaced
 			// resource publishes (a secret composed from a database's
@@ -58,6 +55,19 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 	return changes
 }
 
+// setFields yields each field of d's kind that the document sets, in the
+// kind's order, with its value: the rest are unknown.
+func setFields(d *spec.Declared) iter.Seq2[spec.Field, spec.Value] {
+	return func(yield func(spec.Field, spec.Value) bool) {
+		info, _ := spec.Lookup(d.Address.Kind)
+		for _, f := range info.Fields {
+			if v, set := d.Fields[f.Name]; set && !yield(f, v) {
+				return
+			}
+		}
+	}
+}
+
 // heldByReplaced reports whether field f, a reference the cloud holds as
 // an attachment, points at a resource this plan deletes and makes again:
 // the old one cannot go while this one is attached to it, so this one is
@@ -76,13 +86,8 @@ func (r *resolver) heldByReplaced(f spec.Field, v spec.Value) bool {
 
 // createChanges lists every field a create will set, for review.
 func (r *resolver) createChanges(d *spec.Declared) []Change {
-	info, _ := spec.Lookup(d.Address.Kind)
 	var changes []Change
-	for _, f := range info.Fields {
-		v, set := d.Fields[f.Name]
-		if !set {
-			continue
-		}
+	for f, v := range setFields(d) {
 		if f.Secret {
 			changes = append(changes, Change{Field: f.Name, Sensitive: true})
 			continue

@@ -196,99 +196,125 @@ func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *stat
 // driver that can take the tags it found reads nothing more for them.
 func (e *Engine) observe(ctx context.Context, ls []*listing, scanned []tagged) (*world, error) {
 	w := newWorld()
+	reads, err := e.listAll(ctx, ls, w)
+	if err != nil {
+		return nil, err
+	}
 	scanTags := map[spec.Address]tagged{}
 	for _, t := range scanned {
 		if t.Tags != nil {
 			scanTags[t.Address] = t
 		}
 	}
-	type readReq struct {
-		addr   spec.Address
-		region string
-		old    bool
-		// listed is what the listing said, for a driver that can finish
-		// it in fewer calls than a Read.
-		listed providers.Resource
+	if err := e.readAll(ctx, reads, scanTags, w); err != nil {
+		return nil, err
 	}
+	return w, nil
+}
+
+// readReq is a resource a listing found and could not fully answer.
+type readReq struct {
+	addr   spec.Address
+	region string
+	old    bool
+	// listed is what the listing said, for a driver that can finish
+	// it in fewer calls than a Read.
+	listed providers.Resource
+}
+
+// listAll runs every listing, putting into w what a listing fully answers,
+// and returns what must still be read.
+func (e *Engine) listAll(ctx context.Context, ls []*listing, w *world) ([]readReq, error) {
 	var mu sync.Mutex
 	var reads []readReq
-
-	var lists []job
+	var jobs []job
 	for _, l := range ls {
 		if _, ok := e.opts.Backends[l.provider]; !ok {
 			continue // unreachable: reported by verifyAccounts
 		}
 		l := l
-		lists = append(lists, job{service: e.service(l.provider, l.kind), do: func(ctx context.Context) error {
-			rs, err := e.resources(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
-			if err != nil {
-				return err
-			}
-			found, err := rs.List(ctx, l.region)
-			if err != nil {
-				return err
-			}
-			e.emit(Event{Kind: EventObserve, Message: fmt.Sprintf("%s/%s in %s: %d found", l.provider, l.kind, l.region, len(found))})
-			for _, r := range found {
-				old := l.old[r.Name]
-				if !l.names[r.Name] && !old {
-					continue
-				}
-				a := spec.Address{Provider: l.provider, Kind: l.kind, Name: r.Name}
-				if r.Complete {
-					w.put(a, r, old)
-					continue
-				}
-				mu.Lock()
-				reads = append(reads, readReq{a, l.region, old, r})
-				mu.Unlock()
-			}
-			return nil
-		}})
-	}
-	if err := e.runBounded(ctx, lists); err != nil {
-		return nil, err
-	}
-
-	// Each resource is read at most once: only what a listing found and
-	// could not fully answer.
-	jobs := make([]job, 0, len(reads))
-	for _, rq := range reads {
-		rq := rq
-		jobs = append(jobs, job{service: e.service(rq.addr.Provider, rq.addr.Kind), do: func(ctx context.Context) error {
-			rs, err := e.resources(rq.addr)
-			if err != nil {
-				return err
-			}
-			var r providers.Resource
-			var found bool
-			if rs.ReadsListed() {
-				var tags map[string]string
-				if t, ok := scanTags[rq.addr]; ok && t.Region == rq.region {
-					tags = t.Tags
-				}
-				r, found, err = rs.ReadListed(ctx, rq.listed, tags)
-				if err == nil && found && tags != nil {
-					w.mu.Lock()
-					w.scanTagged[rq.addr] = true
-					w.mu.Unlock()
-				}
-			} else {
-				r, found, err = rs.Read(ctx, rq.region, rq.addr.Name)
-			}
-			if err != nil || !found {
-				// Listed, then gone: absent, not a failure (eventual
-				// consistency).
-				return err
-			}
-			w.put(rq.addr, r, rq.old)
-			return nil
+		jobs = append(jobs, job{service: e.service(l.provider, l.kind), do: func(ctx context.Context) error {
+			more, err := e.list(ctx, l, w)
+			mu.Lock()
+			reads = append(reads, more...)
+			mu.Unlock()
+			return err
 		}})
 	}
 	if err := e.runBounded(ctx, jobs); err != nil {
 		return nil, err
 	}
-	return w, nil
+	return reads, nil
+}
+
+// list runs one listing, keeping only the names it is for.
+func (e *Engine) list(ctx context.Context, l *listing, w *world) ([]readReq, error) {
+	rs, err := e.resources(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
+	if err != nil {
+		return nil, err
+	}
+	found, err := rs.List(ctx, l.region)
+	if err != nil {
+		return nil, err
+	}
+	e.emit(Event{Kind: EventObserve, Message: fmt.Sprintf("%s/%s in %s: %d found", l.provider, l.kind, l.region, len(found))})
+	var reads []readReq
+	for _, r := range found {
+		old := l.old[r.Name]
+		if !l.names[r.Name] && !old {
+			continue
+		}
+		a := spec.Address{Provider: l.provider, Kind: l.kind, Name: r.Name}
+		if r.Complete {
+			w.put(a, r, old)
+			continue
+		}
+		reads = append(reads, readReq{a, l.region, old, r})
+	}
+	return reads, nil
+}
+
+// readAll reads each resource at most once: only what a listing found and
+// could not fully answer.
+func (e *Engine) readAll(ctx context.Context, reads []readReq, scanTags map[spec.Address]tagged, w *world) error {
+	jobs := make([]job, 0, len(reads))
+	for _, rq := range reads {
+		rq := rq
+		jobs = append(jobs, job{service: e.service(rq.addr.Provider, rq.addr.Kind), do: func(ctx context.Context) error {
+			return e.read(ctx, rq, scanTags, w)
+		}})
+	}
+	return e.runBounded(ctx, jobs)
+}
+
+func (e *Engine) read(ctx context.Context, rq readReq, scanTags map[spec.Address]tagged, w *world) error {
+	rs, err := e.resources(rq.addr)
+	if err != nil {
+		return err
+	}
+	var r providers.Resource
+	var found bool
+	if rs.ReadsListed() {
+		var tags map[string]string
+		if t, ok := scanTags[rq.addr]; ok && t.Region == rq.region {
+			tags = t.Tags
+		}
+		r, found, err = rs.ReadListed(ctx, rq.listed, tags)
+		if err == nil && found && tags != nil {
+			w.mu.Lock()
+			w.scanTagged[rq.addr] = true
+			w.mu.Unlock()
+		}
+	} else {
+		r, found, err = rs.Read(ctx, rq.region, rq.addr.Name)
+	}
+	if err != nil || !found {
+		// Listed, then gone: absent, not a failure (eventual
+		// consistency).
+		return err
+	}
+	w.put(rq.addr, r, rq.old)
+	return nil
 }
 
 func appendUnique(xs []string, x string) []string {

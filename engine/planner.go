@@ -143,11 +143,28 @@ func (pl *planner) warn(addr spec.Address, hint, format string, args ...any) {
 // declared plans every declared resource. Creates and replaces are decided
 // first, so that a value read from one of them is known to be unknown.
 func (pl *planner) declared() {
-	type decision struct {
-		d      *spec.Declared
-		exists bool
-		ours   bool
+	ds := pl.decide()
+	for a := range pl.run.moves {
+		pl.res.replaced[a] = true
 	}
+	pl.propagateReplaces(ds)
+	pl.planMoves()
+	for _, dc := range ds {
+		pl.planDecision(dc)
+	}
+}
+
+// decision is what observing found of a declared resource.
+type decision struct {
+	d      *spec.Declared
+	exists bool
+	ours   bool
+}
+
+// decide judges every declared resource that is not excluded: absent (to be
+// created, pending), moved from another region, or existing and whose. It
+// records the moves and the adoptions as it goes.
+func (pl *planner) decide() []decision {
 	var ds []decision
 	for i := range pl.m.Resources {
 		d := &pl.m.Resources[i]
@@ -178,12 +195,14 @@ func (pl *planner) declared() {
 		}
 		ds = append(ds, decision{d: d, exists: true, ours: ours})
 	}
-	for a := range pl.run.moves {
-		pl.res.replaced[a] = true
-	}
-	// A replace also makes what the resource publishes unknown, and so
-	// may replace what reads it, and so on along the references: find
-	// them all before computing any change that reads them.
+	return ds
+}
+
+// propagateReplaces marks pending what a replace forces: a replace also
+// makes what the resource publishes unknown, and so may replace what reads
+// it, and so on along the references. It finds them all before any change
+// that reads them is computed.
+func (pl *planner) propagateReplaces(ds []decision) {
 	for grew := true; grew && !pl.run.destroy; {
 		grew = false
 		for _, dc := range ds {
@@ -199,6 +218,11 @@ func (pl *planner) declared() {
 			}
 		}
 	}
+}
+
+// planMoves replaces (or, destroying, deletes) each resource of ours found
+// in the region its ledger row records rather than the declared one.
+func (pl *planner) planMoves() {
 	for a, from := range pl.run.moves {
 		d, _ := pl.m.Lookup(a)
 		if pl.run.destroy {
@@ -209,46 +233,54 @@ func (pl *planner) declared() {
 		pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Order: DeleteFirst,
 			Reason: joinReasons(fmt.Sprintf("moves from %s to %s", from, d.Region), pl.orderReason(a))})
 	}
-	for _, dc := range ds {
-		d, a := dc.d, dc.d.Address
-		switch {
-		case !dc.exists && pl.run.destroy:
-			// Nothing to destroy; a stale ledger row is dropped below.
-		case !dc.exists:
-			pl.add(Action{Address: a, Action: Create, Region: d.Region, Changes: pl.res.createChanges(d)})
-		case !dc.ours:
-			obs := mustGet(pl.w, a)
-			pl.warn(a, "tag it "+spec.OwnershipTagKey+"="+pl.m.Fleet+" to manage it, or rename the declaration",
-				"declared and exists, but %s; it will not be changed or destroyed by this fleet", ownership.Describe(obs.Owner))
-		case pl.run.destroy:
-			pl.add(Action{Address: a, Action: Delete, Region: mustGet(pl.w, a).Region, Reason: "destroy"})
-		default:
-			obs := mustGet(pl.w, a)
-			changes := pl.res.diff(d, obs)
-			kind := Update
-			for _, c := range changes {
-				if c.ForcesReplacement {
-					kind = Replace
-				}
-			}
-			row, recorded := pl.ledger.Get(a)
-			if in, claimed := pl.run.claimed[a]; claimed && kind != Replace {
-				pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.tagChange(d, obs, changes),
-					Reason: joinReasons(claimReason(in), pl.causeReason(d, changes, false))})
-				continue
-			}
-			switch {
-			case len(changes) == 0 && (!recorded || row.Region != obs.Region):
-				pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Reason: "exists and is tagged for this fleet; recording it in the ledger"})
-			case len(changes) == 0:
-			case kind == Replace:
-				pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Order: DeleteFirst,
-					Reason: joinReasons(replaceReason(changes), pl.causeReason(d, changes, true), pl.orderReason(a))})
-			default:
-				pl.add(Action{Address: a, Action: Update, Region: d.Region, Changes: changes,
-					Reason: pl.causeReason(d, changes, false)})
-			}
+}
+
+func (pl *planner) planDecision(dc decision) {
+	d, a := dc.d, dc.d.Address
+	switch {
+	case !dc.exists && pl.run.destroy:
+		// Nothing to destroy; a stale ledger row is dropped below.
+	case !dc.exists:
+		pl.add(Action{Address: a, Action: Create, Region: d.Region, Changes: pl.res.createChanges(d)})
+	case !dc.ours:
+		obs := mustGet(pl.w, a)
+		pl.warn(a, "tag it "+spec.OwnershipTagKey+"="+pl.m.Fleet+" to manage it, or rename the declaration",
+			"declared and exists, but %s; it will not be changed or destroyed by this fleet", ownership.Describe(obs.Owner))
+	case pl.run.destroy:
+		pl.add(Action{Address: a, Action: Delete, Region: mustGet(pl.w, a).Region, Reason: "destroy"})
+	default:
+		pl.planOurs(d)
+	}
+}
+
+// planOurs plans a declared resource that exists and is ours: adopt,
+// replace, update or nothing, by what differs.
+func (pl *planner) planOurs(d *spec.Declared) {
+	a := d.Address
+	obs := mustGet(pl.w, a)
+	changes := pl.res.diff(d, obs)
+	kind := Update
+	for _, c := range changes {
+		if c.ForcesReplacement {
+			kind = Replace
 		}
+	}
+	row, recorded := pl.ledger.Get(a)
+	if in, claimed := pl.run.claimed[a]; claimed && kind != Replace {
+		pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.tagChange(d, obs, changes),
+			Reason: joinReasons(claimReason(in), pl.causeReason(d, changes, false))})
+		return
+	}
+	switch {
+	case len(changes) == 0 && (!recorded || row.Region != obs.Region):
+		pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Reason: "exists and is tagged for this fleet; recording it in the ledger"})
+	case len(changes) == 0:
+	case kind == Replace:
+		pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Order: DeleteFirst,
+			Reason: joinReasons(replaceReason(changes), pl.causeReason(d, changes, true), pl.orderReason(a))})
+	default:
+		pl.add(Action{Address: a, Action: Update, Region: d.Region, Changes: changes,
+			Reason: pl.causeReason(d, changes, false)})
 	}
 }
 
@@ -411,10 +443,10 @@ func (pl *planner) orderReason(a spec.Address) string {
 func (pl *planner) holdersOf(a spec.Address) []spec.Address {
 	if pl.holders == nil {
 		pl.holders = map[spec.Address][]spec.Address{}
-		for _, d := range pl.m.Resources {
-			info, _ := spec.Lookup(d.Address.Kind)
-			for _, f := range info.Fields {
-				if v, set := d.Fields[f.Name]; set && f.Holds {
+		for i := range pl.m.Resources {
+			d := &pl.m.Resources[i]
+			for f, v := range setFields(d) {
+				if f.Holds {
 					for _, dep := range spec.Deps(v) {
 						pl.holders[dep] = append(pl.holders[dep], d.Address)
 					}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/infra-iac/infra/spec"
@@ -55,53 +56,48 @@ func (r *resolver) pendingIn(v spec.Value) []spec.Address {
 	return out
 }
 
+// errUnknown is planValue's answer for a value only the apply will know.
+var errUnknown = errors.New("known only after apply")
+
 // planValue returns v as a plain JSON-like value, or known=false when it
 // depends on a value only the apply will know. It never reads a secret.
 func (r *resolver) planValue(v spec.Value) (any, bool) {
+	val, err := r.plan(v)
+	return val, err == nil
+}
+
+// plan is planValue with errUnknown for not known, so that lists and maps
+// are evaluated as at apply.
+func (r *resolver) plan(v spec.Value) (any, error) {
 	switch x := v.(type) {
 	case spec.Lit:
-		return x.V, true
-	case spec.List:
-		out := make([]any, len(x))
-		for i, y := range x {
-			val, ok := r.planValue(y)
-			if !ok {
-				return nil, false
-			}
-			out[i] = val
-		}
-		return out, true
-	case spec.Map:
-		out := make(map[string]any, len(x))
-		for k, y := range x {
-			val, ok := r.planValue(y)
-			if !ok {
-				return nil, false
-			}
-			out[k] = val
-		}
-		return out, true
+		return x.V, nil
+	case spec.List, spec.Map:
+		return evalItems(x, r.plan)
 	case spec.Ref:
 		// A reference resolves to the identity the cloud records it by,
 		// so a dependent still attached to a replaced or foreign resource
 		// differs from its target.
-		return r.identity(x.To)
+		if id, ok := r.identity(x.To); ok {
+			return id, nil
+		}
 	case spec.Observed:
 		if r.pending[x.Of] {
-			return nil, false
+			return nil, errUnknown
 		}
 		res, ok := r.w.get(x.Of)
 		if !ok {
-			return nil, false
+			return nil, errUnknown
 		}
-		val, ok := res.Attributes[x.Attribute]
-		return val, ok
+		if val, ok := res.Attributes[x.Attribute]; ok {
+			return val, nil
+		}
 	case spec.Composed:
 		args := make([]string, len(x.Args))
 		for i, a := range x.Args {
-			val, ok := r.planValue(a)
-			if !ok {
-				return nil, false
+			val, err := r.plan(a)
+			if err != nil {
+				return nil, err
 			}
 			s, isStr := val.(string)
 			if !isStr {
@@ -109,14 +105,12 @@ func (r *resolver) planValue(v spec.Value) (any, bool) {
 			}
 			args[i] = s
 		}
-		s, err := spec.Format(x.Format, args)
-		if err != nil {
-			return nil, false
+		if s, err := spec.Format(x.Format, args); err == nil {
+			return s, nil
 		}
-		return s, true
 	}
 	// SecretValue and FromEnv are never evaluated while planning.
-	return nil, false
+	return nil, errUnknown
 }
 
 // applyValue evaluates v for a driver call. A value built from a secret is a
@@ -125,26 +119,8 @@ func (r *resolver) applyValue(ctx context.Context, v spec.Value) (any, error) {
 	switch x := v.(type) {
 	case spec.Lit:
 		return x.V, nil
-	case spec.List:
-		out := make([]any, len(x))
-		for i, y := range x {
-			val, err := r.applyValue(ctx, y)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = val
-		}
-		return out, nil
-	case spec.Map:
-		out := make(map[string]any, len(x))
-		for k, y := range x {
-			val, err := r.applyValue(ctx, y)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = val
-		}
-		return out, nil
+	case spec.List, spec.Map:
+		return evalItems(x, func(y spec.Value) (any, error) { return r.applyValue(ctx, y) })
 	case spec.Ref:
 		// Drivers take the referenced resource's name and resolve it at
 		// the call, when the scheduler has made sure it exists.
@@ -195,6 +171,31 @@ func (r *resolver) applyValue(ctx context.Context, v spec.Value) (any, error) {
 		return s, nil
 	}
 	return nil, fmt.Errorf("cannot evaluate %T", v)
+}
+
+// evalItems evaluates each item of a list or a map with eval into the same
+// shape, stopping at the first that fails.
+func evalItems(v spec.Value, eval func(spec.Value) (any, error)) (any, error) {
+	var err error
+	switch x := v.(type) {
+	case spec.List:
+		out := make([]any, len(x))
+		for i, y := range x {
+			if out[i], err = eval(y); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case spec.Map:
+		out := make(map[string]any, len(x))
+		for k, y := range x {
+			if out[k], err = eval(y); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("cannot evaluate %T as a list or a map", v)
 }
 
 // secret settles one of the fleet's secrets: from its declared source when

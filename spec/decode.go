@@ -135,9 +135,21 @@ func (r *reader) isNull() bool {
 // object reads an object, calling member with each key once r.i is at its
 // value; member must read the value. null is an absent object.
 func (r *reader) object(what func() string, want string, member func(key string) error) error {
+	return r.container('{', what, want, func() error { return r.members(member) })
+}
+
+// list reads a list, calling item with each index once r.i is at the
+// item; item must read it. null is an absent list.
+func (r *reader) list(what func() string, want string, item func(i int) error) error {
+	return r.container('[', what, want, func() error { return r.items(item) })
+}
+
+// container reads, with read, the object or list that opens with open at
+// r.i; null is an absent one.
+func (r *reader) container(open byte, what func() string, want string, read func() error) error {
 	r.space()
-	if r.i < len(r.data) && r.data[r.i] == '{' {
-		return r.members(member)
+	if r.i < len(r.data) && r.data[r.i] == open {
+		return read()
 	}
 	if r.isNull() {
 		return nil
@@ -147,155 +159,167 @@ func (r *reader) object(what func() string, want string, member func(key string)
 
 // members reads the object at r.i ('{'), refusing a key written twice.
 func (r *reader) members(member func(key string) error) error {
-	open := r.i
-	if err := r.enter(); err != nil {
+	open, err := r.enter()
+	if err != nil {
 		return err
 	}
-	r.i++
-	// Most objects have a handful of keys: a slice scan beats a map until
-	// they have many.
-	type seenKey struct {
-		key string
-		at  int
-	}
-	var seen []seenKey
-	var index map[string]int
-	first := true
-	for {
+	var keys keySet
+	for first := true; ; first = false {
 		r.space()
 		if r.i >= len(r.data) {
-			return r.fail(open, true, nil, "the document ends before the object that starts here is closed")
+			return r.unclosed(open, "object")
 		}
 		if r.data[r.i] == '}' {
 			if !first {
 				return r.fail(r.i, true, nil, "expected a key in double quotes, found '}': JSON allows no comma before '}'")
 			}
-			r.i++
-			r.depth--
+			r.leave()
 			return nil
 		}
-		if r.data[r.i] != '"' {
-			return r.fail(r.i, true, nil, "expected a key in double quotes, found %s", r.found())
-		}
-		at := r.i
-		key, err := r.stringToken()
+		key, err := r.key(&keys)
 		if err != nil {
 			return err
 		}
-		prev := -1
-		if index != nil {
-			if p, ok := index[key]; ok {
-				prev = p
-			}
-		} else {
-			for _, s := range seen {
-				if s.key == key {
-					prev = s.at
-				}
-			}
-		}
-		if prev >= 0 {
-			line, col := position(r.data, prev)
-			return r.fail(at, false, nil, "duplicate key %s (first at line %d, column %d): a key may appear once in an object",
-				quoted(key), line, col)
-		}
-		if index == nil && len(seen) < 16 {
-			seen = append(seen, seenKey{key, at})
-		} else {
-			if index == nil {
-				index = make(map[string]int, 2*len(seen))
-				for _, s := range seen {
-					index[s.key] = s.at
-				}
-			}
-			index[key] = at
-		}
-		r.space()
-		if r.i >= len(r.data) || r.data[r.i] != ':' {
-			return r.fail(r.i, true, nil, "expected ':' after the key %s, found %s", quoted(key), r.found())
-		}
-		r.i++
-		r.space()
 		if err := member(key); err != nil {
 			return err
 		}
-		r.space()
-		if r.i >= len(r.data) {
-			return r.fail(open, true, nil, "the document ends before the object that starts here is closed")
+		more, err := r.separator(open, "object", '}', func() string { return "the value of " + quoted(key) })
+		if !more {
+			return err
 		}
-		switch r.data[r.i] {
-		case ',':
-			r.i++
-			first = false
-			continue
-		case '}':
-			r.i++
-			r.depth--
-			return nil
-		}
-		return r.fail(r.i, true, nil, "expected ',' or '}' after the value of %s, found %s", quoted(key), r.found())
 	}
 }
 
-// list reads a list, calling item with each index once r.i is at the
-// item; item must read it. null is an absent list.
-func (r *reader) list(what func() string, want string, item func(i int) error) error {
+// key reads a member's key and its ':', refusing one keys has seen.
+func (r *reader) key(keys *keySet) (string, error) {
+	if r.data[r.i] != '"' {
+		return "", r.fail(r.i, true, nil, "expected a key in double quotes, found %s", r.found())
+	}
+	at := r.i
+	key, err := r.stringToken()
+	if err != nil {
+		return "", err
+	}
+	if prev, seen := keys.add(key, at); seen {
+		line, col := position(r.data, prev)
+		return "", r.fail(at, false, nil, "duplicate key %s (first at line %d, column %d): a key may appear once in an object",
+			quoted(key), line, col)
+	}
 	r.space()
-	if r.i < len(r.data) && r.data[r.i] == '[' {
-		return r.items(item)
+	if r.i >= len(r.data) || r.data[r.i] != ':' {
+		return "", r.fail(r.i, true, nil, "expected ':' after the key %s, found %s", quoted(key), r.found())
 	}
-	if r.isNull() {
-		return nil
+	r.i++
+	r.space()
+	return key, nil
+}
+
+// keySet is the keys of one object and where each was written. Most objects
+// have a handful of keys: a scan of a small array, on the stack, beats a map
+// until they have many.
+type keySet struct {
+	seen  [16]seenKey
+	n     int
+	index map[string]int
+}
+
+type seenKey struct {
+	key string
+	at  int
+}
+
+// add records key at offset at, unless it is there already: then prev is
+// where it was first written.
+func (s *keySet) add(key string, at int) (prev int, seen bool) {
+	if s.index != nil {
+		if p, ok := s.index[key]; ok {
+			return p, true
+		}
+		s.index[key] = at
+		return 0, false
 	}
-	return r.wrongShape(what, want)
+	for _, k := range s.seen[:s.n] {
+		if k.key == key {
+			return k.at, true
+		}
+	}
+	if s.n < len(s.seen) {
+		s.seen[s.n] = seenKey{key, at}
+		s.n++
+		return 0, false
+	}
+	s.index = make(map[string]int, 2*s.n)
+	for _, k := range s.seen[:s.n] {
+		s.index[k.key] = k.at
+	}
+	s.index[key] = at
+	return 0, false
 }
 
 func (r *reader) items(item func(i int) error) error {
-	open := r.i
-	if err := r.enter(); err != nil {
+	open, err := r.enter()
+	if err != nil {
 		return err
 	}
-	r.i++
 	for n := 0; ; n++ {
 		r.space()
 		if r.i >= len(r.data) {
-			return r.fail(open, true, nil, "the document ends before the list that starts here is closed")
+			return r.unclosed(open, "list")
 		}
 		if r.data[r.i] == ']' {
 			if n > 0 {
 				return r.fail(r.i, true, nil, "expected %s, found ']': JSON allows no comma before ']'", valueWords)
 			}
-			r.i++
-			r.depth--
+			r.leave()
 			return nil
 		}
 		if err := item(n); err != nil {
 			return err
 		}
-		r.space()
-		if r.i >= len(r.data) {
-			return r.fail(open, true, nil, "the document ends before the list that starts here is closed")
+		more, err := r.separator(open, "list", ']', func() string { return fmt.Sprintf("item %d of the list", n+1) })
+		if !more {
+			return err
 		}
-		switch r.data[r.i] {
-		case ',':
-			r.i++
-			continue
-		case ']':
-			r.i++
-			r.depth--
-			return nil
-		}
-		return r.fail(r.i, true, nil, "expected ',' or ']' after item %d of the list, found %s", n+1, r.found())
 	}
 }
 
-func (r *reader) enter() error {
+// separator reads what follows a member or an item of the object or list
+// opened at open: more after a ',', none after the closing byte.
+func (r *reader) separator(open int, noun string, closing byte, after func() string) (more bool, err error) {
+	r.space()
+	if r.i >= len(r.data) {
+		return false, r.unclosed(open, noun)
+	}
+	switch r.data[r.i] {
+	case ',':
+		r.i++
+		return true, nil
+	case closing:
+		r.leave()
+		return false, nil
+	}
+	return false, r.fail(r.i, true, nil, "expected ',' or '%c' after %s, found %s", closing, after(), r.found())
+}
+
+func (r *reader) unclosed(open int, noun string) error {
+	return r.fail(open, true, nil, "the document ends before the %s that starts here is closed", noun)
+}
+
+// enter steps into the object or list at r.i, returning where it opens.
+func (r *reader) enter() (open int, err error) {
+	open = r.i
 	r.depth++
 	if r.depth > MaxDepth {
-		return r.fail(r.i, false, nil, "the document is nested more than %d levels deep (objects and lists within one another); infra reads at most %d",
+		return open, r.fail(r.i, false, nil, "the document is nested more than %d levels deep (objects and lists within one another); infra reads at most %d",
 			MaxDepth, MaxDepth)
 	}
-	return nil
+	r.i++
+	return open, nil
+}
+
+func (r *reader) leave() {
+	r.i++
+	r.depth--
 }
 
 // str reads a string; null is the empty string, as for encoding/json.
@@ -456,6 +480,16 @@ func (r *reader) value() (any, error) {
 	return nil, r.notValue()
 }
 
+// unknown reads the value of a key the document does not know, keeping it
+// in extra for UnknownKeys and the encoder.
+func (r *reader) unknown(extra *map[string]json.RawMessage, key string) error {
+	raw, err := r.raw()
+	if err == nil {
+		*extra = addExtra(*extra, key, raw)
+	}
+	return err
+}
+
 // raw reads any value and returns its bytes, for keys kept as written.
 func (r *reader) raw() (json.RawMessage, error) {
 	r.space()
@@ -522,10 +556,7 @@ func (r *reader) document() (*Document, error) {
 				return err
 			})
 		default:
-			var raw json.RawMessage
-			if raw, err = r.raw(); err == nil {
-				doc.extra = addExtra(doc.extra, key, raw)
-			}
+			err = r.unknown(&doc.extra, key)
 		}
 		return err
 	})
@@ -562,10 +593,7 @@ func (r *reader) resource(i int) (Resource, error) {
 						return err
 					})
 			default:
-				var raw json.RawMessage
-				if raw, err = r.raw(); err == nil {
-					res.extra = addExtra(res.extra, key, raw)
-				}
+				err = r.unknown(&res.extra, key)
 			}
 			return err
 		})
@@ -589,10 +617,7 @@ func (r *reader) exclusion(i int) (Exclusion, error) {
 			case "why":
 				x.Why, err = r.str(func() string { return fmt.Sprintf(`"why" of exclusion %d`, i+1) }, "a string")
 			default:
-				var raw json.RawMessage
-				if raw, err = r.raw(); err == nil {
-					x.extra = addExtra(x.extra, key, raw)
-				}
+				err = r.unknown(&x.extra, key)
 			}
 			return err
 		})

@@ -164,16 +164,29 @@ type compiler struct {
 func (c *compiler) add(d Diagnostic) { c.diags = append(c.diags, d) }
 
 func (c *compiler) header() {
-	doc := c.doc
-	switch doc.APIVersion {
+	c.apiVersion()
+	c.documentKeys()
+	c.fleet()
+	c.accounts()
+	c.placement()
+	for i, x := range c.doc.Exclusions {
+		c.exclusion(i, x)
+	}
+}
+
+func (c *compiler) apiVersion() {
+	switch c.doc.APIVersion {
 	case APIVersion:
 	case "":
 		c.add(Errorf("apiVersion", `add "apiVersion": "infra/v1"`, "the document has no apiVersion"))
 	default:
 		c.add(Errorf("apiVersion", "this build reads infra/v1; upgrade infra to read a newer document",
-			"unknown apiVersion %q", doc.APIVersion))
+			"unknown apiVersion %q", c.doc.APIVersion))
 	}
-	for _, k := range doc.UnknownKeys() {
+}
+
+func (c *compiler) documentKeys() {
+	for _, k := range c.doc.UnknownKeys() {
 		where := k
 		if where == "" {
 			where = "document"
@@ -181,14 +194,20 @@ func (c *compiler) header() {
 		c.add(Errorf(where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources and forget",
 			"unknown key %q", k))
 	}
-	c.m.Fleet = doc.Fleet
-	if !ValidFleetName(doc.Fleet) {
+}
+
+func (c *compiler) fleet() {
+	c.m.Fleet = c.doc.Fleet
+	if !ValidFleetName(c.doc.Fleet) {
 		c.add(Errorf("fleet", "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter; it becomes the ownership tag's value",
-			"invalid fleet name %q", doc.Fleet))
+			"invalid fleet name %q", c.doc.Fleet))
 	}
+}
+
+func (c *compiler) accounts() {
 	c.m.Accounts = map[Provider]string{}
-	for _, p := range sortedProviderKeys(doc.Accounts) {
-		acct := doc.Accounts[p]
+	for _, p := range sortedProviderKeys(c.doc.Accounts) {
+		acct := c.doc.Accounts[p]
 		where := "accounts." + string(p)
 		switch {
 		case !p.Known():
@@ -201,49 +220,55 @@ func (c *compiler) header() {
 		}
 		c.m.Accounts[p] = acct
 	}
+}
+
+func (c *compiler) placement() {
 	c.m.Placement = map[Provider]string{}
-	for _, p := range sortedProviderKeys(doc.Placement) {
+	for _, p := range sortedProviderKeys(c.doc.Placement) {
 		where := "placement." + string(p)
 		if !p.Known() {
 			c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", p))
 			continue
 		}
-		code, ok := c.region(where, p, doc.Placement[p])
+		code, ok := c.region(where, p, c.doc.Placement[p])
 		if ok {
 			c.m.Placement[p] = code
 		}
 	}
-	for i, x := range doc.Exclusions {
-		where := x.Address
-		if where == "" {
-			where = "exclusions"
-		}
-		parts := strings.SplitN(x.Address, "/", 3)
-		if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.Contains(parts[2], "/") {
-			c.add(Errorf(where, "write provider/kind/name, or provider/kind/prefix* for every name with that prefix",
-				"exclusion %d: %q is not an address", i+1, x.Address))
-			continue
-		}
-		for _, k := range x.UnknownKeys() {
-			c.add(Errorf(where, "an exclusion's keys are address and why", "exclusion %d: unknown key %q", i+1, k))
-		}
-		prefix := strings.HasSuffix(parts[2], "*")
-		a := Address{Provider: Provider(parts[0]), Kind: Kind(parts[1]), Name: strings.TrimSuffix(parts[2], "*")}
-		if strings.Contains(a.Name, "*") {
-			c.add(Errorf(where, "a * may only end the name: provider/kind/prefix* matches every name with that prefix",
-				"exclusion %d: %q has a * inside the name", i+1, x.Address))
-		}
-		if !a.Provider.Known() {
-			c.add(Errorf(where, knownProvidersHint(), "exclusion of unknown provider %q", a.Provider))
-		} else if _, ok := Lookup(a.Kind); !ok {
-			c.add(Errorf(where, knownKindsHint(a.Provider), "exclusion of unknown kind %q", a.Kind))
-		}
-		if strings.TrimSpace(x.Why) == "" {
-			c.add(Errorf(where, `say why it must never be touched, so the next reader knows: "why": "owned by the data team"`,
-				"exclusion without why"))
-		}
-		c.m.Exclusions = append(c.m.Exclusions, ExclusionRule{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Prefix: prefix, Why: x.Why})
+}
+
+// exclusion checks the i-th exclusion and adds it to the model unless it is
+// not an address at all.
+func (c *compiler) exclusion(i int, x Exclusion) {
+	where := x.Address
+	if where == "" {
+		where = "exclusions"
 	}
+	parts := strings.SplitN(x.Address, "/", 3)
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.Contains(parts[2], "/") {
+		c.add(Errorf(where, "write provider/kind/name, or provider/kind/prefix* for every name with that prefix",
+			"exclusion %d: %q is not an address", i+1, x.Address))
+		return
+	}
+	for _, k := range x.UnknownKeys() {
+		c.add(Errorf(where, "an exclusion's keys are address and why", "exclusion %d: unknown key %q", i+1, k))
+	}
+	prefix := strings.HasSuffix(parts[2], "*")
+	a := Address{Provider: Provider(parts[0]), Kind: Kind(parts[1]), Name: strings.TrimSuffix(parts[2], "*")}
+	if strings.Contains(a.Name, "*") {
+		c.add(Errorf(where, "a * may only end the name: provider/kind/prefix* matches every name with that prefix",
+			"exclusion %d: %q has a * inside the name", i+1, x.Address))
+	}
+	if !a.Provider.Known() {
+		c.add(Errorf(where, knownProvidersHint(), "exclusion of unknown provider %q", a.Provider))
+	} else if _, ok := Lookup(a.Kind); !ok {
+		c.add(Errorf(where, knownKindsHint(a.Provider), "exclusion of unknown kind %q", a.Kind))
+	}
+	if strings.TrimSpace(x.Why) == "" {
+		c.add(Errorf(where, `say why it must never be touched, so the next reader knows: "why": "owned by the data team"`,
+			"exclusion without why"))
+	}
+	c.m.Exclusions = append(c.m.Exclusions, ExclusionRule{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Prefix: prefix, Why: x.Why})
 }
 
 // region resolves a written region code for provider p.
@@ -279,95 +304,123 @@ func (c *compiler) resources() {
 		if where == "" {
 			where = "resources[" + strconv.Itoa(i) + "]"
 		}
-		a, err := ParseAddress(r.Address)
-		if err != nil {
-			c.add(Errorf(where, "an address is provider/kind/name, such as aws/queues/jobs", "%v", err))
-			continue
-		}
-		if !a.Provider.Known() {
-			c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", a.Provider))
-			continue
-		}
-		info, ok := Lookup(a.Kind)
+		a, info, ok := c.resourceAddress(where, r)
 		if !ok {
-			c.add(Errorf(where, knownKindsHint(a.Provider), "unknown kind %q", a.Kind))
 			continue
-		}
-		if !info.OfferedBy(a.Provider) {
-			c.add(Errorf(where, knownKindsHint(a.Provider), "%s has no kind %q", a.Provider, a.Kind))
-			continue
-		}
-		if msg := checkName(a.Name); msg != "" {
-			c.add(Errorf(where, "a name is 1–255 characters with no space or control character", "%s", msg))
-		}
-		for _, k := range r.UnknownKeys() {
-			hint := "a resource's keys are address, region and spec"
-			if _, isField := info.Field(k); isField {
-				hint = "move " + strconv.Quote(k) + " into spec"
-			}
-			c.add(Errorf(where, hint, "unknown key %q", k))
 		}
 		// A duplicate stays out of the model, but its fields are still
 		// checked, so that renaming it does not uncover a second round of
 		// errors.
-		dup := false
-		key := string(a.Provider) + "/" + PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
-		if _, found := c.m.index[a]; found {
-			c.add(Errorf(where, "names are a resource's identity within its provider and kind; rename one",
-				"duplicate address"))
-			dup = true
-		} else if other, found := physical[key]; found {
-			c.add(Errorf(where, "an S3 bucket is both object-store and s3-bucket (a Scaleway container both compute and scaleway-container); keep one declaration",
-				"%s and %s are the same physical resource", other, a))
-			dup = true
-		} else {
-			physical[key] = a
-		}
-
-		d := Declared{Address: a, Fields: map[string]Value{}}
-		switch {
-		case r.Region != "":
-			if code, ok := c.region(where, a.Provider, r.Region); ok {
-				d.Region = code
-			}
-		case c.doc.Placement[a.Provider] != "":
-			d.Region = c.m.Placement[a.Provider]
-		default:
-			c.add(Errorf(where, `set "placement": {"`+string(a.Provider)+`": "…"} or the resource's own "region"`,
-				"no region for this resource"))
-		}
-		for _, name := range sortedKeys(r.Spec) {
-			f, ok := info.Field(name)
-			if !ok {
-				c.add(Errorf(where, fieldsHint(info), "unknown field %q for kind %s", name, a.Kind))
-				continue
-			}
-			v, err := Decode(f, r.Spec[name])
-			if err != nil {
-				c.add(Errorf(where, fieldHint(f), "field %q: %v", name, err))
-				continue
-			}
-			if f.Name == "instanceType" {
-				lit := v.(Lit).V.(string)
-				code, _, ok := ResolveInstanceType(lit)
-				if !ok {
-					c.add(Errorf(where, instanceTypeHint(lit), "invalid instance type %q", lit))
-				}
-				v = Lit{code}
-			}
-			d.Fields[name] = v
-		}
-		for _, f := range info.Fields {
-			if _, set := r.Spec[f.Name]; f.Required && !set {
-				c.add(Errorf(where, "add "+strconv.Quote(f.Name)+" to spec: "+fieldHint(f), "missing required field %q", f.Name))
-			}
-		}
+		dup := c.duplicate(where, a, physical)
+		d := Declared{Address: a, Region: c.resourceRegion(where, a, r), Fields: map[string]Value{}}
+		c.fields(where, a.Kind, info, r, d.Fields)
 		c.portability(where, a, d)
 		if dup {
 			continue
 		}
 		c.m.index[a] = len(c.m.Resources)
 		c.m.Resources = append(c.m.Resources, d)
+	}
+}
+
+// resourceAddress checks a resource's address, name and keys; ok is false
+// when the address names no kind this provider offers, so nothing else can
+// be checked.
+func (c *compiler) resourceAddress(where string, r Resource) (Address, *KindInfo, bool) {
+	a, err := ParseAddress(r.Address)
+	if err != nil {
+		c.add(Errorf(where, "an address is provider/kind/name, such as aws/queues/jobs", "%v", err))
+		return a, nil, false
+	}
+	if !a.Provider.Known() {
+		c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", a.Provider))
+		return a, nil, false
+	}
+	info, ok := Lookup(a.Kind)
+	if !ok {
+		c.add(Errorf(where, knownKindsHint(a.Provider), "unknown kind %q", a.Kind))
+		return a, nil, false
+	}
+	if !info.OfferedBy(a.Provider) {
+		c.add(Errorf(where, knownKindsHint(a.Provider), "%s has no kind %q", a.Provider, a.Kind))
+		return a, nil, false
+	}
+	if msg := checkName(a.Name); msg != "" {
+		c.add(Errorf(where, "a name is 1–255 characters with no space or control character", "%s", msg))
+	}
+	for _, k := range r.UnknownKeys() {
+		hint := "a resource's keys are address, region and spec"
+		if _, isField := info.Field(k); isField {
+			hint = "move " + strconv.Quote(k) + " into spec"
+		}
+		c.add(Errorf(where, hint, "unknown key %q", k))
+	}
+	return a, info, true
+}
+
+// duplicate reports whether a is declared already, under its own address or
+// as its physical twin; physical remembers the first of each.
+func (c *compiler) duplicate(where string, a Address, physical map[string]Address) bool {
+	key := string(a.Provider) + "/" + PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
+	if _, found := c.m.index[a]; found {
+		c.add(Errorf(where, "names are a resource's identity within its provider and kind; rename one",
+			"duplicate address"))
+		return true
+	}
+	if other, found := physical[key]; found {
+		c.add(Errorf(where, "an S3 bucket is both object-store and s3-bucket (a Scaleway container both compute and scaleway-container); keep one declaration",
+			"%s and %s are the same physical resource", other, a))
+		return true
+	}
+	physical[key] = a
+	return false
+}
+
+// resourceRegion is the resource's own region, else its provider's
+// placement; "" when neither resolves.
+func (c *compiler) resourceRegion(where string, a Address, r Resource) string {
+	switch {
+	case r.Region != "":
+		if code, ok := c.region(where, a.Provider, r.Region); ok {
+			return code
+		}
+	case c.doc.Placement[a.Provider] != "":
+		return c.m.Placement[a.Provider]
+	default:
+		c.add(Errorf(where, `set "placement": {"`+string(a.Provider)+`": "…"} or the resource's own "region"`,
+			"no region for this resource"))
+	}
+	return ""
+}
+
+// fields decodes a resource's spec into fields, field by field, and reports
+// the required ones it lacks.
+func (c *compiler) fields(where string, kind Kind, info *KindInfo, r Resource, fields map[string]Value) {
+	for _, name := range sortedKeys(r.Spec) {
+		f, ok := info.Field(name)
+		if !ok {
+			c.add(Errorf(where, fieldsHint(info), "unknown field %q for kind %s", name, kind))
+			continue
+		}
+		v, err := Decode(f, r.Spec[name])
+		if err != nil {
+			c.add(Errorf(where, fieldHint(f), "field %q: %v", name, err))
+			continue
+		}
+		if f.Name == "instanceType" {
+			lit := v.(Lit).V.(string)
+			code, _, ok := ResolveInstanceType(lit)
+			if !ok {
+				c.add(Errorf(where, instanceTypeHint(lit), "invalid instance type %q", lit))
+			}
+			v = Lit{code}
+		}
+		fields[name] = v
+	}
+	for _, f := range info.Fields {
+		if _, set := r.Spec[f.Name]; f.Required && !set {
+			c.add(Errorf(where, "add "+strconv.Quote(f.Name)+" to spec: "+fieldHint(f), "missing required field %q", f.Name))
+		}
 	}
 }
 
@@ -539,89 +592,117 @@ func (c *compiler) forgets() {
 // strongly connected components with more than one member, or a member that
 // depends on itself), each sorted, in a stable order.
 func FindCycles(m *Model) [][]Address {
-	// Tarjan's algorithm, iterative so a deep chain cannot overflow a stack.
-	n := len(m.Resources)
-	edges := make([][]int, n)
-	for i, d := range m.Resources {
-		for _, dep := range d.Deps() {
-			if j, ok := m.index[dep]; ok {
-				edges[i] = append(edges[i], j)
-			}
-		}
-	}
-	index := make([]int, n)
-	low := make([]int, n)
-	onStack := make([]bool, n)
-	for i := range index {
-		index[i] = -1
-	}
-	var stack []int
+	t := newTarjan(m)
 	var out [][]Address
-	next := 0
-	type frame struct{ v, e int }
-	for root := 0; root < n; root++ {
-		if index[root] >= 0 {
+	for root := range t.edges {
+		if t.index[root] >= 0 {
 			continue
 		}
-		call := []frame{{root, 0}}
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, root)
-		onStack[root] = true
-		for len(call) > 0 {
-			top := &call[len(call)-1]
-			v := top.v
-			if top.e < len(edges[v]) {
-				w := edges[v][top.e]
-				top.e++
-				if index[w] < 0 {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					call = append(call, frame{w, 0})
-				} else if onStack[w] && index[w] < low[v] {
-					low[v] = index[w]
-				}
-				continue
+		t.components(root, func(comp []int) {
+			if len(comp) > 1 || t.selfLoop(comp[0]) {
+				out = append(out, sortedAddresses(m, comp))
 			}
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				if u := call[len(call)-1].v; low[v] < low[u] {
-					low[u] = low[v]
-				}
-			}
-			if low[v] != index[v] {
-				continue
-			}
-			var comp []int
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				onStack[w] = false
-				comp = append(comp, w)
-				if w == v {
-					break
-				}
-			}
-			selfLoop := false
-			for _, w := range edges[v] {
-				if w == v {
-					selfLoop = true
-				}
-			}
-			if len(comp) > 1 || selfLoop {
-				addrs := make([]Address, len(comp))
-				for i, w := range comp {
-					addrs[i] = m.Resources[w].Address
-				}
-				sort.Slice(addrs, func(i, j int) bool { return addrs[i].Less(addrs[j]) })
-				out = append(out, addrs)
-			}
-		}
+		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0].Less(out[j][0]) })
 	return out
+}
+
+// tarjan is Tarjan's algorithm over the model's reference edges, iterative
+// so a deep chain cannot overflow a stack.
+type tarjan struct {
+	edges      [][]int
+	index, low []int
+	onStack    []bool
+	stack      []int
+	next       int
+}
+
+func newTarjan(m *Model) *tarjan {
+	n := len(m.Resources)
+	t := &tarjan{edges: make([][]int, n), index: make([]int, n), low: make([]int, n), onStack: make([]bool, n)}
+	for i, d := range m.Resources {
+		for _, dep := range d.Deps() {
+			if j, ok := m.index[dep]; ok {
+				t.edges[i] = append(t.edges[i], j)
+			}
+		}
+	}
+	for i := range t.index {
+		t.index[i] = -1
+	}
+	return t
+}
+
+func (t *tarjan) push(v int) {
+	t.index[v], t.low[v] = t.next, t.next
+	t.next++
+	t.stack = append(t.stack, v)
+	t.onStack[v] = true
+}
+
+// components walks depth first from root, calling found with each strongly
+// connected component as it closes; the component's first member is its root.
+func (t *tarjan) components(root int, found func(comp []int)) {
+	type frame struct{ v, e int }
+	call := []frame{{root, 0}}
+	t.push(root)
+	for len(call) > 0 {
+		top := &call[len(call)-1]
+		v := top.v
+		if top.e < len(t.edges[v]) {
+			w := t.edges[v][top.e]
+			top.e++
+			if t.index[w] < 0 {
+				t.push(w)
+				call = append(call, frame{w, 0})
+			} else if t.onStack[w] && t.index[w] < t.low[v] {
+				t.low[v] = t.index[w]
+			}
+			continue
+		}
+		call = call[:len(call)-1]
+		if len(call) > 0 {
+			if u := call[len(call)-1].v; t.low[v] < t.low[u] {
+				t.low[u] = t.low[v]
+			}
+		}
+		if t.low[v] == t.index[v] {
+			found(t.pop(v))
+		}
+	}
+}
+
+// pop takes the component rooted at v off the stack, v first.
+func (t *tarjan) pop(v int) []int {
+	comp := []int{v}
+	for {
+		w := t.stack[len(t.stack)-1]
+		t.stack = t.stack[:len(t.stack)-1]
+		t.onStack[w] = false
+		if w == v {
+			return comp
+		}
+		comp = append(comp, w)
+	}
+}
+
+func (t *tarjan) selfLoop(v int) bool {
+	for _, w := range t.edges[v] {
+		if w == v {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedAddresses(m *Model, members []int) []Address {
+	addrs := make([]Address, len(members))
+	for i, w := range members {
+		addrs[i] = m.Resources[w].Address
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i].Less(addrs[j]) })
+	return addrs
 }
 
 func checkName(name string) string {

@@ -188,84 +188,111 @@ func Decode(f Field, raw any) (Value, error) {
 		}
 	case TypeStringList:
 		if xs, ok := raw.([]any); ok {
-			out := make(List, 0, len(xs))
-			for i, x := range xs {
-				s, ok := x.(string)
-				if !ok {
-					return nil, fmt.Errorf("item %d: want a string, got %s", i, describe(x))
-				}
-				out = append(out, Lit{s})
-			}
-			return out, nil
+			return decodeStringList(xs)
 		}
 	case TypeStringMap:
 		if m, ok := raw.(map[string]any); ok {
-			out := make(Map, len(m))
-			for _, k := range sortedKeys(m) {
-				x := m[k]
-				if s, ok := x.(string); ok {
-					out[k] = Lit{s}
-					continue
-				}
-				if f.Expr {
-					v, ok, err := decodeExpr(x, false)
-					if err != nil {
-						return nil, fmt.Errorf("%q: %w", k, err)
-					}
-					if ok {
-						out[k] = v
-						continue
-					}
-				}
-				return nil, fmt.Errorf("%q: want a string, got %s", k, describe(x))
-			}
-			return out, nil
+			return decodeStringMap(f, m)
 		}
 	case TypeRef:
 		return decodeRef(raw)
 	case TypeRefMap:
 		if m, ok := raw.(map[string]any); ok {
-			out := make(Map, len(m))
-			for _, k := range sortedKeys(m) {
-				r, err := decodeRef(m[k])
-				if err != nil {
-					return nil, fmt.Errorf("%q: %w", k, err)
-				}
-				out[k] = r
-			}
-			return out, nil
+			return decodeRefMap(m)
 		}
 	case TypeSecretSource:
-		if m, ok := raw.(map[string]any); ok {
-			if v, ok := m["fromEnv"]; ok && len(m) == 1 {
-				s, isStr := v.(string)
-				if !isStr || s == "" {
-					return nil, fmt.Errorf(`"fromEnv" wants the name of an environment variable`)
-				}
-				return FromEnv{s}, nil
-			}
-			if _, ok := m["composed"]; ok && len(m) == 1 {
-				v, _, err := decodeExpr(raw, true)
-				return v, err
-			}
-		}
-		if _, ok := raw.(string); ok {
-			return nil, fmt.Errorf(`a secret's value is never written in the document: use {"fromEnv": "VAR"} or {"composed": …}`)
+		if v, ok, err := decodeSecretSource(raw); ok {
+			return v, err
 		}
 	case TypeIngress:
 		if xs, ok := raw.([]any); ok {
-			out := make(List, 0, len(xs))
-			for i, x := range xs {
-				rule, err := decodeIngress(x)
-				if err != nil {
-					return nil, fmt.Errorf("rule %d: %w", i, err)
-				}
-				out = append(out, rule)
-			}
-			return out, nil
+			return decodeIngressList(xs)
 		}
 	}
 	return nil, fmt.Errorf("want %s %s, got %s", article(f.Type.String()), f.Type, describe(raw))
+}
+
+func decodeStringList(xs []any) (Value, error) {
+	out := make(List, 0, len(xs))
+	for i, x := range xs {
+		s, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("item %d: want a string, got %s", i, describe(x))
+		}
+		out = append(out, Lit{s})
+	}
+	return out, nil
+}
+
+// decodeStringMap reads a map of strings, or of expressions where the field
+// takes them.
+func decodeStringMap(f Field, m map[string]any) (Value, error) {
+	out := make(Map, len(m))
+	for _, k := range sortedKeys(m) {
+		x := m[k]
+		if s, ok := x.(string); ok {
+			out[k] = Lit{s}
+			continue
+		}
+		if f.Expr {
+			v, ok, err := decodeExpr(x, false)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", k, err)
+			}
+			if ok {
+				out[k] = v
+				continue
+			}
+		}
+		return nil, fmt.Errorf("%q: want a string, got %s", k, describe(x))
+	}
+	return out, nil
+}
+
+func decodeRefMap(m map[string]any) (Value, error) {
+	out := make(Map, len(m))
+	for _, k := range sortedKeys(m) {
+		r, err := decodeRef(m[k])
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", k, err)
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+// decodeSecretSource reads {"fromEnv": …} or {"composed": …}; ok is false
+// when raw is neither and not a literal value either.
+func decodeSecretSource(raw any) (v Value, ok bool, err error) {
+	if m, isMap := raw.(map[string]any); isMap {
+		if v, found := m["fromEnv"]; found && len(m) == 1 {
+			s, isStr := v.(string)
+			if !isStr || s == "" {
+				return nil, true, fmt.Errorf(`"fromEnv" wants the name of an environment variable`)
+			}
+			return FromEnv{s}, true, nil
+		}
+		if _, found := m["composed"]; found && len(m) == 1 {
+			v, _, err := decodeExpr(raw, true)
+			return v, true, err
+		}
+	}
+	if _, isStr := raw.(string); isStr {
+		return nil, true, fmt.Errorf(`a secret's value is never written in the document: use {"fromEnv": "VAR"} or {"composed": …}`)
+	}
+	return nil, false, nil
+}
+
+func decodeIngressList(xs []any) (Value, error) {
+	out := make(List, 0, len(xs))
+	for i, x := range xs {
+		rule, err := decodeIngress(x)
+		if err != nil {
+			return nil, fmt.Errorf("rule %d: %w", i, err)
+		}
+		out = append(out, rule)
+	}
+	return out, nil
 }
 
 func decodeRef(raw any) (Value, error) {

@@ -136,11 +136,8 @@ func (s *BlobStore) Unlock(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return fmt.Errorf("state: %s: %w", s.where, ErrNotLocked)
-	}
-	if held.ID != id {
-		return &UnlockRefusedError{Where: s.where, Given: id, Info: held}
+	if err := mayUnlock(s.where, id, held, ok); err != nil {
+		return err
 	}
 	return s.blobs.Delete(ctx, s.key(LockFile))
 }
@@ -189,9 +186,9 @@ func (s *BlobStore) load(ctx context.Context, name string) ([]byte, bool, error)
 }
 
 // save writes name guarded by what this store last saw of it. A name never
-// seen is written only if absent; the cache, which nothing reads back, may
-// be written unguarded.
-func (s *BlobStore) save(ctx context.Context, name string, data []byte, guard bool) error {
+// seen is written only if absent, unless blind: the cache, which nothing
+// reads back, may be written unguarded (see FileStore.save).
+func (s *BlobStore) save(ctx context.Context, name string, data []byte, blind bool) error {
 	s.mu.Lock()
 	tag, seen := s.tags[name]
 	s.mu.Unlock()
@@ -201,7 +198,7 @@ func (s *BlobStore) save(ctx context.Context, name string, data []byte, guard bo
 		cond.IfNoneMatch = true
 	case seen:
 		cond.IfMatch = tag
-	case guard:
+	case !blind:
 		cond.IfNoneMatch = true
 	}
 	newTag, err := s.blobs.Put(ctx, s.key(name), data, cond)
@@ -250,44 +247,23 @@ func (s *BlobStore) heldID() string {
 }
 
 func (s *BlobStore) LoadLedger(ctx context.Context) (*Ledger, error) {
-	data, ok, err := s.load(ctx, LedgerFile)
-	if err != nil || !ok {
-		return NewLedger(), err
-	}
-	l, err := DecodeLedger(data)
-	if err != nil {
-		return nil, named(err, s.where+"/"+LedgerFile)
-	}
-	return l, nil
+	return loadRecord(ctx, s, LedgerFile, DecodeLedger, NewLedger)
 }
 
 func (s *BlobStore) SaveLedger(ctx context.Context, l *Ledger) error {
-	data, err := EncodeLedger(l)
-	if err != nil {
-		return err
-	}
-	return s.save(ctx, LedgerFile, data, true)
+	return saveRecord(ctx, s, LedgerFile, l, EncodeLedger, false)
 }
 
 func (s *BlobStore) LoadCache(ctx context.Context) (*Cache, error) {
-	data, ok, err := s.load(ctx, CacheFile)
-	if err != nil || !ok {
-		return NewCache(), err
-	}
-	c, err := DecodeCache(data)
-	if err != nil {
-		return nil, named(err, s.where+"/"+CacheFile)
-	}
-	return c, nil
+	return loadRecord(ctx, s, CacheFile, DecodeCache, NewCache)
 }
 
 func (s *BlobStore) SaveCache(ctx context.Context, c *Cache) error {
-	data, err := EncodeCache(c)
-	if err != nil {
-		return err
-	}
-	return s.save(ctx, CacheFile, data, false)
+	return saveRecord(ctx, s, CacheFile, c, EncodeCache, true)
 }
+
+// named puts the object's place into a codec refusal.
+func (s *BlobStore) named(err error, name string) error { return named(err, s.where+"/"+name) }
 
 // named fills in the file a FormatError is about.
 func named(err error, file string) error {

@@ -61,11 +61,8 @@ func TestBlobStoreLockIsExclusiveAndNamesTheHolder(t *testing.T) {
 	blobs := newMemBlobs()
 	a, _ := OpenBlobs(blobs, "prefix", "shop")
 	b, _ := OpenBlobs(blobs, "prefix", "shop")
-	la, err := a.Lock(ctx, LockInfo{ID: "aaa", Holder: "alice@ci pid 1", Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = b.Lock(ctx, LockInfo{ID: "bbb", Command: "apply"})
+	la := mustLock(t, a, LockInfo{ID: "aaa", Holder: "alice@ci pid 1", Command: "apply"})
+	_, err := b.Lock(ctx, LockInfo{ID: "bbb", Command: "apply"})
 	var locked *LockedError
 	if !errors.As(err, &locked) || locked.Info.ID != "aaa" || !strings.Contains(err.Error(), "infra unlock aaa") ||
 		!strings.Contains(err.Error(), "alice@ci pid 1") {

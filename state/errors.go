@@ -56,6 +56,18 @@ type UnlockRefusedError struct {
 	Info LockInfo
 }
 
+// mayUnlock is Unlock's check, in either store, of the lock read there (ok:
+// there is one) against the id it was asked to break.
+func mayUnlock(where, id string, held LockInfo, ok bool) error {
+	if !ok {
+		return fmt.Errorf("state: %s: %w", where, ErrNotLocked)
+	}
+	if held.ID != id {
+		return &UnlockRefusedError{Where: where, Given: id, Info: held}
+	}
+	return nil
+}
+
 func (e *UnlockRefusedError) Error() string {
 	return fmt.Sprintf("refusing to unlock %s: %q is not the id of its lock, which is held by %s; if that run is dead, run `infra unlock %s`",
 		e.Where, e.Given, describeLock(e.Info), e.Info.ID)

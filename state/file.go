@@ -101,9 +101,18 @@ func (s *FileStore) SaveCache(ctx context.Context, c *Cache) error {
 	return saveRecord(ctx, s, CacheFile, c, EncodeCache, true)
 }
 
+// recordStore is what the two stores share for the two records: a file
+// read with the version it had, a save that checks that version (blind: see
+// FileStore.save), and a refusal that names where the file is.
+type recordStore interface {
+	load(ctx context.Context, name string) (data []byte, ok bool, err error)
+	save(ctx context.Context, name string, data []byte, blind bool) error
+	named(err error, name string) error
+}
+
 // loadRecord loads one of the two records, empty when its file is missing,
 // naming the file in a refusal.
-func loadRecord[T any](ctx context.Context, s *FileStore, name string, decode func([]byte) (*T, error), empty func() *T) (*T, error) {
+func loadRecord[T any](ctx context.Context, s recordStore, name string, decode func([]byte) (*T, error), empty func() *T) (*T, error) {
 	data, ok, err := s.load(ctx, name)
 	if err != nil || !ok {
 		return empty(), err
@@ -112,7 +121,7 @@ func loadRecord[T any](ctx context.Context, s *FileStore, name string, decode fu
 	return v, s.named(err, name)
 }
 
-func saveRecord[T any](ctx context.Context, s *FileStore, name string, v *T, encode func(*T) ([]byte, error), blind bool) error {
+func saveRecord[T any](ctx context.Context, s recordStore, name string, v *T, encode func(*T) ([]byte, error), blind bool) error {
 	data, err := encode(v)
 	if err != nil {
 		return err

@@ -125,13 +125,7 @@ func TestFileStoreRoundTrip(t *testing.T) {
 
 func TestEmptyLedgerKeepsItsFile(t *testing.T) {
 	s, _ := openTemp(t)
-	ctx := context.Background()
-	if _, err := s.LoadLedger(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SaveLedger(ctx, NewLedger()); err != nil {
-		t.Fatal(err)
-	}
+	loadAndSave(t, s)
 	data, err := os.ReadFile(filepath.Join(s.Where(), LedgerFile))
 	if err != nil || !strings.Contains(string(data), `"rows": []`) {
 		t.Fatalf("%q, %v", data, err)
@@ -274,10 +268,7 @@ func TestConflictNamesTheRivalHolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock, err := b.Lock(ctx, LockInfo{Holder: "bob@ci pid 7", Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := mustLock(t, b, LockInfo{Holder: "bob@ci pid 7", Command: "apply"})
 	if _, err := b.LoadCache(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -74,11 +74,8 @@ func (s *FileStore) Unlock(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return fmt.Errorf("state: %s: %w", s.dir, ErrNotLocked)
-		}
-		if held.ID != id {
-			return &UnlockRefusedError{Where: s.dir, Given: id, Info: held}
+		if err := mayUnlock(s.dir, id, held, ok); err != nil {
+			return err
 		}
 		if s.held == id {
 			s.held = ""

@@ -13,13 +13,20 @@ import (
 	"time"
 )
 
-func TestLockFillsItsInfo(t *testing.T) {
-	s, _ := openTemp(t)
-	ctx := context.Background()
-	lock, err := s.Lock(ctx, LockInfo{RunID: "run-1", Command: "apply"})
+// mustLock takes s's lock, failing the test if it cannot.
+func mustLock(t *testing.T, s Store, info LockInfo) Lock {
+	t.Helper()
+	lock, err := s.Lock(context.Background(), info)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return lock
+}
+
+func TestLockFillsItsInfo(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	lock := mustLock(t, s, LockInfo{RunID: "run-1", Command: "apply"})
 	info := lock.Info()
 	if len(info.ID) != 16 || info.Created.IsZero() || info.RunID != "run-1" || info.Command != "apply" {
 		t.Fatalf("info: %+v", info)
@@ -40,10 +47,7 @@ func TestLockFillsItsInfo(t *testing.T) {
 	if err := lock.Release(ctx); err != nil {
 		t.Fatalf("a second Release: %v", err)
 	}
-	again, err := s.Lock(ctx, LockInfo{Command: "destroy"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := mustLock(t, s, LockInfo{Command: "destroy"})
 	if again.Info().ID == info.ID {
 		t.Fatal("two locks got the same id")
 	}
@@ -53,12 +57,9 @@ func TestSecondLockIsRefusedNamingTheHolder(t *testing.T) {
 	a, dir := openTemp(t)
 	ctx := context.Background()
 	created := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	held, err := a.Lock(ctx, LockInfo{ID: "4f2a9c", Holder: "alice@laptop pid 42", RunID: "r-17", Command: "apply", Created: created})
-	if err != nil {
-		t.Fatal(err)
-	}
+	held := mustLock(t, a, LockInfo{ID: "4f2a9c", Holder: "alice@laptop pid 42", RunID: "r-17", Command: "apply", Created: created})
 	b, _ := OpenFile(dir, "web")
-	_, err = b.Lock(ctx, LockInfo{Command: "destroy"})
+	_, err := b.Lock(ctx, LockInfo{Command: "destroy"})
 	var le *LockedError
 	if !errors.As(err, &le) {
 		t.Fatalf("want a *LockedError, got %v", err)
@@ -84,13 +85,10 @@ func TestUnlock(t *testing.T) {
 	if err := b.Unlock(ctx, "x"); !errors.Is(err, ErrNotLocked) {
 		t.Fatalf("unlock with no state: %v", err)
 	}
-	held, err := a.Lock(ctx, LockInfo{Holder: "alice@laptop pid 42", Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	held := mustLock(t, a, LockInfo{Holder: "alice@laptop pid 42", Command: "apply"})
 	before := read(t, a, LockFile)
 
-	err = b.Unlock(ctx, "wrong")
+	err := b.Unlock(ctx, "wrong")
 	var re *UnlockRefusedError
 	if !errors.As(err, &re) || re.Info != held.Info() || re.Given != "wrong" {
 		t.Fatalf("want an *UnlockRefusedError, got %v", err)
@@ -121,10 +119,7 @@ func brokenLock(t *testing.T) (mine Lock, other *FileStore) {
 	t.Helper()
 	a, dir := openTemp(t)
 	ctx := context.Background()
-	mine, err := a.Lock(ctx, LockInfo{Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mine = mustLock(t, a, LockInfo{Command: "apply"})
 	other, _ = OpenFile(dir, "web")
 	if err := other.Unlock(ctx, mine.Info().ID); err != nil {
 		t.Fatal(err)
@@ -135,11 +130,8 @@ func brokenLock(t *testing.T) (mine Lock, other *FileStore) {
 func TestReleaseLeavesAnotherRunsLock(t *testing.T) {
 	mine, b := brokenLock(t)
 	ctx := context.Background()
-	theirs, err := b.Lock(ctx, LockInfo{Holder: "bob@ci pid 7", Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = mine.Release(ctx)
+	theirs := mustLock(t, b, LockInfo{Holder: "bob@ci pid 7", Command: "apply"})
+	err := mine.Release(ctx)
 	if err == nil || !strings.Contains(err.Error(), "was broken while this run held it, and is now held by bob@ci pid 7") {
 		t.Fatalf("got %v", err)
 	}
@@ -177,9 +169,7 @@ func TestUnreadableLock(t *testing.T) {
 	if err := s.Unlock(ctx, le.Info.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Lock(ctx, LockInfo{}); err != nil {
-		t.Fatal(err)
-	}
+	mustLock(t, s, LockInfo{})
 }
 
 // A reader that finds the lock file just created, still empty, waits for its

@@ -27,12 +27,30 @@ func (s *sweeper) verify(ctx context.Context, jobs []*job, cands []*judged) {
 		}
 		byJob[f.job][f.res.Name] = f
 	}
+	again := s.relist(ctx, jobs, byJob)
+	s.awaitGone(ctx, again.settle(cands))
+	for _, f := range cands {
+		if f.entry.Status == StatusLeft {
+			s.report.Survivors = append(s.report.Survivors, f.entry)
+		}
+	}
+	s.report.Survivors = append(s.report.Survivors, again.appeared...)
+}
+
+// relisting is what the second listing showed.
+type relisting struct {
+	present  map[*judged]bool
+	unlisted map[*job]bool // not listed again: not listed is not gone
+	appeared []Entry
+}
+
+// relist lists every job that did not fail again, bounded, and compares
+// what it finds with the candidates of the first listing (byJob).
+func (s *sweeper) relist(ctx context.Context, jobs []*job, byJob map[*job]map[string]*judged) *relisting {
+	rl := &relisting{present: map[*judged]bool{}, unlisted: map[*job]bool{}}
 	var (
-		mu       sync.Mutex
-		present  = map[*judged]bool{}
-		unlisted = map[*job]bool{}
-		appeared []Entry
-		wg       sync.WaitGroup
+		mu sync.Mutex
+		wg sync.WaitGroup
 	)
 	sem := make(chan struct{}, listParallelism)
 	for _, j := range jobs {
@@ -44,7 +62,7 @@ func (s *sweeper) verify(ctx context.Context, jobs []*job, cands []*judged) {
 			defer wg.Done()
 			if !acquire(ctx, sem) {
 				mu.Lock()
-				unlisted[j] = true // interrupted: not listed is not gone
+				rl.unlisted[j] = true // interrupted
 				mu.Unlock()
 				return
 			}
@@ -53,33 +71,44 @@ func (s *sweeper) verify(ctx context.Context, jobs []*job, cands []*judged) {
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				unlisted[j] = true
+				rl.unlisted[j] = true
 				return
 			}
-			for _, g := range again {
-				if f, ok := byJob[j][g.res.Name]; ok {
-					present[f] = true
-					continue
-				}
-				if g.candidate {
-					g.entry.Status = StatusLeft
-					g.entry.Error = "it appeared after the first listing, so this run did not delete it; run the sweep again"
-					appeared = append(appeared, g.entry)
-				}
-			}
+			rl.compare(again, byJob[j])
 		}()
 	}
 	wg.Wait()
+	return rl
+}
 
+// compare records which candidates are still listed, and each resource the
+// rules would allow that was not listed the first time.
+func (rl *relisting) compare(again []*judged, cands map[string]*judged) {
+	for _, g := range again {
+		if f, ok := cands[g.res.Name]; ok {
+			rl.present[f] = true
+			continue
+		}
+		if g.candidate {
+			g.entry.Status = StatusLeft
+			g.entry.Error = "it appeared after the first listing, so this run did not delete it; run the sweep again"
+			rl.appeared = append(rl.appeared, g.entry)
+		}
+	}
+}
+
+// settle gives each candidate its status by the second listing and returns
+// the lingering: deleted, yet still listed.
+func (rl *relisting) settle(cands []*judged) []*judged {
 	var lingering []*judged
 	for _, f := range cands {
 		switch {
-		case unlisted[f.job] || f.job.failed:
+		case rl.unlisted[f.job] || f.job.failed:
 			// Cannot verify (a problem is recorded): trust only failures.
 			if f.entry.Status != StatusDeleted {
 				f.entry.Status = StatusLeft
 			}
-		case !present[f]:
+		case !rl.present[f]:
 			// Gone, whatever the last answer was: a refusal in the last
 			// round can still have gone through, or been undone by a
 			// dependant's delete cascading.
@@ -93,13 +122,7 @@ func (s *sweeper) verify(ctx context.Context, jobs []*job, cands []*judged) {
 			}
 		}
 	}
-	s.awaitGone(ctx, lingering)
-	for _, f := range cands {
-		if f.entry.Status == StatusLeft {
-			s.report.Survivors = append(s.report.Survivors, f.entry)
-		}
-	}
-	s.report.Survivors = append(s.report.Survivors, appeared...)
+	return lingering
 }
 
 // awaitGone reads each resource whose delete succeeded while it is still

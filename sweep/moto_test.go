@@ -36,21 +36,13 @@ import (
 // sweep issue, mostly through the real infra binary, as the scheduled
 // workflow runs it.
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	moto.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { moto.Main(m) }
 
 // newMoto wipes the shared emulator and returns a backend on it, for making
 // the resources a test sweeps.
 func newMoto(t *testing.T, opts ...func(*config.LoadOptions) error) (*awsprovider.Backend, *moto.Server) {
 	t.Helper()
-	srv := moto.Shared(t)
-	srv.Setenv()
-	if err := srv.Reset(); err != nil {
-		t.Fatal(err)
-	}
+	srv := moto.Fresh(t)
 	b, err := awsprovider.New(context.Background(), awsprovider.Options{ConfigOptions: opts})
 	if err != nil {
 		t.Fatal(err)

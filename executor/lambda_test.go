@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/infra-iac/infra/executor/executortest"
 	"github.com/infra-iac/infra/internal/moto"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
-	"github.com/infra-iac/infra/spec"
 )
 
 const stateBucket = "infra-state"
@@ -87,26 +85,6 @@ func fleetDoc(names ...string) json.RawMessage {
 		"placement": {"aws": "eu-west-3"}, "resources": [` + strings.Join(rs, ",") + `]}`)
 }
 
-// queuesInMoto lists the queues the emulator holds, through our own driver.
-func queuesInMoto(t *testing.T) []string {
-	t.Helper()
-	b, err := awsprovider.New(context.Background(), awsprovider.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := b.Driver(spec.Queues)
-	rs, err := d.List(context.Background(), "eu-west-3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, r := range rs {
-		out = append(out, r.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // TestExecutorUnderTheRuntimeEmulator runs bootstrap as Lambda runs it and
 // drives it with the SDK's Lambda client against moto, state in moto's S3:
 // plan, apply with the reviewed id, apply with a stale id.
@@ -125,7 +103,7 @@ func TestExecutorUnderTheRuntimeEmulator(t *testing.T) {
 	if apply.Status != executor.StatusDone {
 		t.Fatalf("apply: %s: %s\n%s", apply.Status, apply.Message, rie.Log())
 	}
-	if got := fmt.Sprint(queuesInMoto(t)); got != "[jobs mail]" {
+	if got := fmt.Sprint(executortest.Queues(t)); got != "[jobs mail]" {
 		t.Fatalf("moto holds %s", got)
 	}
 	for _, a := range apply.Applied {
@@ -140,7 +118,7 @@ func TestExecutorUnderTheRuntimeEmulator(t *testing.T) {
 	if stale.Status != executor.StatusRefused || stale.Plan == nil || stale.Plan.ID == plan.Plan.ID || stale.Plan.Summary.Create != 1 {
 		t.Fatalf("stale id: %s: %s", stale.Status, stale.Message)
 	}
-	if got := fmt.Sprint(queuesInMoto(t)); got != "[jobs mail]" {
+	if got := fmt.Sprint(executortest.Queues(t)); got != "[jobs mail]" {
 		t.Fatalf("a refused apply changed moto: %s", got)
 	}
 

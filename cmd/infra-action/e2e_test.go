@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/infra-iac/infra/internal/moto"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/render"
-	"github.com/infra-iac/infra/spec"
 )
 
 func TestMain(m *testing.M) {
@@ -74,7 +72,7 @@ func TestEndToEndPullRequestToMergeThroughTheExecutor(t *testing.T) {
 	if !ok || head != "feed0001" || reviewed != plan.outputs["plan-id"] || !strings.Contains(comment, "Plan: 2 to create") {
 		t.Fatalf("plan comment:\n%s\noutputs %v", comment, plan.outputs)
 	}
-	if got := queuesIn(t); len(got) != 0 {
+	if got := executortest.Queues(t); len(got) != 0 {
 		t.Fatalf("planning created %v", got)
 	}
 
@@ -85,7 +83,7 @@ func TestEndToEndPullRequestToMergeThroughTheExecutor(t *testing.T) {
 		t.Fatalf("apply: exit %d:\n%s\n%s", apply.code, apply.log, rie.Log())
 	}
 	h.gh.assertRequests(t, "GET /repos/acme/shop/commits/feed0002/pulls?per_page=100", listComments7, listComments7, createOn7)
-	if got := fmt.Sprint(queuesIn(t)); got != "[e2e-jobs]" {
+	if got := fmt.Sprint(executortest.Queues(t)); got != "[e2e-jobs]" {
 		t.Fatalf("moto holds queues %s", got)
 	}
 	result := h.gh.bodies(7)[1]
@@ -114,27 +112,8 @@ func TestEndToEndPullRequestToMergeThroughTheExecutor(t *testing.T) {
 	if result := h.gh.bodies(9)[1]; !strings.Contains(result, "Nothing to apply: the cloud already matches the fleet.") || strings.Contains(result, "| `+` |") {
 		t.Fatalf("second result:\n%s", result)
 	}
-	if got := fmt.Sprint(queuesIn(t)); got != "[e2e-jobs]" {
+	if got := fmt.Sprint(executortest.Queues(t)); got != "[e2e-jobs]" {
 		t.Fatalf("after the second merge moto holds %s", got)
 	}
 }
 
-// queuesIn lists moto's queues through our own driver.
-func queuesIn(t *testing.T) []string {
-	t.Helper()
-	b, err := awsprovider.New(context.Background(), awsprovider.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := b.Driver(spec.Queues)
-	rs, err := d.List(context.Background(), "eu-west-3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, r := range rs {
-		out = append(out, r.Name)
-	}
-	sort.Strings(out)
-	return out
-}

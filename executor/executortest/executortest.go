@@ -6,11 +6,13 @@ package executortest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +20,8 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/internal/moto"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/spec"
 )
 
 // RIEModule is the emulator's version, checked to work here
@@ -201,4 +205,25 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Queues lists the queues the emulator holds in eu-west-3, sorted, through
+// infra's own driver: what a test reads to see what an executor did.
+func Queues(t *testing.T) []string {
+	t.Helper()
+	b, err := awsprovider.New(context.Background(), awsprovider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := b.Driver(spec.Queues)
+	rs, err := d.List(context.Background(), "eu-west-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/internal/faultproxy"
+	"github.com/infra-iac/infra/internal/lifecycle"
 	"github.com/infra-iac/infra/internal/moto"
 	"github.com/infra-iac/infra/providers"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
@@ -54,7 +55,7 @@ func TestApplyConvergesUnderThrottling(t *testing.T) {
 	srv := moto.Shared(t)
 	srv.Setenv()
 	os.Setenv("THR_PASSWORD", "thr-password-1")
-	m := compile(t, fleet)
+	m := lifecycle.Compile(t, fleet)
 
 	clean := cleanSnapshot(t, srv, m)
 
@@ -83,7 +84,7 @@ func TestApplyRidesOutAnOutage(t *testing.T) {
 	srv := moto.Shared(t)
 	srv.Setenv()
 	os.Setenv("THR_PASSWORD", "thr-password-1")
-	m := compile(t, fleet)
+	m := lifecycle.Compile(t, fleet)
 	clean := cleanSnapshot(t, srv, m)
 
 	proxy, err := faultproxy.Start(srv.URL, faultproxy.Options{})
@@ -137,7 +138,7 @@ func TestApplyPastTheRetryBudgetFailsClearly(t *testing.T) {
 	srv := moto.Shared(t)
 	srv.Setenv()
 	os.Setenv("THR_PASSWORD", "thr-password-1")
-	m := compile(t, fleet)
+	m := lifecycle.Compile(t, fleet)
 	if err := srv.Reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -352,19 +353,6 @@ func (a *attempts) stats() (total, refused, most int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.total, a.refused, a.most
-}
-
-func compile(t *testing.T, doc string) *spec.Model {
-	t.Helper()
-	d, err := spec.DecodeDocument([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, diags := spec.Compile(d)
-	if spec.HasErrors(diags) {
-		t.Fatalf("%v", diags)
-	}
-	return m
 }
 
 func dump(v any) string {

@@ -34,16 +34,23 @@ func (d *decoder) wrong(name string, v any, want string) {
 	d.err = Errorf(InvalidArgument, "field %q is %T, want %s", name, v, want)
 }
 
-func (d *decoder) str(bit uint, name string) string {
+// scalar is a field whose resolved value has one Go type.
+func scalar[T any](d *decoder, bit uint, name, want string) T {
+	var x T
 	v, ok := d.value(bit, name)
 	if !ok {
-		return ""
+		return x
 	}
-	s, ok := v.(string)
-	if !ok {
-		d.wrong(name, v, "a string")
+	if x, ok = v.(T); !ok {
+		d.wrong(name, v, want)
 	}
-	return s
+	return x
+}
+
+func (d *decoder) str(bit uint, name string) string { return scalar[string](d, bit, name, "a string") }
+
+func (d *decoder) boolean(bit uint, name string) bool {
+	return scalar[bool](d, bit, name, "a boolean")
 }
 
 // number accepts every Go number type FieldNumber does: tests hand Go's
@@ -58,18 +65,6 @@ func (d *decoder) number(bit uint, name string) float64 {
 		d.wrong(name, v, "a number")
 	}
 	return n
-}
-
-func (d *decoder) boolean(bit uint, name string) bool {
-	v, ok := d.value(bit, name)
-	if !ok {
-		return false
-	}
-	b, ok := v.(bool)
-	if !ok {
-		d.wrong(name, v, "a boolean")
-	}
-	return b
 }
 
 func (d *decoder) strings(bit uint, name string) []string {

@@ -49,7 +49,7 @@ type kindData struct {
 // type, the decoder method that reads it, and its bit in the set mask.
 type fieldData struct {
 	Name, GoName, Const, GoType, Method, Spec string
-	Bit                                     int
+	Bit                                       int
 }
 
 func generate() ([]byte, error) {

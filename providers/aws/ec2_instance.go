@@ -179,12 +179,12 @@ func (d *instances) Create(ctx context.Context, t providers.Target) (providers.R
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	itype, _ := providers.FieldString(t.Fields, "instanceType")
-	itype = strings.TrimPrefix(itype, spec.RawPrefix)
-	image, _ := providers.FieldString(t.Fields, "imageId")
-	group, _ := providers.FieldString(t.Fields, "securityGroup")
-	key, _ := providers.FieldString(t.Fields, "keyName")
-	subnet, _ := providers.FieldString(t.Fields, "subnetId")
+	decl, err := providers.DecodeAWSInstance(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	itype := strings.TrimPrefix(decl.InstanceType, spec.RawPrefix)
+	image, group, key, subnet := decl.ImageID, decl.SecurityGroup, decl.KeyName, decl.SubnetID
 	if itype == "" || image == "" || group == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "instance %s: imageId, instanceType and securityGroup are required", t.Name)
 	}
@@ -249,11 +249,11 @@ func (d *instances) Update(ctx context.Context, t providers.Target, changed []st
 	var doGroup, doTags bool
 	for _, f := range changed {
 		switch f {
-		case "securityGroup":
+		case providers.AWSInstanceSecurityGroup:
 			doGroup = true
 		case spec.TagsField:
 			doTags = true
-		case "imageId", "instanceType", "keyName", "subnetId":
+		case providers.AWSInstanceImageID, providers.AWSInstanceInstanceType, providers.AWSInstanceKeyName, providers.AWSInstanceSubnetID:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "instance %s: %s forces replacement", t.Name, f)
 		default:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "instance %s: unknown field %q", t.Name, f)
@@ -266,8 +266,11 @@ func (d *instances) Update(ctx context.Context, t providers.Target, changed []st
 	c := d.clients.get(t.Region)
 	id := aws.ToString(i.InstanceId)
 	if doGroup {
-		group, _ := providers.FieldString(t.Fields, "securityGroup")
-		groupID, err := groupIDByName(ctx, c, group, aws.ToString(i.VpcId))
+		decl, err := providers.DecodeAWSInstance(t.Fields)
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		groupID, err := groupIDByName(ctx, c, decl.SecurityGroup, aws.ToString(i.VpcId))
 		if err != nil {
 			return providers.Resource{}, err
 		}

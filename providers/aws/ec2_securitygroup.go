@@ -147,11 +147,14 @@ func (d *securityGroups) Create(ctx context.Context, t providers.Target) (provid
 	if err := checkGroupName(t.Name); err != nil {
 		return providers.Resource{}, err
 	}
-	desc, _ := providers.FieldString(t.Fields, "description")
-	if err := checkEC2Text("description", desc); err != nil {
+	decl, err := providers.DecodeSecurityGroup(t.Fields)
+	if err != nil {
 		return providers.Resource{}, err
 	}
-	rules, err := targetIngress(t.Fields)
+	if err := checkEC2Text(providers.SecurityGroupDescription, decl.Description); err != nil {
+		return providers.Resource{}, err
+	}
+	rules, err := targetIngress(decl.Ingress)
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -163,7 +166,7 @@ func (d *securityGroups) Create(ctx context.Context, t providers.Target) (provid
 	// No VpcId: EC2 puts the group in the region's default VPC.
 	out, err := c.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{
 		GroupName:   aws.String(t.Name),
-		Description: aws.String(desc),
+		Description: aws.String(decl.Description),
 		TagSpecifications: []ec2types.TagSpecification{{
 			ResourceType: ec2types.ResourceTypeSecurityGroup, Tags: ec2Tags(tags),
 		}},
@@ -199,11 +202,11 @@ func (d *securityGroups) Update(ctx context.Context, t providers.Target, changed
 	var doIngress, doTags bool
 	for _, f := range changed {
 		switch f {
-		case "ingress":
+		case providers.SecurityGroupIngress:
 			doIngress = true
 		case spec.TagsField:
 			doTags = true
-		case "description":
+		case providers.SecurityGroupDescription:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "security group %s: EC2 cannot change a description; it forces replacement", t.Name)
 		default:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "security group %s: unknown field %q", t.Name, f)
@@ -216,7 +219,11 @@ func (d *securityGroups) Update(ctx context.Context, t providers.Target, changed
 	c := d.clients.get(t.Region)
 	id := aws.ToString(g.GroupId)
 	if doIngress {
-		rules, err := targetIngress(t.Fields)
+		decl, err := providers.DecodeSecurityGroup(t.Fields)
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		rules, err := targetIngress(decl.Ingress)
 		if err != nil {
 			return providers.Resource{}, err
 		}
@@ -294,19 +301,12 @@ type rule struct {
 	cidr string
 }
 
-// targetIngress reads the ingress field: a list of {"port", "cidr"}. A
-// CIDR with host bits set is refused, because EC2 would store it masked and
-// the rule would then differ from the declaration on every plan.
-func targetIngress(f map[string]any) (map[rule]bool, error) {
+// targetIngress reads the ingress rules, each {"port", "cidr"} (the
+// decoder checked only that they are a list). A CIDR with host bits set is
+// refused, because EC2 would store it masked and the rule would then differ
+// from the declaration on every plan.
+func targetIngress(list []any) (map[rule]bool, error) {
 	out := map[rule]bool{}
-	raw, ok := f["ingress"]
-	if !ok || raw == nil {
-		return out, nil
-	}
-	list, ok := raw.([]any)
-	if !ok {
-		return nil, providers.Errorf(providers.InvalidArgument, "ingress is %T, want a list", raw)
-	}
 	for i, x := range list {
 		m, ok := x.(map[string]any)
 		if !ok {

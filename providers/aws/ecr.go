@@ -122,11 +122,12 @@ func (d *registries) tags(ctx context.Context, c *ecr.Client, arn *string) (map[
 	return tagMapOf(out.Tags, func(t ecrtypes.Tag) (*string, *string) { return t.Key, t.Value }), nil
 }
 
-func mutability(t providers.Target) ecrtypes.ImageTagMutability {
-	if on, _ := t.Fields["immutableTags"].(bool); on {
-		return ecrtypes.ImageTagMutabilityImmutable
+func mutability(t providers.Target) (ecrtypes.ImageTagMutability, error) {
+	in, err := providers.DecodeImageRegistry(t.Fields)
+	if err != nil || !in.ImmutableTags {
+		return ecrtypes.ImageTagMutabilityMutable, err
 	}
-	return ecrtypes.ImageTagMutabilityMutable
+	return ecrtypes.ImageTagMutabilityImmutable, nil
 }
 
 func (d *registries) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
@@ -134,10 +135,14 @@ func (d *registries) Create(ctx context.Context, t providers.Target) (providers.
 	if err != nil {
 		return providers.Resource{}, err
 	}
+	m, err := mutability(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
 	// Tags go with the create: the repository never exists without its
 	// ownership tag.
 	_, err = d.clients.get(t.Region).CreateRepository(ctx, &ecr.CreateRepositoryInput{
-		RepositoryName: aws.String(t.Name), ImageTagMutability: mutability(t), Tags: ecrTags(tags),
+		RepositoryName: aws.String(t.Name), ImageTagMutability: m, Tags: ecrTags(tags),
 	})
 	if err != nil {
 		return providers.Resource{}, err
@@ -150,8 +155,11 @@ func (d *registries) Update(ctx context.Context, t providers.Target, changed []s
 	for _, f := range changed {
 		var err error
 		switch f {
-		case "immutableTags":
-			_, err = c.PutImageTagMutability(ctx, &ecr.PutImageTagMutabilityInput{RepositoryName: aws.String(t.Name), ImageTagMutability: mutability(t)})
+		case providers.ImageRegistryImmutableTags:
+			var m ecrtypes.ImageTagMutability
+			if m, err = mutability(t); err == nil {
+				_, err = c.PutImageTagMutability(ctx, &ecr.PutImageTagMutabilityInput{RepositoryName: aws.String(t.Name), ImageTagMutability: m})
+			}
 		case spec.TagsField:
 			err = d.retag(ctx, c, t)
 		default:

@@ -132,23 +132,11 @@ func (d *users) Create(ctx context.Context, t providers.Target) (providers.Resou
 
 // targetPolicies reads the policies field: a list of ARNs.
 func targetPolicies(t providers.Target) ([]string, error) {
-	var out []string
-	switch ps := t.Fields["policies"].(type) {
-	case nil:
-	case []string:
-		out = append(out, ps...)
-	case []any:
-		for _, p := range ps {
-			s, ok := p.(string)
-			if !ok {
-				return nil, providers.Errorf(providers.InvalidArgument, "policies: %v is not a policy ARN", p)
-			}
-			out = append(out, s)
-		}
-	default:
-		return nil, providers.Errorf(providers.InvalidArgument, "policies is %T, want a list of policy ARNs", ps)
+	in, err := providers.DecodeIAM(t.Fields)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return in.Policies, nil
 }
 
 // setPolicies attaches and detaches managed policies until the user has
@@ -187,7 +175,7 @@ func (d *users) Update(ctx context.Context, t providers.Target, changed []string
 	for _, f := range changed {
 		var err error
 		switch f {
-		case "policies":
+		case providers.IAMPolicies:
 			var want []string
 			if want, err = targetPolicies(t); err == nil {
 				err = d.setPolicies(ctx, c, t.Region, t.Name, want)

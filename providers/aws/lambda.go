@@ -150,7 +150,7 @@ func (d *functions) Read(ctx context.Context, region, name string) (providers.Re
 	}
 	// A zip function reports an empty image: it is not what this kind
 	// makes, and no declared image equals it.
-	r.Fields["image"] = image
+	r.Fields[providers.ComputeImage] = image
 	r.Fields[spec.TagsField] = reportedTags(out.Tags)
 	r.Owner = out.Tags[spec.OwnershipTagKey]
 	u, err := c.GetFunctionUrlConfig(ctx, &lambda.GetFunctionUrlConfigInput{FunctionName: aws.String(name)})
@@ -196,17 +196,16 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 	if err := CheckFunctionName(t.Name); err != nil {
 		return providers.Resource{}, err
 	}
-	image, _ := providers.FieldString(t.Fields, "image")
-	role, _ := providers.FieldString(t.Fields, "executionRole")
+	decl, err := providers.DecodeCompute(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	image, role := decl.Image, decl.ExecutionRole
 	if image == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute %s: image is required", t.Name)
 	}
 	if role == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute %s: executionRole is required on AWS (the IAM role ARN the function runs as)", t.Name)
-	}
-	env, err := providers.FieldStringMap(t.Fields, "env")
-	if err != nil {
-		return providers.Resource{}, err
 	}
 	tags, err := desiredTags(t)
 	if err != nil {
@@ -217,14 +216,14 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 		PackageType:  lambdatypes.PackageTypeImage,
 		Code:         &lambdatypes.FunctionCode{ImageUri: aws.String(image)},
 		Role:         aws.String(role),
-		Environment:  &lambdatypes.Environment{Variables: env},
+		Environment:  &lambdatypes.Environment{Variables: decl.Env},
 		Tags:         tags,
 	}
-	if v, ok := providers.FieldNumber(t.Fields, "memoryMb"); ok {
-		in.MemorySize = aws.Int32(int32(v))
+	if decl.HasMemoryMB() {
+		in.MemorySize = aws.Int32(int32(decl.MemoryMB))
 	}
-	if v, ok := providers.FieldNumber(t.Fields, "timeoutSec"); ok {
-		in.Timeout = aws.Int32(int32(v))
+	if decl.HasTimeoutSec() {
+		in.Timeout = aws.Int32(int32(decl.TimeoutSec))
 	}
 	c := d.clients.get(t.Region)
 	if _, err := c.CreateFunction(ctx, in, d.roleRetry); err != nil {
@@ -254,36 +253,36 @@ func (d *functions) waitUpdated(ctx context.Context, c *lambda.Client, name stri
 }
 
 func (d *functions) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	decl, err := providers.DecodeCompute(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
 	conf := &lambda.UpdateFunctionConfigurationInput{FunctionName: aws.String(t.Name)}
 	var doConf, doImage, doTags bool
 	for _, f := range changed {
 		switch f {
-		case "executionRole":
-			role, _ := providers.FieldString(t.Fields, "executionRole")
+		case providers.ComputeExecutionRole:
+			role := decl.ExecutionRole
 			if role == "" {
 				return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute %s: executionRole is required on AWS", t.Name)
 			}
 			conf.Role, doConf = aws.String(role), true
-		case "memoryMb":
-			if v, ok := providers.FieldNumber(t.Fields, f); ok {
-				conf.MemorySize, doConf = aws.Int32(int32(v)), true
+		case providers.ComputeMemoryMB:
+			if decl.HasMemoryMB() {
+				conf.MemorySize, doConf = aws.Int32(int32(decl.MemoryMB)), true
 			}
-		case "timeoutSec":
-			if v, ok := providers.FieldNumber(t.Fields, f); ok {
-				conf.Timeout, doConf = aws.Int32(int32(v)), true
+		case providers.ComputeTimeoutSec:
+			if decl.HasTimeoutSec() {
+				conf.Timeout, doConf = aws.Int32(int32(decl.TimeoutSec)), true
 			}
-		case "env":
-			env, err := providers.FieldStringMap(t.Fields, "env")
-			if err != nil {
-				return providers.Resource{}, err
-			}
+		case providers.ComputeEnv:
 			// The whole set: an empty map clears the variables.
-			conf.Environment, doConf = &lambdatypes.Environment{Variables: env}, true
-		case "image":
+			conf.Environment, doConf = &lambdatypes.Environment{Variables: decl.Env}, true
+		case providers.ComputeImage:
 			doImage = true
 		case spec.TagsField:
 			doTags = true
-		case "namespace":
+		case providers.ComputeNamespace:
 			// Scaleway only; never sent to AWS.
 		default:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute %s: unknown field %q", t.Name, f)
@@ -305,8 +304,7 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 		}
 	}
 	if doImage {
-		image, _ := providers.FieldString(t.Fields, "image")
-		if _, err := c.UpdateFunctionCode(ctx, &lambda.UpdateFunctionCodeInput{FunctionName: aws.String(t.Name), ImageUri: aws.String(image)}); err != nil {
+		if _, err := c.UpdateFunctionCode(ctx, &lambda.UpdateFunctionCodeInput{FunctionName: aws.String(t.Name), ImageUri: aws.String(decl.Image)}); err != nil {
 			return providers.Resource{}, err
 		}
 		if err := d.waitUpdated(ctx, c, t.Name); err != nil {

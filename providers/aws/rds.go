@@ -180,17 +180,15 @@ func (d *postgres) Create(ctx context.Context, t providers.Target) (providers.Re
 	if err := checkClusterID(t.Name); err != nil {
 		return providers.Resource{}, err
 	}
-	user, _ := providers.FieldString(t.Fields, "masterUsername")
+	decl, err := providers.DecodePostgres(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	user := decl.MasterUsername
 	if user == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "postgres %s: masterUsername is required", t.Name)
 	}
-	var password string
-	switch p := t.Fields["masterPasswordSecret"].(type) {
-	case spec.Sensitive:
-		password = p.Reveal()
-	case string:
-		password = p
-	}
+	password := decl.MasterPasswordSecret.Reveal()
 	if password == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "postgres %s: the master password (masterPasswordSecret) is required at create", t.Name)
 	}
@@ -201,8 +199,8 @@ func (d *postgres) Create(ctx context.Context, t providers.Target) (providers.Re
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	version, _ := providers.FieldString(t.Fields, "engineVersion")
-	min, max := capacity(t.Fields, nil)
+	version := decl.EngineVersion
+	min, max := capacity(decl, nil)
 	c := d.clients.get(t.Region)
 	in := &rds.CreateDBClusterInput{
 		DBClusterIdentifier: aws.String(t.Name),
@@ -263,16 +261,16 @@ func (d *postgres) waitCluster(ctx context.Context, c *rds.Client, name string) 
 
 // capacity returns the Serverless v2 range to ask for: the target's, else
 // the current one, else the defaults; max is never below min.
-func capacity(f map[string]any, cur *rdstypes.ServerlessV2ScalingConfigurationInfo) (min, max float64) {
+func capacity(decl providers.PostgresInput, cur *rdstypes.ServerlessV2ScalingConfigurationInfo) (min, max float64) {
 	min, max = defaultMinACU, defaultMaxACU
 	if cur != nil {
 		min, max = aws.ToFloat64(cur.MinCapacity), aws.ToFloat64(cur.MaxCapacity)
 	}
-	if v, ok := providers.FieldNumber(f, "minCapacity"); ok {
-		min = v
+	if decl.HasMinCapacity() {
+		min = decl.MinCapacity
 	}
-	if v, ok := providers.FieldNumber(f, "maxCapacity"); ok {
-		max = v
+	if decl.HasMaxCapacity() {
+		max = decl.MaxCapacity
 	} else if cur == nil && max < min {
 		max = min
 	}
@@ -291,18 +289,22 @@ func major(v string) string {
 }
 
 func (d *postgres) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	decl, err := providers.DecodePostgres(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
 	var doScale, doVersion, doTags bool
 	for _, f := range changed {
 		switch f {
-		case "minCapacity", "maxCapacity":
+		case providers.PostgresMinCapacity, providers.PostgresMaxCapacity:
 			doScale = true
-		case "engineVersion":
+		case providers.PostgresEngineVersion:
 			doVersion = true
 		case spec.TagsField:
 			doTags = true
-		case "masterUsername":
+		case providers.PostgresMasterUsername:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "postgres %s: masterUsername forces replacement", t.Name)
-		case "masterPasswordSecret":
+		case providers.PostgresMasterPasswordSecret:
 			// Never compared: the password is set at create only.
 		default:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "postgres %s: unknown field %q", t.Name, f)
@@ -316,11 +318,11 @@ func (d *postgres) Update(ctx context.Context, t providers.Target, changed []str
 	mod := &rds.ModifyDBClusterInput{DBClusterIdentifier: aws.String(t.Name), ApplyImmediately: aws.Bool(true)}
 	modify := false
 	if doScale {
-		min, max := capacity(t.Fields, cur.ServerlessV2ScalingConfiguration)
+		min, max := capacity(decl, cur.ServerlessV2ScalingConfiguration)
 		mod.ServerlessV2ScalingConfiguration = &rdstypes.ServerlessV2ScalingConfiguration{MinCapacity: aws.Float64(min), MaxCapacity: aws.Float64(max)}
 		modify = true
 	}
-	if v, ok := providers.FieldString(t.Fields, "engineVersion"); doVersion && ok && v != "" && !sameVersion(v, aws.ToString(cur.EngineVersion)) {
+	if v := decl.EngineVersion; doVersion && v != "" && !sameVersion(v, aws.ToString(cur.EngineVersion)) {
 		mod.EngineVersion = aws.String(v)
 		if major(v) != major(aws.ToString(cur.EngineVersion)) {
 			mod.AllowMajorVersionUpgrade = aws.Bool(true)

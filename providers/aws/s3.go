@@ -159,7 +159,7 @@ func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name strin
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	res.Fields["versioning"] = v.Status == s3types.BucketVersioningStatusEnabled
+	res.Fields[providers.S3BucketVersioning] = v.Status == s3types.BucketVersioningStatusEnabled
 	if tags == nil {
 		if tags, err = bucketTags(ctx, c, name); err != nil {
 			return providers.Resource{}, err
@@ -171,11 +171,11 @@ func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name strin
 		lock, err := c.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: aws.String(name)})
 		switch {
 		case isCode(err, "ObjectLockConfigurationNotFoundError"):
-			res.Fields["objectLock"] = false
+			res.Fields[providers.S3BucketObjectLock] = false
 		case err != nil:
 			return providers.Resource{}, err
 		default:
-			res.Fields["objectLock"] = lock.ObjectLockConfiguration != nil &&
+			res.Fields[providers.S3BucketObjectLock] = lock.ObjectLockConfiguration != nil &&
 				lock.ObjectLockConfiguration.ObjectLockEnabled == s3types.ObjectLockEnabledEnabled
 		}
 	}
@@ -208,13 +208,23 @@ func s3Tags(m map[string]string) []s3types.Tag {
 	return tagList(m, func(k, v *string) s3types.Tag { return s3types.Tag{Key: k, Value: v} })
 }
 
+// decodeBucket reads an object-store or s3-bucket target: the two kinds
+// share this driver, and s3-bucket's fields are object-store's and
+// objectLock, which Create refuses on an object-store.
+func decodeBucket(t providers.Target) (providers.S3BucketInput, error) {
+	return providers.DecodeS3Bucket(t.Fields)
+}
+
 func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
 	tags, err := desiredTags(t)
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	versioning, _ := t.Fields["versioning"].(bool)
-	lock, _ := t.Fields["objectLock"].(bool)
+	decl, err := decodeBucket(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	versioning, lock := decl.Versioning, decl.ObjectLock
 	if lock && !d.objectLock {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s has no object lock; declare an s3-bucket", d.kind)
 	}
@@ -268,9 +278,11 @@ func (d *buckets) Update(ctx context.Context, t providers.Target, changed []stri
 	for _, f := range changed {
 		var err error
 		switch f {
-		case "versioning":
-			on, _ := t.Fields["versioning"].(bool)
-			err = setVersioning(ctx, c, t.Name, on)
+		case providers.S3BucketVersioning:
+			var decl providers.S3BucketInput
+			if decl, err = decodeBucket(t); err == nil {
+				err = setVersioning(ctx, c, t.Name, decl.Versioning)
+			}
 		case spec.TagsField:
 			err = d.retag(ctx, c, t)
 		default:
@@ -307,13 +319,17 @@ func (d *buckets) retag(ctx context.Context, c *s3.Client, t providers.Target) e
 // non-empty bucket (BucketNotEmpty, a Conflict) is returned. An orphan has
 // no target fields, so it is never emptied.
 func (d *buckets) Delete(ctx context.Context, t providers.Target) error {
+	decl, err := decodeBucket(t)
+	if err != nil {
+		return err
+	}
 	c := d.clients.get(t.Region)
-	if force, _ := t.Fields["forceDestroy"].(bool); force {
+	if decl.ForceDestroy {
 		if err := emptyBucket(ctx, c, d.kind, t.Region, t.Name); err != nil {
 			return err
 		}
 	}
-	_, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(t.Name)})
+	_, err = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(t.Name)})
 	if isCode(err, "BucketNotEmpty") {
 		return fmt.Errorf("%w (forceDestroy is not set, so infra does not delete the objects)", err)
 	}

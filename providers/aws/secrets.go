@@ -114,8 +114,12 @@ func secretResource(region string, name, arn, description *string, tags []smtype
 }
 
 func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
-	value, ok := t.Fields["value"].(spec.Sensitive)
-	if !ok {
+	decl, err := providers.DecodeSecrets(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	value := decl.Value
+	if !decl.HasValue() {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "secret %s: the value is missing (it must arrive resolved, as a sensitive value)", t.Name)
 	}
 	tags, err := desiredTags(t)
@@ -131,7 +135,7 @@ func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Res
 		ClientRequestToken: aws.String(createToken(t.Owner, t.Name)),
 		Tags:               secretTags(tags),
 	}
-	if desc, ok := providers.FieldString(t.Fields, "description"); ok && desc != "" {
+	if desc := decl.Description; desc != "" {
 		in.Description = aws.String(desc)
 	}
 	c := d.clients.get(t.Region)
@@ -150,20 +154,22 @@ func createToken(owner, name string) string {
 }
 
 func (d *secrets) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	decl, err := providers.DecodeSecrets(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
 	c := d.clients.get(t.Region)
 	for _, f := range changed {
 		var err error
 		switch f {
-		case "value":
-			value, ok := t.Fields["value"].(spec.Sensitive)
-			if !ok {
+		case providers.SecretsValue:
+			if !decl.HasValue() {
 				return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "secret %s: the value is missing", t.Name)
 			}
 			// The SDK fills ClientRequestToken: a new version each time.
-			_, err = c.PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{SecretId: aws.String(t.Name), SecretString: aws.String(value.Reveal())})
-		case "description":
-			desc, _ := providers.FieldString(t.Fields, "description")
-			_, err = c.UpdateSecret(ctx, &secretsmanager.UpdateSecretInput{SecretId: aws.String(t.Name), Description: aws.String(desc)})
+			_, err = c.PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{SecretId: aws.String(t.Name), SecretString: aws.String(decl.Value.Reveal())})
+		case providers.SecretsDescription:
+			_, err = c.UpdateSecret(ctx, &secretsmanager.UpdateSecretInput{SecretId: aws.String(t.Name), Description: aws.String(decl.Description)})
 		case spec.TagsField:
 			err = d.retag(ctx, c, t)
 		default:

@@ -134,7 +134,7 @@ func (d *queues) Update(ctx context.Context, t providers.Target, changed []strin
 	queueURL := u.QueueUrl
 	for _, f := range changed {
 		switch f {
-		case "visibilityTimeoutSec":
+		case providers.QueuesVisibilityTimeoutSec:
 			var attrs map[string]string
 			if attrs, err = sqsqueue.VisibilityUpdate(t.Fields); err != nil {
 				return providers.Resource{}, err

@@ -141,26 +141,38 @@ type containerSettings struct {
 	timeout                       *scw.Duration
 }
 
-func (d *containers) settings(t providers.Target, only map[string]bool) (containerSettings, error) {
+// decode reads a compute or a scaleway-container target, which share this
+// driver. scaleway-container's fields are compute's Scaleway fields and its
+// own settings, so its decoder reads either; role is whether the target
+// sets compute's executionRole, which Scaleway cannot express.
+func (d *containers) decode(t providers.Target) (decl providers.ScalewayContainerInput, role bool, err error) {
+	if decl, err = providers.DecodeScalewayContainer(t.Fields); err != nil {
+		return decl, false, err
+	}
+	compute, err := providers.DecodeCompute(t.Fields)
+	return decl, compute.HasExecutionRole(), err
+}
+
+func (d *containers) settings(decl providers.ScalewayContainerInput, only map[string]bool) (containerSettings, error) {
 	var s containerSettings
 	want := func(f string) bool { return only == nil || only[f] }
-	num := func(f string) (*uint32, error) {
+	num := func(f string, v float64, set bool) (*uint32, error) {
 		if !want(f) {
 			return nil, nil
 		}
-		v, ok, err := targetUint(t.Fields, f)
+		v32, ok, err := targetUint(f, v, set)
 		if err != nil || !ok {
 			return nil, err
 		}
-		return &v, nil
+		return &v32, nil
 	}
 	var err error
-	if mb, e := num("memoryMb"); e != nil {
+	if mb, e := num(providers.ScalewayContainerMemoryMB, decl.MemoryMB, decl.HasMemoryMB()); e != nil {
 		return s, e
 	} else if mb != nil {
 		s.memory = ptr(scw.Size(uint64(*mb) * megabyte))
 	}
-	if sec, e := num("timeoutSec"); e != nil {
+	if sec, e := num(providers.ScalewayContainerTimeoutSec, decl.TimeoutSec, decl.HasTimeoutSec()); e != nil {
 		return s, e
 	} else if sec != nil {
 		s.timeout = scw.NewDurationFromTimeDuration(time.Duration(*sec) * time.Second)
@@ -168,28 +180,31 @@ func (d *containers) settings(t providers.Target, only map[string]bool) (contain
 	if d.portable {
 		return s, nil
 	}
-	if s.minScale, err = num("minScale"); err != nil {
+	if s.minScale, err = num(providers.ScalewayContainerMinScale, decl.MinScale, decl.HasMinScale()); err != nil {
 		return s, err
 	}
-	if s.maxScale, err = num("maxScale"); err != nil {
+	if s.maxScale, err = num(providers.ScalewayContainerMaxScale, decl.MaxScale, decl.HasMaxScale()); err != nil {
 		return s, err
 	}
-	if s.port, err = num("port"); err != nil {
+	if s.port, err = num(providers.ScalewayContainerPort, decl.Port, decl.HasPort()); err != nil {
 		return s, err
 	}
-	if s.cpu, err = num("cpuLimit"); err != nil {
+	if s.cpu, err = num(providers.ScalewayContainerCPULimit, decl.CPULimit, decl.HasCPULimit()); err != nil {
 		return s, err
 	}
 	return s, nil
 }
 
 func (d *containers) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
-	nsName, _ := providers.FieldString(t.Fields, "namespace")
-	image, _ := providers.FieldString(t.Fields, "image")
+	decl, role, err := d.decode(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	nsName, image := decl.Namespace, decl.Image
 	if nsName == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s on scaleway needs namespace (a scaleway-container-namespace)", d.kind)
 	}
-	if _, role := t.Fields["executionRole"]; role {
+	if role {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute on scaleway cannot use executionRole: Scaleway containers have no execution role")
 	}
 	ns, err := d.ns.find(ctx, t.Region, nsName)
@@ -200,15 +215,8 @@ func (d *containers) Create(ctx context.Context, t providers.Target) (providers.
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	env, err := providers.FieldStringMap(t.Fields, "env")
-	if err != nil {
-		return providers.Resource{}, err
-	}
-	secretEnv, err := providers.FieldStringMap(t.Fields, "secretEnv")
-	if err != nil {
-		return providers.Resource{}, err
-	}
-	s, err := d.settings(t, nil)
+	env, secretEnv := decl.Env, decl.SecretEnv
+	s, err := d.settings(decl, nil)
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -250,7 +258,11 @@ func (d *containers) Update(ctx context.Context, t providers.Target, changed []s
 	for _, f := range changed {
 		only[f] = true
 	}
-	s, err := d.settings(t, only)
+	decl, _, err := d.decode(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	s, err := d.settings(decl, only)
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -260,29 +272,20 @@ func (d *containers) Update(ctx context.Context, t providers.Target, changed []s
 		MvcpuLimit: s.cpu, MemoryLimitBytes: s.memory, Timeout: s.timeout}
 	for _, f := range changed {
 		switch f {
-		case "memoryMb", "timeoutSec", "minScale", "maxScale", "port", "cpuLimit":
-		case "image":
-			img, _ := providers.FieldString(t.Fields, f)
-			req.Image = &img
-		case "env":
-			env, err := providers.FieldStringMap(t.Fields, f)
-			if err != nil {
-				return providers.Resource{}, err
-			}
-			req.EnvironmentVariables = &env
-		case "secretEnv":
-			env, err := providers.FieldStringMap(t.Fields, f)
-			if err != nil {
-				return providers.Resource{}, err
-			}
-			req.SecretEnvironmentVariables = &env
+		case providers.ScalewayContainerMemoryMB, providers.ScalewayContainerTimeoutSec, providers.ScalewayContainerMinScale, providers.ScalewayContainerMaxScale, providers.ScalewayContainerPort, providers.ScalewayContainerCPULimit:
+		case providers.ScalewayContainerImage:
+			req.Image = &decl.Image
+		case providers.ScalewayContainerEnv:
+			req.EnvironmentVariables = &decl.Env
+		case providers.ScalewayContainerSecretEnv:
+			req.SecretEnvironmentVariables = &decl.SecretEnv
 		case spec.TagsField:
 			tags, err := tagList(t)
 			if err != nil {
 				return providers.Resource{}, err
 			}
 			req.Tags = &tags
-		case "executionRole":
+		case providers.ComputeExecutionRole:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "compute on scaleway cannot use executionRole: Scaleway containers have no execution role")
 		default:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "%s: field %q cannot be updated in place", d.kind, f)

@@ -134,23 +134,23 @@ func (d *functions) Read(ctx context.Context, region, name string) (providers.Re
 }
 
 // functionEnv is the environment a function gets: env plus SOURCE_BUCKET.
-func functionEnv(t providers.Target) (map[string]string, error) {
-	env, err := providers.FieldStringMap(t.Fields, "env")
-	if err != nil {
-		return nil, err
-	}
+func functionEnv(decl providers.ScalewayFunctionInput) (map[string]string, error) {
+	env := decl.Env
 	if _, clash := env[sourceBucketEnv]; clash {
 		return nil, providers.Errorf(providers.InvalidArgument, "env sets %s, which sourceBucket owns; use sourceBucket", sourceBucketEnv)
 	}
-	if b, ok := providers.FieldString(t.Fields, "sourceBucket"); ok && b != "" {
+	if b := decl.SourceBucket; b != "" {
 		env[sourceBucketEnv] = b
 	}
 	return env, nil
 }
 
 func (d *functions) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
-	nsName, _ := providers.FieldString(t.Fields, "namespace")
-	runtime, _ := providers.FieldString(t.Fields, "runtime")
+	decl, err := providers.DecodeScalewayFunction(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	nsName, runtime := decl.Namespace, decl.Runtime
 	if nsName == "" || runtime == "" {
 		return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "scaleway-function needs namespace and runtime")
 	}
@@ -162,12 +162,11 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	env, err := functionEnv(t)
+	env, err := functionEnv(decl)
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	code, _ := providers.FieldString(t.Fields, "code")
-	handler, _ := providers.FieldString(t.Fields, "handler")
+	code, handler := decl.Code, decl.Handler
 	var archive []byte
 	if code != "" {
 		if archive, err = zipCode(runtime, handler, code); err != nil {
@@ -286,19 +285,23 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 	// "unknown_…".
 	req := &function.UpdateFunctionRequest{Region: scw.Region(t.Region), FunctionID: f.ID, Runtime: f.Runtime,
 		Privacy: f.Privacy, HTTPOption: f.HTTPOption, Sandbox: f.Sandbox}
+	decl, err := providers.DecodeScalewayFunction(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
 	for _, name := range changed {
 		switch name {
-		case "env", "sourceBucket":
-			env, err := functionEnv(t)
+		case providers.ScalewayFunctionEnv, providers.ScalewayFunctionSourceBucket:
+			env, err := functionEnv(decl)
 			if err != nil {
 				return providers.Resource{}, err
 			}
-			if _, set := t.Fields["sourceBucket"]; !set {
+			if !decl.HasSourceBucket() {
 				if b, ok := f.EnvironmentVariables[sourceBucketEnv]; ok {
 					env[sourceBucketEnv] = b
 				}
 			}
-			if _, set := t.Fields["env"]; !set {
+			if !decl.HasEnv() {
 				for k, v := range f.EnvironmentVariables {
 					if k != sourceBucketEnv {
 						env[k] = v
@@ -306,9 +309,8 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 				}
 			}
 			req.EnvironmentVariables = &env
-		case "handler":
-			h, _ := providers.FieldString(t.Fields, name)
-			req.Handler = &h
+		case providers.ScalewayFunctionHandler:
+			req.Handler = &decl.Handler
 		case spec.TagsField:
 			tags, err := tagList(t)
 			if err != nil {

@@ -40,14 +40,10 @@ func allPages[T any](ctx context.Context, k spec.Kind, region string, fetch func
 	}
 }
 
-// targetUint returns a whole, non-negative number field; a fraction or a
-// negative is refused with the field's name.
-func targetUint(f map[string]any, name string) (uint32, bool, error) {
-	v, ok := providers.FieldNumber(f, name)
-	if !ok {
-		if _, present := f[name]; present && f[name] != nil {
-			return 0, false, providers.Errorf(providers.InvalidArgument, "field %q is %T, want a number", name, f[name])
-		}
+// targetUint is a number field, decoded, as Scaleway takes it: whole and
+// non-negative; a fraction or a negative is refused with the field's name.
+func targetUint(name string, v float64, set bool) (uint32, bool, error) {
+	if !set {
 		return 0, false, nil
 	}
 	if v < 0 || v != float64(uint32(v)) {

@@ -121,7 +121,7 @@ func (d *identities) resource(ctx context.Context, region string, app *iam.Appli
 		if err != nil {
 			return providers.Resource{}, err
 		}
-		r.Fields["policies"] = sets
+		r.Fields[providers.IAMPolicies] = sets
 		r.Complete = true
 	}
 	return r, nil
@@ -155,22 +155,11 @@ func (d *identities) Read(ctx context.Context, region, name string) (providers.R
 
 // rules grants the permission sets on the fleet's project only.
 func (d *identities) rules(t providers.Target, project string) ([]*iam.RuleSpecs, error) {
-	var names []string
-	switch v := t.Fields["policies"].(type) {
-	case nil:
-	case []any:
-		for _, x := range v {
-			s, ok := x.(string)
-			if !ok {
-				return nil, providers.Errorf(providers.InvalidArgument, "iam: policies holds %T, want permission-set names", x)
-			}
-			names = append(names, s)
-		}
-	case []string:
-		names = append(names, v...)
-	default:
-		return nil, providers.Errorf(providers.InvalidArgument, "iam: policies is %T, want a list of permission-set names", v)
+	decl, err := providers.DecodeIAM(t.Fields)
+	if err != nil {
+		return nil, err
 	}
+	names := decl.Policies // the decoder's own copy, so sorting it is ours
 	for _, n := range names {
 		if strings.HasPrefix(n, "arn:") {
 			return nil, providers.Errorf(providers.InvalidArgument,
@@ -227,7 +216,7 @@ func (d *identities) Update(ctx context.Context, t providers.Target, changed []s
 	}
 	for _, f := range changed {
 		switch f {
-		case "policies":
+		case providers.IAMPolicies:
 			rules, err := d.rules(t, project)
 			if err != nil {
 				return providers.Resource{}, err

@@ -105,6 +105,18 @@ func (d *namespaces) List(ctx context.Context, region string) ([]providers.Resou
 	return out, nil
 }
 
+// description is the target's description and whether it set one. The
+// two namespace kinds share this driver and have the same fields; each is
+// decoded as its own kind.
+func (d *namespaces) description(t providers.Target) (*string, bool, error) {
+	if d.kind == spec.ScalewayFunctionNamespace {
+		decl, err := providers.DecodeScalewayFunctionNamespace(t.Fields)
+		return &decl.Description, decl.HasDescription(), err
+	}
+	decl, err := providers.DecodeScalewayContainerNamespace(t.Fields)
+	return &decl.Description, decl.HasDescription(), err
+}
+
 func (d *namespaces) Read(ctx context.Context, region, name string) (providers.Resource, error) {
 	n, err := d.find(ctx, region, name)
 	if err != nil {
@@ -122,9 +134,12 @@ func (d *namespaces) Create(ctx context.Context, t providers.Target) (providers.
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	var description *string
-	if s, ok := providers.FieldString(t.Fields, "description"); ok {
-		description = &s
+	description, set, err := d.description(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	if !set {
+		description = nil
 	}
 	id, err := d.product.create(ctx, t.Region, project, t.Name, tags, description)
 	if err != nil {
@@ -156,9 +171,12 @@ func (d *namespaces) Update(ctx context.Context, t providers.Target, changed []s
 	var tags *[]string
 	for _, f := range changed {
 		switch f {
-		case "description":
-			s, _ := providers.FieldString(t.Fields, f)
-			description = &s
+		case providers.ScalewayContainerNamespaceDescription: // the function namespace's too
+			s, _, err := d.description(t)
+			if err != nil {
+				return providers.Resource{}, err
+			}
+			description = s
 		case spec.TagsField:
 			list, err := tagList(t)
 			if err != nil {

@@ -159,7 +159,11 @@ func (d *objectStores) putTags(ctx context.Context, c *s3.Client, name string, t
 }
 
 func (d *objectStores) putVersioning(ctx context.Context, c *s3.Client, name string, t providers.Target, created bool) error {
-	on, _ := t.Fields["versioning"].(bool)
+	decl, err := providers.DecodeObjectStore(t.Fields)
+	if err != nil {
+		return err
+	}
+	on := decl.Versioning
 	if !on && created {
 		return nil // a new bucket is unversioned
 	}
@@ -167,7 +171,7 @@ func (d *objectStores) putVersioning(ctx context.Context, c *s3.Client, name str
 	if on {
 		status = s3types.BucketVersioningStatusEnabled
 	}
-	_, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(name),
+	_, err = c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(name),
 		VersioningConfiguration: &s3types.VersioningConfiguration{Status: status}})
 	return err
 }
@@ -203,14 +207,14 @@ func (d *objectStores) Update(ctx context.Context, t providers.Target, changed [
 	}
 	for _, f := range changed {
 		switch f {
-		case "versioning":
+		case providers.ObjectStoreVersioning:
 			err = d.putVersioning(ctx, c, t.Name, t, false)
 		case spec.TagsField:
 			var tags []s3types.Tag
 			if tags, err = bucketTags(t); err == nil {
 				err = d.putTags(ctx, c, t.Name, tags)
 			}
-		case "forceDestroy":
+		case providers.ObjectStoreForceDestroy:
 		default:
 			err = providers.Errorf(providers.InvalidArgument, "object-store: field %q cannot be updated in place", f)
 		}
@@ -226,7 +230,11 @@ func (d *objectStores) Delete(ctx context.Context, t providers.Target) error {
 	if err != nil {
 		return err
 	}
-	if force, _ := t.Fields["forceDestroy"].(bool); force {
+	decl, err := providers.DecodeObjectStore(t.Fields)
+	if err != nil {
+		return err
+	}
+	if decl.ForceDestroy {
 		if err := emptyBucket(ctx, c, t.Name); err != nil {
 			return err
 		}

@@ -114,18 +114,22 @@ func (d *postgres) Create(ctx context.Context, t providers.Target) (providers.Re
 	if err := noUserTags(spec.Postgres, t); err != nil {
 		return providers.Resource{}, err
 	}
-	minCPU, _, err := capacity(t, "minCapacity")
+	decl, err := providers.DecodePostgres(t.Fields)
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	maxCPU, set, err := capacity(t, "maxCapacity")
+	minCPU, _, err := capacity(providers.PostgresMinCapacity, decl.MinCapacity, decl.HasMinCapacity())
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	maxCPU, set, err := capacity(providers.PostgresMaxCapacity, decl.MaxCapacity, decl.HasMaxCapacity())
 	if err != nil {
 		return providers.Resource{}, err
 	}
 	if !set {
 		maxCPU = 15 // the console's default ceiling
 	}
-	version, _ := providers.FieldString(t.Fields, "engineVersion")
+	version := decl.EngineVersion
 	db, err := d.api.CreateDatabase(&sdb.CreateDatabaseRequest{Region: scw.Region(t.Region), ProjectID: project, Name: t.Name,
 		CPUMin: minCPU, CPUMax: maxCPU, Version: version}, scw.WithContext(ctx))
 	if err != nil {
@@ -149,24 +153,30 @@ func (d *postgres) Update(ctx context.Context, t providers.Target, changed []str
 	if err != nil {
 		return providers.Resource{}, err
 	}
+	decl, err := providers.DecodePostgres(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
 	req := &sdb.UpdateDatabaseRequest{Region: scw.Region(t.Region), DatabaseID: db.ID}
 	for _, f := range changed {
 		switch f {
-		case "minCapacity", "maxCapacity":
-			v, _, err := capacity(t, f)
+		case providers.PostgresMinCapacity:
+			v, _, err := capacity(f, decl.MinCapacity, decl.HasMinCapacity())
 			if err != nil {
 				return providers.Resource{}, err
 			}
-			if f == "minCapacity" {
-				req.CPUMin = &v
-			} else {
-				req.CPUMax = &v
+			req.CPUMin = &v
+		case providers.PostgresMaxCapacity:
+			v, _, err := capacity(f, decl.MaxCapacity, decl.HasMaxCapacity())
+			if err != nil {
+				return providers.Resource{}, err
 			}
+			req.CPUMax = &v
 		case spec.TagsField:
 			if err := noUserTags(spec.Postgres, t); err != nil {
 				return providers.Resource{}, err
 			}
-		case "engineVersion":
+		case providers.PostgresEngineVersion:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "postgres on scaleway cannot change engineVersion in place: Serverless SQL has no major-version upgrade; create a new database")
 		default:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "postgres: field %q cannot be updated in place", f)
@@ -182,13 +192,13 @@ func (d *postgres) Update(ctx context.Context, t providers.Target, changed []str
 
 // capacity reads a capacity bound: Serverless SQL counts whole vCPUs,
 // where Aurora counts half ACUs.
-func capacity(t providers.Target, field string) (uint32, bool, error) {
-	v, set, err := targetUint(t.Fields, field)
+func capacity(field string, v float64, set bool) (uint32, bool, error) {
+	n, set, err := targetUint(field, v, set)
 	if err != nil {
 		return 0, false, providers.Errorf(providers.InvalidArgument,
-			"postgres on scaleway needs whole-number %s: Serverless SQL capacity is in whole vCPUs (%v)", field, t.Fields[field])
+			"postgres on scaleway needs whole-number %s: Serverless SQL capacity is in whole vCPUs (%v)", field, v)
 	}
-	return v, set, nil
+	return n, set, nil
 }
 
 func (d *postgres) Delete(ctx context.Context, t providers.Target) error {

@@ -149,7 +149,11 @@ func (d *registries) Read(ctx context.Context, region, name string) (providers.R
 }
 
 func immutable(t providers.Target) error {
-	if v, _ := t.Fields["immutableTags"].(bool); v {
+	decl, err := providers.DecodeImageRegistry(t.Fields)
+	if err != nil {
+		return err
+	}
+	if decl.ImmutableTags {
 		return providers.Errorf(providers.InvalidArgument, "image-registry on scaleway cannot use immutableTags: Container Registry tags are always mutable; remove it or set false")
 	}
 	return nil
@@ -188,7 +192,7 @@ func (d *registries) Update(ctx context.Context, t providers.Target, changed []s
 	}
 	for _, f := range changed {
 		switch f {
-		case "immutableTags":
+		case providers.ImageRegistryImmutableTags:
 			if err := immutable(t); err != nil {
 				return providers.Resource{}, err
 			}

@@ -97,14 +97,11 @@ func (d *secrets) Read(ctx context.Context, region, name string) (providers.Reso
 	return secretResource(region, s), nil
 }
 
-func secretValue(t providers.Target) ([]byte, error) {
-	switch v := t.Fields["value"].(type) {
-	case spec.Sensitive:
-		return []byte(v.Reveal()), nil
-	case string:
-		return []byte(v), nil
+func secretValue(decl providers.SecretsInput) ([]byte, error) {
+	if !decl.HasValue() {
+		return nil, providers.Errorf(providers.InvalidArgument, "secrets: the value is missing, want a secret")
 	}
-	return nil, providers.Errorf(providers.InvalidArgument, "secrets: the value is %T, want a secret", t.Fields["value"])
+	return []byte(decl.Value.Reveal()), nil
 }
 
 func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
@@ -112,7 +109,11 @@ func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Res
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	value, err := secretValue(t)
+	decl, err := providers.DecodeSecrets(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	value, err := secretValue(decl)
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -122,8 +123,8 @@ func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Res
 	}
 	req := &secret.CreateSecretRequest{Region: scw.Region(t.Region), ProjectID: project, Name: t.Name, Tags: tags,
 		Type: secret.SecretTypeOpaque, Path: ptr("/")}
-	if s, ok := providers.FieldString(t.Fields, "description"); ok {
-		req.Description = &s
+	if decl.HasDescription() {
+		req.Description = &decl.Description
 	}
 	s, err := d.api.CreateSecret(req, scw.WithContext(ctx))
 	if err != nil {
@@ -147,10 +148,14 @@ func (d *secrets) Update(ctx context.Context, t providers.Target, changed []stri
 	}
 	req := &secret.UpdateSecretRequest{Region: scw.Region(t.Region), SecretID: s.ID}
 	patch := false
+	decl, err := providers.DecodeSecrets(t.Fields)
+	if err != nil {
+		return providers.Resource{}, err
+	}
 	for _, f := range changed {
 		switch f {
-		case "value":
-			value, err := secretValue(t)
+		case providers.SecretsValue:
+			value, err := secretValue(decl)
 			if err != nil {
 				return providers.Resource{}, err
 			}
@@ -159,9 +164,8 @@ func (d *secrets) Update(ctx context.Context, t providers.Target, changed []stri
 				Data: value, DisablePrevious: ptr(true)}, scw.WithContext(ctx)); err != nil {
 				return providers.Resource{}, err
 			}
-		case "description":
-			v, _ := providers.FieldString(t.Fields, f)
-			req.Description, patch = &v, true
+		case providers.SecretsDescription:
+			req.Description, patch = &decl.Description, true
 		case spec.TagsField:
 			tags, err := tagList(t)
 			if err != nil {

@@ -18,7 +18,7 @@ import (
 	"github.com/infra-iac/infra/providers"
 )
 
-const visibilityField = "visibilityTimeoutSec"
+const visibilityField = providers.QueuesVisibilityTimeoutSec
 
 // Name is the last path segment of a queue URL.
 func Name(u string) string {

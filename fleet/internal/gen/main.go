@@ -25,6 +25,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/infra-iac/infra/internal/goname"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -183,34 +184,9 @@ func kindType(p spec.Provider, k spec.Kind) string {
 	return goName(strings.TrimPrefix(string(k), string(p)+"-"))
 }
 
-var acronyms = map[string]string{
-	"arn": "ARN", "id": "ID", "url": "URL", "uri": "URI", "vpc": "VPC", "ip": "IP", "mb": "MB",
-	"cpu": "CPU", "iam": "IAM", "aws": "AWS", "sql": "SQL", "uae": "UAE", "ns": "NS",
-}
-
-// goName turns a kebab-case or camelCase name into an exported Go name.
-func goName(s string) string {
-	var words []string
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '.' || r == '_' }) {
-		start := 0
-		for i := 1; i < len(part); i++ {
-			if part[i] >= 'A' && part[i] <= 'Z' && !(part[i-1] >= 'A' && part[i-1] <= 'Z') {
-				words = append(words, part[start:i])
-				start = i
-			}
-		}
-		words = append(words, part[start:])
-	}
-	var b strings.Builder
-	for _, w := range words {
-		if a, ok := acronyms[strings.ToLower(w)]; ok {
-			b.WriteString(a)
-			continue
-		}
-		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-	}
-	return b.String()
-}
+// goName turns a kebab-case or camelCase name into an exported Go name;
+// the providers' input generator spells names by the same rule.
+func goName(s string) string { return goname.Of(s) }
 
 // paramName is a Go parameter name for a field.
 func paramName(field string) string {

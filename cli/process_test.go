@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/internal/strike"
 	"github.com/infra-iac/infra/internal/testbin"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
@@ -59,12 +60,12 @@ func processEnv(srv *moto.Server) []string {
 // ledger, once.
 func TestSIGKILLAtEveryStepConverges(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the crash test runs 40 applies against the emulator")
+		t.Skip("-short: the crash test runs up to 40 applies against the emulator")
 	}
 	bin := testbin.Infra(t)
 	srv := moto.Shared(t)
 	runs, killedMidway := 0, 0
-	for k := 1; k <= 20; k++ {
+	for _, k := range strike.Points(t, 20) {
 		dir := t.TempDir()
 		name := fmt.Sprintf("crash-%d", k)
 		fleet := chainFleet(t, dir, name, fmt.Sprintf("k%d-", k))

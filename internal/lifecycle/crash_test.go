@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +27,7 @@ import (
 
 	"github.com/infra-iac/infra/internal/faultproxy"
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/internal/strike"
 	"github.com/infra-iac/infra/internal/testbin"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -38,7 +37,7 @@ import (
 // resource tagged, recorded and declared, and nothing else; destroy then
 // leaves nothing. The process is killed (SIGKILL) at the k-th request of a
 // 20-resource apply over five kinds, after the cloud acted on it and
-// before the answer arrives, for every k (crashPoints: .ci/run strikes at
+// before the answer arrives, for every k (strike.Points: .ci/run strikes at
 // every k, the README's test command at a sample); then the same with the
 // response dropped (the process lives and the SDK retries).
 
@@ -258,51 +257,13 @@ func (r *crashRig) calls() int {
 	return n
 }
 
-// crashPoints are the requests k at which a crash test strikes. With
-// INFRA_CRASH_EVERY=1 (as .ci/run sets it) it is every k from 1 to n, about
-// 15 minutes here; otherwise, so that the README's test command stays
-// short, the first and last three, the quartiles and three more drawn from
-// a seed that changes daily. INFRA_CRASH_K=k strikes at k alone, to repeat
-// a failure.
-func crashPoints(t *testing.T, n int) []int {
-	if v := os.Getenv("INFRA_CRASH_K"); v != "" {
-		k, err := strconv.Atoi(v)
-		if err != nil || k < 1 || k > n {
-			t.Fatalf("INFRA_CRASH_K=%q: want 1..%d", v, n)
-		}
-		return []int{k}
-	}
-	if os.Getenv("INFRA_CRASH_EVERY") != "" {
-		ks := make([]int, n)
-		for i := range ks {
-			ks[i] = i + 1
-		}
-		return ks
-	}
-	seed := uint64(time.Now().UTC().YearDay())
-	rng := rand.New(rand.NewPCG(seed, seed))
-	pick := map[int]bool{1: true, 2: true, 3: true, n / 4: true, n / 2: true, 3 * n / 4: true, n - 2: true, n - 1: true, n: true}
-	for len(pick) < min(n, 12) {
-		pick[1+rng.IntN(n)] = true
-	}
-	var ks []int
-	for k := range pick {
-		if k >= 1 && k <= n {
-			ks = append(ks, k)
-		}
-	}
-	sort.Ints(ks)
-	t.Logf("striking at %v of %d requests (seed %d; INFRA_CRASH_EVERY=1 strikes at every one)", ks, n, seed)
-	return ks
-}
-
 func TestKillAtEveryRequestOfAnApplyConverges(t *testing.T) {
 	r := newCrashRig(t)
 	n := r.calls()
 	t.Logf("a clean apply of 20 resources makes %d requests", n)
 	started := time.Now()
 	killed := 0
-	for _, k := range crashPoints(t, n) {
+	for _, k := range strike.Points(t, n) {
 		must(t, r.srv.Reset())
 		proxy, err := faultproxy.Start(r.srv.URL, faultproxy.Options{})
 		must(t, err)
@@ -328,7 +289,7 @@ func TestDroppedResponseAtEveryRequestOfAnApplyConverges(t *testing.T) {
 	n := r.calls()
 	started := time.Now()
 	failed := 0
-	ks := crashPoints(t, n)
+	ks := strike.Points(t, n)
 	for _, k := range ks {
 		must(t, r.srv.Reset())
 		proxy, err := faultproxy.Start(r.srv.URL, faultproxy.Options{})

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -129,14 +128,23 @@ func TestReplacedDatabaseRewritesTheSecretThatReadsIt(t *testing.T) {
 	f.forceApply(ownDoc("", replPassword, sprintf(replDB, "dbadmin"), replURL))
 	// moto names a cluster's automated snapshot by the minute and keeps it
 	// after the cluster is deleted, so a cluster made again under the same
-	// name within that minute is refused (AWS does not do this).
-	time.Sleep(time.Until(time.Now().Truncate(time.Minute).Add(time.Minute + time.Second)))
+	// name within that minute is refused (AWS does not do this). Deleting
+	// it here, as only the emulator allows, spares waiting for the minute.
+	c := rds.NewFromConfig(f.b.Config(), func(o *rds.Options) { o.Region = "eu-west-3" })
+	snaps, err := c.DescribeDBClusterSnapshots(f.ctx, &rds.DescribeDBClusterSnapshotsInput{DBClusterIdentifier: aws.String("repl-db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps.DBClusterSnapshots {
+		if _, err := c.DeleteDBClusterSnapshot(f.ctx, &rds.DeleteDBClusterSnapshotInput{DBClusterSnapshotIdentifier: s.DBClusterSnapshotIdentifier}); err != nil {
+			t.Fatalf("delete moto's snapshot %s: %v", aws.ToString(s.DBClusterSnapshotIdentifier), err)
+		}
+	}
 	doc := ownDoc("", replPassword, sprintf(replDB, "owner"), replURL)
 	p := f.forceApply(doc)
 	if got := strings.Join(actionNames(p), ", "); got != "replace aws/postgres/repl-db, update aws/secrets/repl-url" {
 		t.Fatalf("plan: %s\n%s", got, Render(p))
 	}
-	c := rds.NewFromConfig(f.b.Config(), func(o *rds.Options) { o.Region = "eu-west-3" })
 	out, err := c.DescribeDBClusters(f.ctx, &rds.DescribeDBClustersInput{DBClusterIdentifier: aws.String("repl-db")})
 	if err != nil || len(out.DBClusters) != 1 {
 		t.Fatalf("describe repl-db: %v", err)

@@ -75,6 +75,15 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 	}
 	rep, err := operations.New(operations.Env{Backends: g.f.Backends}).Sweep(ctx, req)
 	var noRegion *operations.NoRegionError
+	var age *operations.AgeError
+	switch {
+	case errors.Is(err, operations.ErrNoPrefix):
+		return errors.New("sweep needs a prefix (--prefix ci-tests-): without one every resource in the account would be a candidate")
+	case errors.As(err, &age) && age.Negative:
+		return fmt.Errorf("--older-than %q: an age cannot be negative", age.Value)
+	case errors.As(err, &age):
+		return fmt.Errorf("--older-than %q: want a duration such as 90m, 2h or 7d", age.Value)
+	}
 	if errors.As(err, &noRegion) {
 		return fmt.Errorf("%s: no region to sweep: pass --region, or configure the cloud's default region (AWS_REGION, SCW_DEFAULT_REGION)", noRegion.Provider)
 	}

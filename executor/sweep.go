@@ -39,7 +39,12 @@ func (h *Handler) sweepOp(ctx context.Context, req Request) Response {
 		return failed("sweep needs regions: send options.regions, or a document with a placement")
 	}
 	var diags *operations.DiagnosticsError
+	var age *operations.AgeError
 	switch {
+	case errors.Is(err, operations.ErrNoPrefix):
+		return failed("sweep needs options.prefix (such as ci-tests-): without one every resource in the account would be a candidate")
+	case errors.As(err, &age):
+		return failed("options.olderThan: " + age.Error())
 	case report == nil && errors.As(err, &diags):
 		return refusal(ctx, OpSweep, err)
 	case report == nil && err != nil:

@@ -6,6 +6,7 @@ import (
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
+	"github.com/infra-iac/infra/sweep"
 )
 
 // The typed errors of the layers below, named here for the front ends.
@@ -18,7 +19,12 @@ type (
 	// AccountMismatchError is credentials for another account than the
 	// fleet declares.
 	AccountMismatchError = engine.AccountMismatchError
+	// AgeError is a sweep's age floor that does not parse.
+	AgeError = sweep.AgeError
 )
+
+// ErrNoPrefix refuses a sweep without a prefix.
+var ErrNoPrefix = sweep.ErrNoPrefix
 
 // DiagnosticsError refuses an operation on a fleet whose check or plan has
 // errors. Nothing in the cloud or the state was touched.

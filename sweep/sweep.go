@@ -82,10 +82,27 @@ type Options struct {
 	Now func() time.Time
 }
 
+// ErrNoPrefix refuses a sweep without a prefix. Each front end names its
+// own way to give one (a flag, a payload field).
+var ErrNoPrefix = errors.New("sweep needs a prefix (such as ci-tests-): without one every resource in the account would be a candidate")
+
+// AgeError is an age floor that does not parse, or is negative.
+type AgeError struct {
+	Value    string
+	Negative bool
+}
+
+func (e *AgeError) Error() string {
+	if e.Negative {
+		return fmt.Sprintf("age %q: an age cannot be negative", e.Value)
+	}
+	return fmt.Sprintf("age %q: want a duration such as 90m, 2h or 7d", e.Value)
+}
+
 // CheckPrefix refuses a prefix that would sweep more than debris.
 func CheckPrefix(prefix string) error {
 	if prefix == "" {
-		return errors.New("sweep needs a prefix (--prefix ci-tests-): without one every resource in the account would be a candidate")
+		return ErrNoPrefix
 	}
 	if n := utf8.RuneCountInString(prefix); n < MinPrefix {
 		return fmt.Errorf("the prefix %q is %d character(s) long; a sweep needs at least %d, so that it cannot match names nobody meant as debris", prefix, n, MinPrefix)
@@ -93,7 +110,7 @@ func CheckPrefix(prefix string) error {
 	return nil
 }
 
-// ParseAge reads an --older-than value: a Go duration ("90m", "2h") or a
+// ParseAge reads an age floor: a Go duration ("90m", "2h") or a
 // number of days ("7d"). "0" means no age floor.
 func ParseAge(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
@@ -104,17 +121,17 @@ func ParseAge(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.ParseFloat(days, 64)
 		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) || n > 100*365 {
-			return 0, fmt.Errorf("--older-than %q: want a duration such as 90m, 2h or 7d", s)
+			return 0, &AgeError{Value: s}
 		}
 		d = time.Duration(n * float64(24*time.Hour))
 	} else {
 		var err error
 		if d, err = time.ParseDuration(s); err != nil {
-			return 0, fmt.Errorf("--older-than %q: want a duration such as 90m, 2h or 7d", s)
+			return 0, &AgeError{Value: s}
 		}
 	}
 	if d < 0 {
-		return 0, fmt.Errorf("--older-than %q: an age cannot be negative", s)
+		return 0, &AgeError{Value: s, Negative: true}
 	}
 	return d, nil
 }
@@ -247,7 +264,7 @@ func (s *sweeper) checkAccounts(ctx context.Context) error {
 		}
 		regions := uniqueSorted(s.opts.Regions[p])
 		if len(regions) == 0 {
-			return fmt.Errorf("%s: no region to sweep; pass --region (or --fleet, to use its placement)", p)
+			return fmt.Errorf("%s: no region to sweep", p)
 		}
 		got, err := b.Account(ctx)
 		if err != nil {

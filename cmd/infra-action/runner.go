@@ -214,6 +214,10 @@ func (l local) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string, 
 		req.OlderThan = "0"
 	}
 	rep, err := l.sweeps.Sweep(ctx, req)
+	var age *operations.AgeError
+	if errors.As(err, &age) {
+		return "", fmt.Errorf("input sweep-older-than: %w", err)
+	}
 	if rep == nil {
 		return "", err
 	}

@@ -116,4 +116,3 @@ func TestEndToEndPullRequestToMergeThroughTheExecutor(t *testing.T) {
 		t.Fatalf("after the second merge moto holds %s", got)
 	}
 }
-

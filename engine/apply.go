@@ -100,7 +100,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	if opts.Store == nil {
 		return nil, errors.New("apply needs a state store")
 	}
-	if spec.HasErrors(p.Diagnostics) {
+	if !p.Applicable {
 		return nil, ErrPlanHasErrors
 	}
 	for _, r := range rn.ledger.Rows {

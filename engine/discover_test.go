@@ -9,6 +9,7 @@ import (
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 )
 
 func TestTaggedOrphanNotInTheLedgerIsDeletedWithTheReason(t *testing.T) {
@@ -49,7 +50,7 @@ func TestDiscoverRebuildsTheLedgerAndReportsOthers(t *testing.T) {
 	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "billing-jobs", Region: "eu-west-3", Owner: "billing"})
 	want := f.store.ledger.Clone()
 	stale := f.store.ledger.Clone()
-	stale.Remove(spec.MustParseAddress("aws/queues/jobs"))
+	stale.Remove(spectest.Address("aws/queues/jobs"))
 	stale.Put(rowOf("aws/queues/gone", "eu-west-3"))
 	dx, err := f.engine().Discover(context.Background(), model(t, doc(sg, queue, bucket)), stale)
 	if err != nil {

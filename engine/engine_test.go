@@ -13,6 +13,7 @@ import (
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 	"github.com/infra-iac/infra/state"
 )
 
@@ -313,7 +314,7 @@ func TestDeletedLineIsDeletedThroughTheLedgerAndForgetLeavesIt(t *testing.T) {
 	if _, ok := f.cloud.Get(spec.AWS, spec.Queues, "eu-west-3", "jobs"); ok {
 		t.Fatal("queue still exists")
 	}
-	if _, ok := f.store.ledger.Get(spec.MustParseAddress("aws/queues/jobs")); ok {
+	if _, ok := f.store.ledger.Get(spectest.Address("aws/queues/jobs")); ok {
 		t.Fatal("queue still in the ledger")
 	}
 
@@ -333,7 +334,7 @@ func TestDeletedLineIsDeletedThroughTheLedgerAndForgetLeavesIt(t *testing.T) {
 	if _, has := tags[spec.OwnershipTagKey]; has || tags["team"] != "web" {
 		t.Fatalf("forget should drop only our tag: %v", tags)
 	}
-	if _, ok := f.store.ledger.Get(spec.MustParseAddress("aws/object-store/assets")); ok {
+	if _, ok := f.store.ledger.Get(spectest.Address("aws/object-store/assets")); ok {
 		t.Fatal("forget kept the row")
 	}
 	if p := f.plan(forget, false); len(p.Actions) != 0 {
@@ -403,10 +404,10 @@ func TestCycleIsReportedWithItsMembers(t *testing.T) {
 		t.Fatalf("diags: %v", diags)
 	}
 	// The engine's own ordering refuses a cycle too, naming its members.
-	_, err := order([]Action{{Address: spec.MustParseAddress("aws/secrets/a")}, {Address: spec.MustParseAddress("aws/secrets/b")}},
+	_, err := order([]Action{{Address: spectest.Address("aws/secrets/a")}, {Address: spectest.Address("aws/secrets/b")}},
 		map[spec.Address][]spec.Address{
-			spec.MustParseAddress("aws/secrets/a"): {spec.MustParseAddress("aws/secrets/b")},
-			spec.MustParseAddress("aws/secrets/b"): {spec.MustParseAddress("aws/secrets/a")},
+			spectest.Address("aws/secrets/a"): {spectest.Address("aws/secrets/b")},
+			spectest.Address("aws/secrets/b"): {spectest.Address("aws/secrets/a")},
 		})
 	if err == nil || !strings.Contains(err.Error(), "aws/secrets/a, aws/secrets/b") {
 		t.Fatalf("order: %v", err)
@@ -541,7 +542,7 @@ func TestOrphanRefusedForEverFailsWithTheProvidersWords(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "aws/security-group/web: delete: conflict: DependencyViolation: resource sg-123 has a dependent object") {
 		t.Fatalf("got %v", err)
 	}
-	if _, ok := f.store.ledger.Get(spec.MustParseAddress("aws/security-group/web")); !ok {
+	if _, ok := f.store.ledger.Get(spectest.Address("aws/security-group/web")); !ok {
 		t.Fatal("a failed delete dropped the row")
 	}
 }
@@ -687,7 +688,7 @@ func TestCrashAfterEveryActionConverges(t *testing.T) {
 }
 
 func rowOf(addr, region string) state.Row {
-	a := spec.MustParseAddress(addr)
+	a := spectest.Address(addr)
 	return state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 )
 
 // lostCreate makes the next create of addr happen in the cloud without
@@ -27,7 +28,7 @@ func TestInterruptedCreateIsAdoptedAndTaggedNextRun(t *testing.T) {
 	if _, _, err := f.apply(d); err == nil {
 		t.Fatal("apply succeeded although the create failed")
 	}
-	if _, ok := f.store.ledger.Intent(spec.MustParseAddress("aws/object-store/assets")); !ok {
+	if _, ok := f.store.ledger.Intent(spectest.Address("aws/object-store/assets")); !ok {
 		t.Fatalf("no intent recorded for the interrupted create: %+v", f.store.ledger)
 	}
 	if got, _ := f.cloud.Get(spec.AWS, spec.ObjectStore, "eu-west-3", "assets"); got.Owner != "" {
@@ -50,7 +51,7 @@ func TestInterruptedCreateIsAdoptedAndTaggedNextRun(t *testing.T) {
 	if got, _ := f.cloud.Get(spec.AWS, spec.ObjectStore, "eu-west-3", "assets"); got.Owner != "shop" {
 		t.Errorf("not tagged: owner %q", got.Owner)
 	}
-	if _, ok := f.store.ledger.Get(spec.MustParseAddress("aws/object-store/assets")); !ok || len(f.store.ledger.Intents) != 0 {
+	if _, ok := f.store.ledger.Get(spectest.Address("aws/object-store/assets")); !ok || len(f.store.ledger.Intents) != 0 {
 		t.Errorf("ledger: %+v", f.store.ledger)
 	}
 	if again := f.plan(d, false); len(again.Actions) != 0 {
@@ -142,7 +143,7 @@ func TestDiscoverKeepsIntents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := dx.Ledger.Intent(spec.MustParseAddress("aws/object-store/assets")); !ok {
+	if _, ok := dx.Ledger.Intent(spectest.Address("aws/object-store/assets")); !ok {
 		t.Fatalf("discover dropped the intent: %+v", dx.Ledger)
 	}
 }

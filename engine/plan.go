@@ -112,6 +112,10 @@ type Plan struct {
 	// cloud matches the fleet".
 	Attention []spec.Diagnostic `json:"attention"`
 	Summary   Summary           `json:"summary"`
+	// Applicable is false when any diagnostic is an error: apply refuses
+	// such a plan. Only apply reads it; the plan and its rows are shown
+	// either way.
+	Applicable bool `json:"applicable"`
 
 	// run carries what Apply needs and the JSON must not show.
 	run *run

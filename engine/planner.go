@@ -63,7 +63,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 		Diagnostics: append([]spec.Diagnostic{}, diags...), Attention: []spec.Diagnostic{}}
 	if spec.HasErrors(diags) {
 		p.ID = p.computeID()
-		return p, nil
+		return p, nil // not applicable
 	}
 	accounts, adiags, err := e.verifyAccounts(ctx, m, ledger)
 	if err != nil {
@@ -112,6 +112,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	p.Attention = spec.SortDiagnostics(append(p.Attention, pl.diags...))
 	p.Summarize()
 	p.ID = p.computeID()
+	p.Applicable = !spec.HasErrors(p.Diagnostics)
 	p.run = rn
 	return p, nil
 }

@@ -33,7 +33,7 @@ func (s *session) plan(ctx context.Context, destroy bool) (*engine.Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	if spec.HasErrors(p.Diagnostics) {
+	if !p.Applicable {
 		return p, &DiagnosticsError{Diagnostics: p.Diagnostics, Planned: !spec.HasErrors(s.diags)}
 	}
 	return p, nil

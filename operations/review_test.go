@@ -4,12 +4,12 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/engine"
-	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 )
 
 // A resume accepts only what is left of each accepted action.
 func TestLeftOf(t *testing.T) {
-	a := spec.MustParseAddress("aws/queues/jobs")
+	a := spectest.Address("aws/queues/jobs")
 	upd := func(kind engine.ActionKind, field string, after any) engine.Action {
 		return engine.Action{Address: a, Action: kind, Region: "eu-west-3", Changes: []engine.Change{{Field: field, After: after}}}
 	}

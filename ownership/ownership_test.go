@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 )
 
 func TestJudge(t *testing.T) {
@@ -24,7 +25,7 @@ func TestJudge(t *testing.T) {
 		{"aws/queues/legacy", "shop", Ours},          // a prefix, never a substring
 		{"aws/object-store/legacy-logs", "shop", Ours},
 	} {
-		if got := Judge(m, spec.MustParseAddress(c.addr), c.owner); got != c.want {
+		if got := Judge(m, spectest.Address(c.addr), c.owner); got != c.want {
 			t.Errorf("%s owned by %q: %s, want %s", c.addr, c.owner, got, c.want)
 		}
 	}

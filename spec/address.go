@@ -62,16 +62,6 @@ func ParseAddress(s string) (Address, error) {
 	return Address{Provider: Provider(parts[0]), Kind: Kind(parts[1]), Name: parts[2]}, nil
 }
 
-// MustParseAddress is ParseAddress for addresses written in code (tests,
-// tables). It panics on a malformed literal, never on user input.
-func MustParseAddress(s string) Address {
-	a, err := ParseAddress(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
 // MarshalText makes an Address usable as a JSON string and map key.
 func (a Address) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 

@@ -25,7 +25,7 @@ func TestCompileModel(t *testing.T) {
 	m, diags := Compile(d)
 	checkRows(t, diags)
 
-	gov, ok := m.Lookup(MustParseAddress("aws/aws-instance/gov"))
+	gov, ok := m.Lookup(mustAddress("aws/aws-instance/gov"))
 	if !ok {
 		t.Fatal("aws/aws-instance/gov not in the model")
 	}
@@ -35,10 +35,10 @@ func TestCompileModel(t *testing.T) {
 	if got := gov.Fields["instanceType"]; got != (Lit{"p5.48xlarge"}) {
 		t.Errorf("raw instance type: got %#v", got)
 	}
-	if got, want := gov.Deps(), []Address{MustParseAddress("aws/security-group/gov")}; !reflect.DeepEqual(got, want) {
+	if got, want := gov.Deps(), []Address{mustAddress("aws/security-group/gov")}; !reflect.DeepEqual(got, want) {
 		t.Errorf("deps: got %v, want %v", got, want)
 	}
-	web, _ := m.Lookup(MustParseAddress("aws/aws-instance/web-1"))
+	web, _ := m.Lookup(mustAddress("aws/aws-instance/web-1"))
 	if web == nil || web.Region != "eu-west-3" {
 		t.Errorf("placement should give eu-west-3: %+v", web)
 	}
@@ -48,14 +48,14 @@ func TestCompileModel(t *testing.T) {
 	if got, want := m.Providers(), []Provider{AWS, Scaleway}; !reflect.DeepEqual(got, want) {
 		t.Errorf("providers: got %v, want %v", got, want)
 	}
-	if !reflect.DeepEqual(m.Forget, []Address{MustParseAddress("aws/queues/old")}) {
+	if !reflect.DeepEqual(m.Forget, []Address{mustAddress("aws/queues/old")}) {
 		t.Errorf("forget: %v", m.Forget)
 	}
 	for addr, want := range map[string]bool{
 		"aws/queues/legacy-1": true, "aws/queues/legacy-": true, "aws/queues/legacy": false,
 		"aws/queues/kept": true, "aws/queues/kept-2": false, "aws/object-store/legacy-1": false,
 	} {
-		if _, got := m.Excluded(MustParseAddress(addr)); got != want {
+		if _, got := m.Excluded(mustAddress(addr)); got != want {
 			t.Errorf("Excluded(%s) = %v, want %v", addr, got, want)
 		}
 	}
@@ -87,4 +87,13 @@ func TestRegionTables(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mustAddress parses an address written in this test.
+func mustAddress(s string) Address {
+	a, err := ParseAddress(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

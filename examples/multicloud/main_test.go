@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 )
 
 func TestMulticloud(t *testing.T) {
@@ -23,11 +24,11 @@ func TestMulticloud(t *testing.T) {
 	// The cross-cloud reference is an ordering edge in the model check
 	// builds: the function depends on the AWS bucket.
 	m, _ := spec.Compile(doc)
-	fn, ok := m.Lookup(spec.MustParseAddress("scaleway/scaleway-function/multicloud-thumbnails"))
+	fn, ok := m.Lookup(spectest.Address("scaleway/scaleway-function/multicloud-thumbnails"))
 	if !ok {
 		t.Fatal("the function is not declared")
 	}
-	want := spec.MustParseAddress("aws/object-store/multicloud-assets-aws")
+	want := spectest.Address("aws/object-store/multicloud-assets-aws")
 	found := false
 	for _, d := range fn.Deps() {
 		if d == want {

@@ -31,8 +31,12 @@ func (h *Handler) apply(ctx context.Context, r *request, req Request, b budget) 
 	var changed *operations.PlanChangedError
 	var brake *operations.BrakeError
 	switch {
-	case errors.As(err, &diags):
+	case errors.As(err, &diags) && !diags.Planned:
 		return refusal(ctx, req.Operation, err)
+	case errors.As(err, &diags):
+		// The plan found them: it goes back with its rows, as a plan does.
+		resp.Status = StatusFailed
+		resp.Message = fmt.Sprintf("refusing to %s: the plan has %d error(s)", req.Operation, diags.Count())
 	case errors.As(err, &unreviewed):
 		resp.Status = StatusFailed
 		resp.Message = fmt.Sprintf(`refusing to %s without a reviewed plan: send "expectPlanId" (this fresh plan is %s), or options.unreviewed to apply whatever the fresh plan is`, req.Operation, unreviewed.Fresh)

@@ -269,9 +269,12 @@ func refusal(ctx context.Context, op Operation, err error) Response {
 
 func (h *Handler) plan(ctx context.Context, r *request) Response {
 	p, err := r.ops.Plan(ctx, operations.PlanRequest{Document: r.doc})
-	if err != nil {
+	var diags *operations.DiagnosticsError
+	if err != nil && (p == nil || !errors.As(err, &diags) || !diags.Planned) {
 		return refusal(ctx, OpPlan, err)
 	}
+	// A plan whose rows hold errors the plan found is still the answer: it
+	// carries them, and apply will refuse it.
 	return Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: render.SummaryLine(p)}
 }
 

@@ -569,3 +569,31 @@ func TestBrakeNamesOptionsForce(t *testing.T) {
 		t.Fatalf("forced: %s: %s", resp.Status, resp.Message)
 	}
 }
+
+// Errors the plan finds (here a ledger row of a cloud this executor cannot
+// reach) come back with the plan that carries them: plan answers it, apply
+// refuses it and returns it too.
+func TestPlanFoundErrorsComeWithThePlan(t *testing.T) {
+	f := newFixture(t)
+	store, err := state.OpenBlobs(f.blobs, "teams/web", "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := state.NewLedger()
+	ledger.Rows = append(ledger.Rows, state.Row{Provider: spec.Scaleway, Kind: spec.Queues, Name: "old", Region: "fr-par"})
+	if err := store.SaveLedger(context.Background(), ledger); err != nil {
+		t.Fatal(err)
+	}
+	doc := queuesDoc("jobs")
+	resp := f.do(context.Background(), Request{Operation: OpPlan, Document: doc})
+	if resp.Status != StatusDone || resp.Plan == nil || resp.Plan.Applicable || !spec.HasErrors(resp.Diagnostics) {
+		t.Fatalf("plan: %s: %s (plan %v)", resp.Status, resp.Message, resp.Plan != nil)
+	}
+	resp = f.do(context.Background(), Request{Operation: OpApply, Document: doc, ExpectPlanID: resp.Plan.ID, RunID: "run-1"})
+	if resp.Status != StatusFailed || resp.Plan == nil || !strings.Contains(resp.Message, "the plan has 1 error(s)") {
+		t.Fatalf("apply: %s: %s (plan %v)", resp.Status, resp.Message, resp.Plan != nil)
+	}
+	if len(f.cloud.Addresses()) != 0 {
+		t.Fatal("applied a plan with errors")
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"os/user"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/infra-iac/infra/operations"
@@ -37,7 +36,7 @@ func (g *globals) operations(ctx context.Context) (*operations.Operations, *spec
 		Progress:    newProgress(io).event,
 		Parallelism: g.parallelism,
 		Holder:      func(command string) operations.LockInfo { return lockInfo(command, g.f.Getenv) },
-		Stale:       deadHolder,
+		Stale:       operations.DeadHolder,
 		Warn:        func(msg string) { fmt.Fprintf(io.ErrOut, "warning: %s\n", msg) },
 	}
 	return operations.New(env), doc, nil
@@ -60,21 +59,6 @@ func (g *globals) remedy(err error) error {
 		return errFleetHasErrors
 	}
 	return err
-}
-
-// deadHolder breaks a lock whose holder was a process on this host that no
-// longer runs (killed, crashed): waiting for a dead process helps no one,
-// and its id is right there. A live holder, or one on another host, is
-// never second-guessed.
-func deadHolder(info operations.LockInfo) string {
-	host, _ := os.Hostname()
-	if info.Host == "" || info.Host != host || info.PID <= 0 || info.PID == os.Getpid() {
-		return ""
-	}
-	if syscall.Kill(info.PID, 0) != syscall.ESRCH {
-		return ""
-	}
-	return fmt.Sprintf("breaking lock %s: its holder (pid %d on this host, running %q) is no longer running", info.ID, info.PID, info.Command)
 }
 
 func lockInfo(command string, getenv func(string) string) operations.LockInfo {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"time"
 
 	"github.com/infra-iac/infra/engine"
@@ -147,4 +149,20 @@ func takeLock(ctx context.Context, env Env, store state.Store, command string) (
 			return nil, err
 		}
 	}
+}
+
+// DeadHolder is the Stale policy of a process on a machine (the command
+// line, the Action in its runner): it breaks a lock whose holder was a
+// process on this host that no longer runs (killed, crashed), since
+// waiting for a dead process helps no one and its id is right there. A
+// live holder, or one on another host, is never second-guessed.
+func DeadHolder(info state.LockInfo) string {
+	host, _ := os.Hostname()
+	if info.Host == "" || info.Host != host || info.PID <= 0 || info.PID == os.Getpid() {
+		return ""
+	}
+	if syscall.Kill(info.PID, 0) != syscall.ESRCH {
+		return ""
+	}
+	return fmt.Sprintf("breaking lock %s: its holder (pid %d on this host, running %q) is no longer running", info.ID, info.PID, info.Command)
 }

@@ -148,6 +148,7 @@ func newLocal(c clouds, location string, log io.Writer) local {
 		Getenv:   c.Getenv,
 		Progress: p.event,
 		Holder:   func(command string) operations.LockInfo { return lockInfo(command, c.Getenv) },
+		Stale:    operations.DeadHolder,
 		Warn:     func(msg string) { fmt.Fprintf(log, "warning: %s\n", msg) },
 	}
 	return local{ops: operations.New(env), sweeps: operations.New(operations.Env{Backends: c.Backends})}

@@ -31,8 +31,6 @@ type env struct {
 	clouds clouds
 	// invoker reaches the executor (executor mode), made only when needed.
 	invoker func(ctx context.Context) (invoker, error)
-	// tempDir holds the synthesized documents.
-	tempDir string
 }
 
 // inputs are action.yml's inputs (docs/ci.md).
@@ -202,7 +200,7 @@ func (a *action) github() (*repoAPI, error) {
 // synth synthesizes one fleet input. Two inputs may not name the same
 // fleet: they would share a comment and a state.
 func (a *action) synth(ctx context.Context, input string) (*fleetDoc, error) {
-	f, err := synth(ctx, a.e.clouds, input, a.e.tempDir)
+	f, err := synth(ctx, a.e.clouds, input)
 	if err != nil {
 		return nil, err
 	}

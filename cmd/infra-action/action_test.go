@@ -141,7 +141,6 @@ func (h *harness) run(event string, payload map[string]any, in map[string]string
 		http:    http.DefaultClient,
 		clouds:  h.clouds(),
 		invoker: func(context.Context) (invoker, error) { return h.inv, nil },
-		tempDir: dir,
 	})
 	outputs, _ := os.ReadFile(vars["GITHUB_OUTPUT"])
 	summary, _ := os.ReadFile(vars["GITHUB_STEP_SUMMARY"])

@@ -30,12 +30,6 @@ func main() { os.Exit(realMain()) }
 func realMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tmp, err := os.MkdirTemp(os.Getenv("RUNNER_TEMP"), "infra-action-")
-	if err != nil {
-		fmt.Fprintf(os.Stdout, "::error::infra-action: %v\n", err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
 	return run(ctx, env{
 		getenv: os.Getenv,
 		stdout: os.Stdout,
@@ -51,6 +45,5 @@ func realMain() int {
 		invoker: func(ctx context.Context) (invoker, error) {
 			return operations.NewLambdaInvoker(ctx)
 		},
-		tempDir: tmp,
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -28,9 +27,6 @@ type fleetDoc struct {
 	Input string
 	Name  string
 	Doc   []byte
-	// File holds Doc, so the command line plans exactly this document
-	// instead of running the fleet program a second time.
-	File string
 	// Source is the document file diagnostics point at, when the fleet is
 	// a .json document; empty for a Go program.
 	Source string
@@ -81,9 +77,8 @@ type clouds struct {
 	Getenv func(string) string
 }
 
-// synth synthesizes one fleet, as `infra synth` does, and keeps the
-// document in dir.
-func synth(ctx context.Context, c clouds, input, dir string) (*fleetDoc, error) {
+// synth synthesizes one fleet, as `infra synth` does.
+func synth(ctx context.Context, c clouds, input string) (*fleetDoc, error) {
 	doc, err := operations.LoadDocument(ctx, input, c.Synth)
 	if errors.Is(err, operations.ErrNoFleet) {
 		err = fmt.Errorf("%w; set the input fleets", err)
@@ -96,10 +91,6 @@ func synth(ctx context.Context, c clouds, input, dir string) (*fleetDoc, error) 
 		return nil, fmt.Errorf("synthesize fleet %s: %w", orDefault(input), err)
 	}
 	f := &fleetDoc{Input: input, Name: doc.Fleet, Doc: data, document: doc}
-	f.File = filepath.Join(dir, "fleet-"+safeName(doc.Fleet)+".json")
-	if err := os.WriteFile(f.File, f.Doc, 0o600); err != nil {
-		return nil, err
-	}
 	if strings.HasSuffix(input, ".json") {
 		f.Source = input
 	} else if input == "" {
@@ -117,17 +108,6 @@ func orDefault(input string) string {
 		return "(the default: ./infra, else fleet.json)"
 	}
 	return input
-}
-
-// safeName keeps a fleet name usable in a file name; names are already
-// [a-z0-9_-] when the document is valid.
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // local plans and applies in this runner, with its own credentials,

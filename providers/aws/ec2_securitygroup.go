@@ -261,7 +261,12 @@ func (d *securityGroups) Delete(ctx context.Context, t providers.Target) error {
 	// A group still used by an instance or another group's rule is refused
 	// with DependencyViolation (Conflict): the engine retries after the
 	// dependants are gone.
+	// Gone already is done: a retry of a delete whose answer was lost
+	// finds nothing to delete.
 	_, err = d.clients.get(t.Region).DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: g.GroupId})
+	if isCode(err, "InvalidGroup.NotFound") {
+		return nil
+	}
 	return err
 }
 

@@ -6,11 +6,20 @@
 # every object write and delete makes moto behave like S3, so that a test of
 # infra's S3 lock shows what the lock does, not the emulator's race.
 #
+# It also builds AWS's managed policies (MOTO_IAM_LOAD_MANAGED_POLICIES,
+# which the tests need: real accounts have them) once per account, not at
+# every reset: moto parses and builds all 1,485 of them for each IAM backend
+# it makes, about half a second of the server's one core per reset, and the
+# tests reset the emulator hundreds of times. Each backend gets copies, so
+# what one test attaches is not seen by the next.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
+import copy
 import sys
 import threading
 
+from moto.iam.models import IAMBackend
 from moto.s3.responses import S3Response
 from moto.server import main
 
@@ -29,6 +38,27 @@ def _serialized(method):
 
 S3Response.put_object = _serialized(S3Response.put_object)
 S3Response.delete_object = _serialized(S3Response.delete_object)
+
+_built_policies = {}
+_build_policies = IAMBackend._init_aws_policies
+
+
+def _copy(policy):
+    c = copy.copy(policy)
+    for name, value in vars(policy).items():
+        if isinstance(value, (list, dict, set)):
+            setattr(c, name, copy.copy(value))
+    return c
+
+
+def _aws_policies(self):
+    key = (self.account_id, self.region_name)
+    if key not in _built_policies:
+        _built_policies[key] = _build_policies(self)
+    return [_copy(p) for p in _built_policies[key]]
+
+
+IAMBackend._init_aws_policies = _aws_policies
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

@@ -555,6 +555,16 @@ func (r *reader) document() (*Document, error) {
 				doc.Forget = append(doc.Forget, s)
 				return err
 			})
+		case "interfaces":
+			err = r.interfaces(&doc)
+		case "provides":
+			err = r.provides(&doc)
+		case "exposes":
+			err = r.exposes(&doc)
+		case "uses":
+			err = r.uses(&doc)
+		case "wires":
+			err = r.wires(&doc)
 		default:
 			err = r.unknown(&doc.extra, key)
 		}

@@ -38,7 +38,7 @@ func TestDecodeRefusesDuplicateKeys(t *testing.T) {
 		"exclusion":    {`{"exclusions": [{"address": "aws/queues/x", "why": "a", "why": "b"}]}`, `duplicate key "why"`},
 		"accounts":     {`{"accounts": {"aws": "123456789012", "aws": "210987654321"}}`, `duplicate key "aws"`},
 		"placement":    {`{"placement": {"aws": "eu-west-3", "aws": "eu-west-1"}}`, `duplicate key "aws"`},
-		"unknown key":  {`{"wires": {"a": 1, "a": 2}}`, `duplicate key "a"`},
+		"unknown key":  {`{"wiring": {"a": 1, "a": 2}}`, `duplicate key "a"`},
 		"in a list":    {`{"resources": [{"address": "aws/iam/a", "spec": {"policies": [{"x": 1, "x": 1}]}}]}`, `duplicate key "x"`},
 		"control char": {`{"a\u001b[2J": 1, "a\u001b[2J": 2}`, `duplicate key "a\u001b[2J"`},
 	} {

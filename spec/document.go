@@ -25,6 +25,13 @@ type Document struct {
 	Resources  []Resource          `json:"resources"`
 	Forget     []string            `json:"forget,omitempty"`
 
+	// Wiring across fleets (docs/wiring.md).
+	Interfaces map[string]InterfaceDoc `json:"interfaces,omitempty"`
+	Provides   map[string]Provision    `json:"provides,omitempty"`
+	Exposes    []string                `json:"exposes,omitempty"`
+	Uses       map[string]Use          `json:"uses,omitempty"`
+	Wires      map[string]Wire         `json:"wires,omitempty"`
+
 	// extra holds top-level keys this build does not know, compacted.
 	// Validate reports them rather than the decoder refusing them, so they
 	// come out with every other problem; the encoder writes them back, so
@@ -58,6 +65,7 @@ type Resource struct {
 var documentKeys = map[string]bool{
 	"apiVersion": true, "fleet": true, "accounts": true, "placement": true,
 	"exclusions": true, "resources": true, "forget": true,
+	"interfaces": true, "provides": true, "exposes": true, "uses": true, "wires": true,
 }
 
 // DecodeDocument reads a fleet document. Only input that is not a JSON

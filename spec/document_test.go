@@ -88,7 +88,7 @@ func TestFixturesAreCanonical(t *testing.T) {
 // Keys this build does not know are reported by Validate, and kept by the
 // codec: decoding and encoding never drops what was written.
 func TestDocumentKeepsUnknownKeys(t *testing.T) {
-	data := []byte(`{"apiVersion": "infra/v1", "fleet": "shop", "wires": [{"from": 1}],
+	data := []byte(`{"apiVersion": "infra/v1", "fleet": "shop", "wiring": [{"from": 1}],
 		"exclusions": [{"address": "aws/queues/x*", "why": "theirs", "owner": "data"}],
 		"resources": [{"address": "aws/queues/jobs", "spec": {}, "regoin": "eu-west-3"}]}`)
 	roundTrip(t, data)
@@ -96,7 +96,7 @@ func TestDocumentKeepsUnknownKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.UnknownKeys(); !reflect.DeepEqual(got, []string{"wires"}) {
+	if got := d.UnknownKeys(); !reflect.DeepEqual(got, []string{"wiring"}) {
 		t.Errorf("document unknown keys: %v", got)
 	}
 	if got := d.Resources[0].UnknownKeys(); !reflect.DeepEqual(got, []string{"regoin"}) {
@@ -109,7 +109,7 @@ func TestDocumentKeepsUnknownKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{`"wires"`, `"regoin"`, `"owner"`} {
+	for _, k := range []string{`"wiring"`, `"regoin"`, `"owner"`} {
 		if !bytes.Contains(enc, []byte(k)) {
 			t.Errorf("encoding lost %s:\n%s", k, enc)
 		}

@@ -277,7 +277,7 @@ var kindTable = []KindInfo{
 			{Name: "maxCapacity", Type: TypeNumber},
 			awsTags(),
 		},
-		Attributes: []string{"endpoint", "port", "arn"},
+		Attributes: []string{"endpoint", "port", "arn", "version"},
 	},
 	{
 		Kind: S3Bucket, Providers: []Provider{AWS}, Physical: "bucket",

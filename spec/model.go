@@ -18,6 +18,16 @@ type Model struct {
 	Resources  []Declared
 	Forget     []Address
 
+	// Wiring across fleets: the interfaces the document carries, the
+	// capabilities it provides (and exposes), and the slots it uses, each
+	// with its wire.
+	Interfaces map[string]Interface
+	Provides   map[string]Capability
+	Uses       map[string]Slot
+	// Wired is what each import resolved to against the far fleets'
+	// published records (ResolveWires); empty until then.
+	Wired map[Import]Wired
+
 	index map[Address]int
 }
 
@@ -149,6 +159,7 @@ func Compile(doc *Document) (*Model, []Diagnostic) {
 	}
 	c.header()
 	c.resources()
+	c.wiring()
 	c.references()
 	c.cycles()
 	c.forgets()
@@ -191,7 +202,7 @@ func (c *compiler) documentKeys() {
 		if where == "" {
 			where = "document"
 		}
-		c.add(Errorf(where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources and forget",
+		c.add(Errorf(where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources, forget, interfaces, provides, exposes, uses and wires",
 			"unknown key %q", k))
 	}
 }
@@ -386,6 +397,9 @@ func (c *compiler) resourceRegion(where string, a Address, r Resource) string {
 		}
 	case c.doc.Placement[a.Provider] != "":
 		return c.m.Placement[a.Provider]
+	case readsUse(r.Spec):
+		// It follows the region of a region-local value it reads from
+		// another fleet, which ResolveWires knows.
 	default:
 		c.add(Errorf(where, `set "placement": {"`+string(a.Provider)+`": "…"} or the resource's own "region"`,
 			"no region for this resource"))
@@ -502,6 +516,8 @@ func (c *compiler) references() {
 						c.add(Errorf(where, "it publishes: "+strings.Join(tinfo.Attributes, ", "),
 							"field %q reads attribute %q, which %s does not publish", name, e.Attribute, e.Of))
 					}
+				case Import:
+					c.importRow(where, name, e)
 				case SecretValue:
 					t, ok := c.m.Lookup(e.Of)
 					switch {
@@ -515,8 +531,8 @@ func (c *compiler) references() {
 				}
 			})
 			if f.Type == TypeSecretSource {
-				if comp, ok := v.(Composed); ok && len(Deps(comp)) == 0 {
-					c.add(Errorf(where, `compose from {"secretValue": …} or {"observed": …}; a literal value belongs in an environment variable ({"fromEnv": "VAR"})`,
+				if comp, ok := v.(Composed); ok && len(Deps(comp)) == 0 && len(ImportsIn(comp)) == 0 {
+					c.add(Errorf(where, `compose from {"secretValue": …}, {"observed": …} or {"use": …}; a literal value belongs in an environment variable ({"fromEnv": "VAR"})`,
 						"composed secret with no dependency is a plaintext in disguise"))
 				}
 			}

@@ -88,7 +88,7 @@ func IsLiteral(v Value) bool {
 	lit := true
 	walk(v, func(w Value) {
 		switch w.(type) {
-		case Ref, Observed, SecretValue, Composed, FromEnv:
+		case Ref, Observed, SecretValue, Composed, FromEnv, Import:
 			lit = false
 		}
 	})
@@ -154,6 +154,8 @@ func Encode(v Value) any {
 		return map[string]any{"composed": map[string]any{"format": e.Format, "args": args}}
 	case FromEnv:
 		return map[string]any{"fromEnv": e.Var}
+	case Import:
+		return map[string]any{"use": e.Slot, "export": e.Export}
 	}
 	return nil
 }
@@ -357,6 +359,13 @@ func decodeExpr(raw any, allowSecret bool) (Value, bool, error) {
 			return nil, true, fmt.Errorf(`observed expression: "attribute" is required`)
 		}
 		return Observed{Of: a, Attribute: attr}, true, nil
+	case has(m, "use"):
+		slot, _ := m["use"].(string)
+		export, _ := m["export"].(string)
+		if slot == "" || export == "" || len(m) != 2 {
+			return nil, true, fmt.Errorf(`want {"use": "SLOT", "export": "EXPORT"}`)
+		}
+		return Import{Slot: slot, Export: export, InSecret: allowSecret}, true, nil
 	case has(m, "secretValue"):
 		if !allowSecret {
 			return nil, true, fmt.Errorf(`"secretValue" may only appear inside a secret's composed value`)

@@ -430,7 +430,9 @@ func clusterResource(region string, c rdstypes.DBCluster) providers.Resource {
 			fields["maxCapacity"] = *s.MaxCapacity
 		}
 	}
-	attrs := map[string]string{"arn": aws.ToString(c.DBClusterArn)}
+	// version is what the engine runs, for another fleet's requirement
+	// ("version >= 16").
+	attrs := map[string]string{"arn": aws.ToString(c.DBClusterArn), "version": aws.ToString(c.EngineVersion)}
 	if c.Endpoint != nil {
 		port := strconv.Itoa(int(aws.ToInt32(c.Port)))
 		attrs["endpoint"] = aws.ToString(c.Endpoint) + ":" + port

@@ -72,6 +72,9 @@ func (d *postgres) resource(region string, db *sdb.Database) providers.Resource 
 	}
 	r := providers.Resource{Name: db.Name, Region: region, Owner: prefixOwner(d.b.fleetName(), db.Name), Complete: true,
 		Fields: fields, Attributes: map[string]string{"id": db.ID}}
+	if v, ok := fields["engineVersion"].(string); ok {
+		r.Attributes["version"] = v
+	}
 	// The endpoint is a postgres:// URI; expressions read host:port.
 	if u, err := url.Parse(db.Endpoint); err == nil && u.Host != "" {
 		r.Attributes["endpoint"] = u.Host

@@ -1,0 +1,340 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// PublishedVersion is the version of the published record this build
+// reads and writes.
+const PublishedVersion = 1
+
+// Published is a provider fleet's published record: what each capability
+// it provides resolved to at its last successful apply. It is kept next to
+// the fleet's ledger, and it is what a consumer's plan reads. A secret
+// export holds the secret's reference, never its value.
+type Published struct {
+	Version      int                            `json:"version"`
+	Fleet        string                         `json:"fleet"`
+	Capabilities map[string]PublishedCapability `json:"capabilities"`
+	// Hash is the content hash of the capabilities.
+	Hash string `json:"hash"`
+}
+
+// PublishedCapability is one capability of the record.
+type PublishedCapability struct {
+	Interface     string `json:"interface"`
+	InterfaceHash string `json:"interfaceHash"`
+	// Consumers is "one" or "many".
+	Consumers string                     `json:"consumers"`
+	Exposed   bool                       `json:"exposed"`
+	Exports   map[string]PublishedExport `json:"exports"`
+}
+
+// PublishedExport is one export's resolved value and the tags it has.
+type PublishedExport struct {
+	Type      ExportType     `json:"type"`
+	Lifecycle Lifecycle      `json:"lifecycle"`
+	Locality  ExportLocality `json:"locality"`
+	// Region is where a region-local value lives; Provider and Account
+	// say whose cloud an account-local value (a secret) is in.
+	Region   string   `json:"region,omitempty"`
+	Provider Provider `json:"provider,omitempty"`
+	Secret   bool     `json:"secret,omitempty"`
+	// Value is the resolved value; for a secret, its reference (an ARN or
+	// an id).
+	Value any `json:"value,omitempty"`
+	// Pending: the value is not known yet (the provider has not applied
+	// what it is read from).
+	Pending bool `json:"pending,omitempty"`
+	// Resource is the address the value is read from, if any: deleting it
+	// breaks the export.
+	Resource string `json:"resource,omitempty"`
+}
+
+// Seal sets the record's version and hash.
+func (p *Published) Seal() {
+	p.Version = PublishedVersion
+	b, _ := json.Marshal(p.Capabilities)
+	sum := sha256.Sum256(b)
+	p.Hash = "sha256:" + hex.EncodeToString(sum[:12])
+}
+
+// Exposed lists the capabilities the record exposes, as "name (interface)",
+// for a candidate list.
+func (p *Published) Exposed() []string {
+	var out []string
+	for _, name := range sortedKeys(p.Capabilities) {
+		if c := p.Capabilities[name]; c.Exposed {
+			out = append(out, name+" ("+c.Interface+")")
+		}
+	}
+	return out
+}
+
+// Wired is what one import resolved to at plan.
+type Wired struct {
+	// Ref names the value: "pg-shared:eu.endpoint".
+	Ref    string
+	Export PublishedExport
+}
+
+// Known reports whether the value is known now.
+func (w Wired) Known() bool { return !w.Export.Pending }
+
+// Far is what a consumer's plan found at the far end of one of its wires:
+// the provider's record, or why there is none.
+type Far struct {
+	Record *Published
+	// Where says where the record was looked for, for the rows.
+	Where string
+	// Err is why the record could not be read; nil with a nil Record means
+	// the fleet has published nothing there.
+	Err error
+}
+
+// ResolveWires checks each of the model's slots against the record of the
+// fleet it is wired to, and puts what each import resolves to in the
+// model (Model.Wired), for the plan. The rows name the far fleet, the
+// capability and, on a miss, the candidates.
+func ResolveWires(m *Model, far map[string]Far) []Diagnostic {
+	var diags []Diagnostic
+	m.Wired = map[Import]Wired{}
+	for _, name := range sortedKeys(m.Uses) {
+		slot := m.Uses[name]
+		if slot.Wire == nil {
+			continue // reported by Compile
+		}
+		capab, rows := wiredCapability(m, slot, far[slot.Wire.Fleet])
+		diags = append(diags, rows...)
+		if capab == nil {
+			continue
+		}
+		for _, e := range sortedKeys(capab.Exports) {
+			m.Wired[Import{Slot: name, Export: e}] = Wired{Ref: fmt.Sprintf("%s:%s.%s", slot.Wire.Fleet, slot.Wire.Provides, e), Export: capab.Exports[e]}
+		}
+		for _, p := range slot.Requires {
+			diags = append(diags, checkPredicate(slot, p, capab.Exports[p.Export])...)
+		}
+	}
+	diags = append(diags, localityRows(m)...)
+	return diags
+}
+
+// wiredCapability finds the capability a slot is wired to in the far
+// record, or the rows that say why it cannot.
+func wiredCapability(m *Model, slot Slot, f Far) (*PublishedCapability, []Diagnostic) {
+	w := slot.Wire
+	where := "wires." + slot.Name
+	switch {
+	case f.Err != nil:
+		return nil, []Diagnostic{wiringRow(Error, "wire-unreadable", where, "grant this run read access to that state, or give the wire its state",
+			"slot %q is wired to fleet %q, whose published record at %s cannot be read: %v", slot.Name, w.Fleet, f.Where, f.Err)}
+	case f.Record == nil:
+		return nil, []Diagnostic{wiringRow(Error, "wire-fleet-unknown", where, fmt.Sprintf("apply %s first, or, if its state is kept elsewhere, say where: \"wires\": {%q: {\"fleet\": %q, \"provides\": %q, \"state\": \"…\"}}", w.Fleet, slot.Name, w.Fleet, w.Provides),
+			"slot %q is wired to fleet %q, which has published nothing at %s", slot.Name, w.Fleet, f.Where)}
+	}
+	capab, ok := f.Record.Capabilities[w.Provides]
+	candidates := "it exposes: " + declaredList(f.Record.Exposed())
+	switch {
+	case !ok:
+		return nil, []Diagnostic{withEvidence(wiringRow(Error, "wire-capability-unknown", where, candidates,
+			"slot %q is wired to %s:%s, and %s provides no capability %q", slot.Name, w.Fleet, w.Provides, w.Fleet, w.Provides), candidates)}
+	case !capab.Exposed:
+		return nil, []Diagnostic{withEvidence(wiringRow(Error, "wire-unexposed", where, candidates+"; or ask its owners to add "+strconv.Quote(w.Provides)+" to exposes",
+			"slot %q is wired to %s:%s, which %s provides but does not expose", slot.Name, w.Fleet, w.Provides, w.Fleet), candidates)}
+	case capab.Interface != slot.Interface:
+		return nil, []Diagnostic{withEvidence(wiringRow(Error, "wire-interface", where, candidates,
+			"slot %q uses interface %q, and %s:%s provides %q", slot.Name, slot.Interface, w.Fleet, w.Provides, capab.Interface), candidates)}
+	}
+	if in := m.Interfaces[slot.Interface]; in.Hash != capab.InterfaceHash {
+		return nil, []Diagnostic{withEvidence(wiringRow(Error, "interface-mismatch", where, "build both fleets with the same version of the package that defines "+slot.Interface,
+			"fleets %s and %s carry different definitions of interface %q", m.Fleet, w.Fleet, slot.Interface),
+			fmt.Sprintf("%s has %s; %s published %s", m.Fleet, in.Hash, w.Fleet, capab.InterfaceHash))}
+	}
+	return &capab, nil
+}
+
+// checkPredicate checks one requirement against the published value. A
+// value not known yet is checked at apply, after the provider has applied.
+func checkPredicate(slot Slot, p Predicate, e PublishedExport) []Diagnostic {
+	if e.Pending {
+		return nil
+	}
+	ok, err := Holds(p, e.Value)
+	if ok && err == nil {
+		return nil
+	}
+	sev, id := Error, "requirement-failed"
+	if p.Want {
+		sev, id = Warning, "requirement-wanted"
+	}
+	value, _ := json.Marshal(e.Value)
+	msg := fmt.Sprintf("slot %q requires %s, and %s publishes %s = %s", slot.Name, p, slot.Wire.Fleet, p.Export, value)
+	if err != nil {
+		msg += " (" + err.Error() + ")"
+	}
+	d := wiringRow(sev, id, "uses."+slot.Name, "wire the slot to a capability that satisfies it, or relax the requirement; infra never picks another provider", "%s", msg)
+	return []Diagnostic{withEvidence(d, fmt.Sprintf("%s:%s.%s = %s", slot.Wire.Fleet, slot.Wire.Provides, p.Export, value))}
+}
+
+// Holds evaluates a predicate on a value. Two values that both read as
+// versions or numbers ("16.4", 16) compare numerically, part by part;
+// other values compare only for equality.
+func Holds(p Predicate, v any) (bool, error) {
+	if p.Op == "in" {
+		xs, _ := p.Value.([]any)
+		for _, x := range xs {
+			if c, ok := compareValues(v, x); ok && c == 0 {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	c, ok := compareValues(v, p.Value)
+	if !ok {
+		if p.Op == "==" || p.Op == "!=" {
+			return (fmt.Sprint(v) == fmt.Sprint(p.Value)) == (p.Op == "=="), nil
+		}
+		return false, fmt.Errorf("%v and %v do not compare as numbers or versions", v, p.Value)
+	}
+	switch p.Op {
+	case "==":
+		return c == 0, nil
+	case "!=":
+		return c != 0, nil
+	case ">=":
+		return c >= 0, nil
+	case ">":
+		return c > 0, nil
+	case "<=":
+		return c <= 0, nil
+	case "<":
+		return c < 0, nil
+	}
+	return false, fmt.Errorf("unknown operator %q", p.Op)
+}
+
+// compareValues compares a and b as versions (dotted numbers) or, failing
+// that, as equal strings. ok is false when they do not compare.
+func compareValues(a, b any) (int, bool) {
+	va, okA := versionOf(a)
+	vb, okB := versionOf(b)
+	if !okA || !okB {
+		if fmt.Sprint(a) == fmt.Sprint(b) {
+			return 0, true
+		}
+		return 0, false
+	}
+	for i := 0; i < max(len(va), len(vb)); i++ {
+		var x, y float64
+		if i < len(va) {
+			x = va[i]
+		}
+		if i < len(vb) {
+			y = vb[i]
+		}
+		if x != y {
+			if x < y {
+				return -1, true
+			}
+			return 1, true
+		}
+	}
+	return 0, true
+}
+
+func versionOf(v any) ([]float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return []float64{x}, true
+	case string:
+		var out []float64
+		for _, part := range strings.Split(x, ".") {
+			n, err := strconv.ParseFloat(part, 64)
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, n)
+		}
+		return out, len(out) > 0
+	}
+	return nil, false
+}
+
+// localityRows checks that a resource reading a region-local export is in
+// the region the value lives in. A resource with no region of its own
+// follows that value's region, and the row says so.
+func localityRows(m *Model) []Diagnostic {
+	var diags []Diagnostic
+	for i := range m.Resources {
+		d := &m.Resources[i]
+		if d.Region == "" {
+			diags = append(diags, followRegion(m, d))
+		}
+		for _, name := range sortedKeys(d.Fields) {
+			for _, im := range ImportsIn(d.Fields[name]) {
+				w, ok := m.Wired[Import{Slot: im.Slot, Export: im.Export}]
+				if !ok || w.Export.Locality != LocalityRegion || w.Export.Region == "" || d.Region == w.Export.Region {
+					continue
+				}
+				diags = append(diags, withEvidence(wiringRow(Error, "locality-region", d.Address.String(),
+					"place it in "+w.Export.Region+", or wire a capability in "+d.Region,
+					"reads %s, which is region-local (%s); %s is in %s", w.Ref, w.Export.Region, d.Address, d.Region),
+					w.Ref+" lives in "+w.Export.Region))
+			}
+		}
+	}
+	return diags
+}
+
+// followRegion places a resource with no region of its own in the region
+// of the first region-local value it reads.
+func followRegion(m *Model, d *Declared) Diagnostic {
+	for _, name := range sortedKeys(d.Fields) {
+		for _, im := range ImportsIn(d.Fields[name]) {
+			w := m.Wired[Import{Slot: im.Slot, Export: im.Export}]
+			if w.Export.Locality == LocalityRegion && w.Export.Region != "" {
+				d.Region = w.Export.Region
+				return withEvidence(wiringRow(Warning, "region-followed", d.Address.String(), "give it a region of its own to place it elsewhere",
+					"placed in %s, the region of %s, which it reads; it has no region of its own", d.Region, w.Ref), w.Ref+" lives in "+d.Region)
+			}
+		}
+	}
+	return wiringRow(Error, "no-region", d.Address.String(), `set "placement": {"`+string(d.Address.Provider)+`": "…"} or the resource's own "region"`,
+		"no region for this resource, and nothing it reads from another fleet is region-local")
+}
+
+// readsUse reports whether a resource's spec, as written, reads another
+// fleet's export anywhere.
+func readsUse(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["use"]; ok {
+			return true
+		}
+		for _, y := range x {
+			if readsUse(y) {
+				return true
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if readsUse(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withEvidence adds the fact that proves a row. Rows carry it once they
+// have the field; until then it joins the resolution.
+func withEvidence(d Diagnostic, evidence string) Diagnostic {
+	_ = evidence
+	return d
+}

@@ -262,6 +262,14 @@ func (s *BlobStore) SaveCache(ctx context.Context, c *Cache) error {
 	return saveRecord(ctx, s, CacheFile, c, EncodeCache, true)
 }
 
+func (s *BlobStore) LoadPublished(ctx context.Context) (*spec.Published, error) {
+	return loadRecord(ctx, s, PublishedFile, DecodePublished, func() *spec.Published { return nil })
+}
+
+func (s *BlobStore) SavePublished(ctx context.Context, p *spec.Published) error {
+	return saveRecord(ctx, s, PublishedFile, p, EncodePublished, true)
+}
+
 // named puts the object's place into a codec refusal.
 func (s *BlobStore) named(err error, name string) error { return named(err, s.where+"/"+name) }
 

@@ -18,6 +18,9 @@ import (
 const (
 	ledgerRemedy = "move it aside and run `infra discover --write` to rebuild the ledger from the ownership tags"
 	cacheRemedy  = "delete it: the cache only records what was last seen, and the next `infra refresh` writes it again"
+	// The published record is what the last apply resolved; the next
+	// apply writes it again.
+	publishedRemedy = "run `infra apply` on the fleet to publish it again"
 )
 
 // record describes one of the two records for the codec's messages.
@@ -28,9 +31,41 @@ type record struct {
 }
 
 var (
-	ledgerRecord = record{"ledger", LedgerVersion, ledgerRemedy}
-	cacheRecord  = record{"cache", CacheVersion, cacheRemedy}
+	ledgerRecord    = record{"ledger", LedgerVersion, ledgerRemedy}
+	cacheRecord     = record{"cache", CacheVersion, cacheRemedy}
+	publishedRecord = record{"published record", spec.PublishedVersion, publishedRemedy}
 )
+
+// EncodePublished writes a fleet's published record, sealed (its version
+// and hash set). A secret export holds a reference: the record has no
+// field for a secret's value, and a spec.Sensitive would marshal as
+// "(sensitive)".
+func EncodePublished(p *spec.Published) ([]byte, error) {
+	c := *p
+	if c.Capabilities == nil {
+		c.Capabilities = map[string]spec.PublishedCapability{}
+	}
+	c.Seal()
+	return encode(c)
+}
+
+// DecodePublished reads a published record, refusing one of another
+// version or whose hash does not match its content.
+func DecodePublished(data []byte) (*spec.Published, error) {
+	if err := checkVersion(publishedRecord, data); err != nil {
+		return nil, err
+	}
+	var p spec.Published
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, publishedRecord.notOurs(err, data)
+	}
+	written := p.Hash
+	p.Seal()
+	if written != p.Hash {
+		return nil, publishedRecord.refuse("does not match its own hash (%s written, %s computed): it was edited or cut short; %s", written, p.Hash, publishedRemedy)
+	}
+	return &p, nil
+}
 
 func (r record) refuse(format string, args ...any) *FormatError {
 	return &FormatError{Record: r.name, Detail: fmt.Sprintf(format, args...)}

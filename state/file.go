@@ -20,7 +20,9 @@ const DefaultDir = ".infra"
 const (
 	LedgerFile = "ledger.json"
 	CacheFile  = "cache.json"
-	LockFile   = "lock.json"
+	// PublishedFile is the fleet's published exports (docs/wiring.md).
+	PublishedFile = "exports.json"
+	LockFile      = "lock.json"
 	// guardFile is only ever locked, never written: it makes a guarded
 	// save's check-then-rename one step across processes.
 	guardFile = ".guard"
@@ -99,6 +101,17 @@ func (s *FileStore) LoadCache(ctx context.Context) (*Cache, error) {
 // never looked at it: see save.
 func (s *FileStore) SaveCache(ctx context.Context, c *Cache) error {
 	return saveRecord(ctx, s, CacheFile, c, EncodeCache, true)
+}
+
+// LoadPublished returns the fleet's published record, nil when it has
+// published nothing.
+func (s *FileStore) LoadPublished(ctx context.Context) (*spec.Published, error) {
+	return loadRecord(ctx, s, PublishedFile, DecodePublished, func() *spec.Published { return nil })
+}
+
+// SavePublished writes the fleet's published record.
+func (s *FileStore) SavePublished(ctx context.Context, p *spec.Published) error {
+	return saveRecord(ctx, s, PublishedFile, p, EncodePublished, true)
 }
 
 // recordStore is what the two stores share for the two records: a file

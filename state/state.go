@@ -204,6 +204,12 @@ type Store interface {
 	SaveLedger(ctx context.Context, l *Ledger) error
 	LoadCache(ctx context.Context) (*Cache, error)
 	SaveCache(ctx context.Context, c *Cache) error
+	// LoadPublished returns what the fleet publishes to other fleets
+	// (exports.json), nil when it has published nothing. It needs only
+	// read access: a consumer reads its provider's record this way.
+	LoadPublished(ctx context.Context) (*spec.Published, error)
+	// SavePublished writes it, at the end of a successful apply.
+	SavePublished(ctx context.Context, p *spec.Published) error
 	// Where says where the state is kept, for messages.
 	Where() string
 }

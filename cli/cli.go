@@ -121,7 +121,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
 	pf.IntVar(&g.parallelism, "parallelism", 8, "how many cloud calls and actions run at once (per service at most 5)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g))
+	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g), newOutput(g))
 	root.AddCommand(newInit(g))
 	root.AddCommand(newExecutor(g))
 	root.AddCommand(newSweep(g))

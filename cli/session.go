@@ -32,6 +32,7 @@ func (g *globals) operations(ctx context.Context) (*operations.Operations, *spec
 		Store: func(ctx context.Context, fleet string) (operations.Store, error) {
 			return g.f.Store(ctx, g.state, fleet)
 		},
+		StoreAt:     g.f.Store,
 		Getenv:      g.f.Getenv,
 		Progress:    newProgress(io).event,
 		Parallelism: g.parallelism,

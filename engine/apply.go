@@ -103,6 +103,9 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	if !p.Applicable {
 		return nil, ErrPlanHasErrors
 	}
+	if pending := p.Pending(); pending != nil {
+		return nil, pending
+	}
 	for _, r := range rn.ledger.Rows {
 		if _, ok := e.opts.Backends[r.Provider]; !ok {
 			return nil, fmt.Errorf("the ledger records %s, but %s. Refusing to apply: this would report every %s resource as destroyed without deleting any of them. Declare the cloud, or point the ledger elsewhere",
@@ -132,6 +135,13 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	report.PlanID = p.ID
 	if err := ar.saveCache(); err != nil {
 		return report, err
+	}
+	if len(ar.failures) == 0 && len(rn.model.Provides) > 0 {
+		// What other fleets read is what this apply left: published
+		// only once every action has succeeded.
+		if err := opts.Store.SavePublished(ar.saveCtx, p.Published()); err != nil {
+			return report, fmt.Errorf("publish the exports of %s: %w", p.Fleet, err)
+		}
 	}
 	report.ElapsedMs = time.Since(started).Milliseconds()
 	return report, errors.Join(ar.failures...)

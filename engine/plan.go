@@ -57,6 +57,11 @@ type Change struct {
 	Sensitive bool `json:"sensitive,omitempty"`
 	// KnownAfterApply: After depends on a value only the apply will know.
 	KnownAfterApply bool `json:"knownAfterApply,omitempty"`
+	// From names the values from other fleets the target reads, such as
+	// "pg-shared:eu.endpoint". The plan's id binds these names rather than
+	// After, so a plan reviewed while a value was pending stays the same
+	// plan once the provider has published it.
+	From []string `json:"from,omitempty"`
 }
 
 // Action is one step of a plan. The reason explains the action; it never
@@ -139,7 +144,7 @@ func (p *Plan) computeID() string {
 		Destroy       bool      `json:"destroy"`
 		Accounts      []Account `json:"accounts"`
 		Actions       []Action  `json:"actions"`
-	}{p.FormatVersion, p.Fleet, p.Destroy, p.Accounts, p.Actions}
+	}{p.FormatVersion, p.Fleet, p.Destroy, p.Accounts, bindReferences(p.Actions)}
 	// encoding/json sorts map keys, so this is canonical for our values.
 	b, err := json.Marshal(canon)
 	if err != nil {
@@ -149,6 +154,23 @@ func (p *Plan) computeID() string {
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// bindReferences is the actions as the id sees them: a change that reads
+// other fleets' values counts by their names, not by what they resolved to.
+func bindReferences(actions []Action) []Action {
+	out := make([]Action, len(actions))
+	for i, a := range actions {
+		out[i] = a
+		out[i].Changes = make([]Change, len(a.Changes))
+		for j, c := range a.Changes {
+			if len(c.From) > 0 {
+				c.After, c.KnownAfterApply = nil, false
+			}
+			out[i].Changes[j] = c
+		}
+	}
+	return out
 }
 
 // Summarize counts the actions into the summary; the planner calls it, and

@@ -131,6 +131,7 @@ type planner struct {
 }
 
 func (pl *planner) add(a Action) {
+	pl.markImports(&a)
 	pl.run.regions[a.Address] = a.Region
 	pl.actions = append(pl.actions, a)
 }

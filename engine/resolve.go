@@ -92,6 +92,8 @@ func (r *resolver) plan(v spec.Value) (any, error) {
 		if val, ok := res.Attributes[x.Attribute]; ok {
 			return val, nil
 		}
+	case spec.Import:
+		return r.planImport(x)
 	case spec.Composed:
 		args := make([]string, len(x.Args))
 		for i, a := range x.Args {
@@ -137,6 +139,8 @@ func (r *resolver) applyValue(ctx context.Context, v spec.Value) (any, error) {
 		return val, nil
 	case spec.SecretValue:
 		return r.secret(ctx, x.Of)
+	case spec.Import:
+		return r.applyImport(ctx, x)
 	case spec.FromEnv:
 		val := r.e.opts.Getenv(x.Var)
 		if val == "" {

@@ -51,6 +51,10 @@ type Env struct {
 	Backends BackendsFunc
 	// Store opens the state of one fleet.
 	Store func(ctx context.Context, fleet string) (state.Store, error)
+	// StoreAt opens a fleet's state at another location, for a wire whose
+	// provider keeps its state elsewhere ("state" on the wire). Nil: such
+	// a wire is a row.
+	StoreAt func(ctx context.Context, location, fleet string) (state.Store, error)
 	// LedgerClouds builds backends for the clouds the ledger records as
 	// well as those the fleet declares. The executor does, since its
 	// credentials are explicit; the command line does not, so that a

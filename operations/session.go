@@ -56,6 +56,7 @@ func open(ctx context.Context, env Env, doc *spec.Document, command string, lock
 		s.close(ctx)
 		return nil, err
 	}
+	s.resolveWires(ctx)
 	if err := s.connect(ctx); err != nil {
 		s.close(ctx)
 		return nil, err

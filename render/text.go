@@ -142,6 +142,8 @@ func FormatValue(c engine.Change, before bool) string {
 	v := c.After
 	if before {
 		v = c.Before
+	} else if c.KnownAfterApply && len(c.From) > 0 {
+		return "(known after apply: pending on " + spec.Printable(strings.Join(c.From, ", ")) + ")"
 	} else if c.KnownAfterApply {
 		return "(known after apply)"
 	}

@@ -283,7 +283,7 @@ func renderCheckRules(t *testing.T) string {
 			continue
 		}
 		r := rows[0]
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", ex.rule, r.Address, esc.Replace(r.Message), esc.Replace(r.Hint))
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", ex.rule, r.Subject, esc.Replace(r.Message), esc.Replace(r.Resolution))
 	}
 	return b.String()
 }

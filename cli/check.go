@@ -58,10 +58,10 @@ func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
 	return nil
 }
 
-// printDiagnostics writes one row per diagnostic: severity, address,
-// message, and the hint that says how to fix it. What the row quotes from
-// the document is escaped; color is for the stream w is (stdout or
-// stderr's own decision).
+// printDiagnostics writes one row per diagnostic: severity, subject,
+// message, the resolution that says how to fix it, and the rule's id in
+// brackets. What the row quotes from the document is escaped; color is for
+// the stream w is (stdout or stderr's own decision).
 func printDiagnostics(w io.Writer, ds []spec.Diagnostic, color bool) {
 	for _, d := range ds {
 		sev := string(d.Severity)
@@ -72,10 +72,10 @@ func printDiagnostics(w io.Writer, ds []spec.Diagnostic, color bool) {
 				sev = ansiYellow + sev + ansiReset
 			}
 		}
-		line := fmt.Sprintf("%s: %s: %s", sev, spec.Printable(d.Address), spec.Printable(d.Message))
-		if d.Hint != "" {
-			line += " (hint: " + spec.Printable(d.Hint) + ")"
+		line := fmt.Sprintf("%s: %s: %s", sev, spec.Printable(d.Subject), spec.Printable(d.Message))
+		if d.Resolution != "" {
+			line += " (hint: " + spec.Printable(d.Resolution) + ")"
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, line+" ["+spec.Printable(string(d.ID))+"]")
 	}
 }

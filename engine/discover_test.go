@@ -82,7 +82,7 @@ func TestExclusionWinsOverTheTag(t *testing.T) {
 	if len(p.Actions) != 0 {
 		t.Fatalf("planned %v", actionsOf(p))
 	}
-	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Address != "aws/queues/jobs" || p.Diagnostics[0].Severity != spec.Warning {
+	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Subject != "aws/queues/jobs" || p.Diagnostics[0].Severity != spec.Warning {
 		t.Fatalf("diagnostics %v", p.Diagnostics)
 	}
 	f.store.ledger = nil // and the tag scan does not claim it either

@@ -165,7 +165,7 @@ func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *stat
 				}
 			}
 			if n > 0 {
-				diags = append(diags, spec.Errorf(string(p),
+				diags = append(diags, spec.Errorf(spec.RowUnreachableCloud, string(p),
 					"declare the cloud (its account in \"accounts\"), or open the state of the right ledger",
 					"the ledger records %d %s resource(s), but %s; apply refuses, because it would report them destroyed without deleting any",
 					n, p, e.unreachable(p)))

@@ -136,8 +136,12 @@ func (pl *planner) add(a Action) {
 	pl.actions = append(pl.actions, a)
 }
 
-func (pl *planner) warn(addr spec.Address, hint, format string, args ...any) {
-	d := spec.Warnf(addr.String(), hint, format, args...)
+func (pl *planner) warn(id spec.RowID, addr spec.Address, hint, format string, args ...any) {
+	pl.warnRow(addr, spec.Warnf(id, addr.String(), hint, format, args...))
+}
+
+// warnRow is warn for a row built already (one with evidence).
+func (pl *planner) warnRow(addr spec.Address, d spec.Diagnostic) {
 	pl.diags = append(pl.diags, d)
 	pl.e.emit(Event{Kind: EventWarning, Address: addr, Message: d.Message})
 }
@@ -172,7 +176,7 @@ func (pl *planner) decide() []decision {
 		d := &pl.m.Resources[i]
 		a := d.Address
 		if rule, excluded := pl.m.Excluded(a); excluded {
-			pl.warn(a, "remove the declaration or the exclusion", "declared but excluded (%s): infra will not touch it", rule.Why)
+			pl.warn(spec.RowDeclaredExcluded, a, "remove the declaration or the exclusion", "declared but excluded (%s): infra will not touch it", rule.Why)
 			continue
 		}
 		obs, exists := pl.w.get(a)
@@ -246,8 +250,8 @@ func (pl *planner) planDecision(dc decision) {
 		pl.add(Action{Address: a, Action: Create, Region: d.Region, Changes: pl.res.createChanges(d)})
 	case !dc.ours:
 		obs := mustGet(pl.w, a)
-		pl.warn(a, "tag it "+spec.OwnershipTagKey+"="+pl.m.Fleet+" to manage it, or rename the declaration",
-			"declared and exists, but %s; it will not be changed or destroyed by this fleet", ownership.Describe(obs.Owner))
+		pl.warnRow(a, spec.Warnf(spec.RowForeignOwner, a.String(), "tag it "+spec.OwnershipTagKey+"="+pl.m.Fleet+" to manage it, or rename the declaration",
+			"declared and exists, but %s; it will not be changed or destroyed by this fleet", ownership.Describe(obs.Owner)).WithEvidence(obs.Owner))
 	case pl.run.destroy:
 		pl.add(Action{Address: a, Action: Delete, Region: mustGet(pl.w, a).Region, Reason: "destroy"})
 	default:
@@ -481,7 +485,7 @@ func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 	for _, a := range pl.m.Forget {
 		forget[a] = true
 		if _, recorded := pl.ledger.Get(a); !recorded && !fromTags {
-			pl.warn(a, "remove the forget line", "forget: not in the ledger, nothing to forget")
+			pl.warn(spec.RowForgetNotInLedger, a, "remove the forget line", "forget: not in the ledger, nothing to forget")
 		}
 	}
 	twins := map[string]spec.Address{}
@@ -515,7 +519,7 @@ func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 			}
 		}
 		if rule, excluded := pl.m.Excluded(a); excluded {
-			pl.warn(a, "forget it to drop the ledger row", "in the ledger but excluded (%s): left alone", rule.Why)
+			pl.warn(spec.RowLedgerExcluded, a, "forget it to drop the ledger row", "in the ledger but excluded (%s): left alone", rule.Why)
 			continue
 		}
 		switch {
@@ -529,7 +533,8 @@ func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 		case !exists:
 			pl.add(Action{Address: a, Action: Forget, Region: row.Region, Reason: "no longer exists in the cloud; dropping the ledger row"})
 		case ownership.JudgeMark(pl.m.Fleet, obs.Owner) != ownership.Ours:
-			pl.warn(a, "forget it to drop the ledger row", "in the ledger, but %s; left alone", ownership.Describe(obs.Owner))
+			pl.warnRow(a, spec.Warnf(spec.RowLedgerForeignOwner, a.String(), "forget it to drop the ledger row",
+				"in the ledger, but %s; left alone", ownership.Describe(obs.Owner)).WithEvidence(obs.Owner))
 		default:
 			pl.run.managed++
 			pl.run.orphans[a] = true

@@ -98,7 +98,7 @@ func ExampleFleet_Synth() {
 	fleet.Forget[aws.Queues](f, "jobs")
 	_, diags := f.Synth()
 	for _, d := range diags {
-		fmt.Println(d.Severity, d.Address, d.Message)
+		fmt.Println(d.Severity, d.Subject, d.Message)
 	}
 	// Output:
 	// error aws/queues/jobs duplicate address

@@ -85,7 +85,7 @@ func (f *Fleet) Synth() (*spec.Document, []spec.Diagnostic) {
 func (f *Fleet) document() (*spec.Document, []spec.Diagnostic) {
 	if f == nil {
 		return &spec.Document{APIVersion: spec.APIVersion},
-			[]spec.Diagnostic{spec.Errorf("fleet", "make one with fleet.New", "no fleet (a nil *fleet.Fleet)")}
+			[]spec.Diagnostic{spec.Errorf(spec.RowNoFleet, "fleet", "make one with fleet.New", "no fleet (a nil *fleet.Fleet)")}
 	}
 	doc := &spec.Document{
 		APIVersion: spec.APIVersion,
@@ -141,7 +141,7 @@ func (f *Fleet) declare(ref any, d sdk.Decl) {
 	for _, field := range d.Fields {
 		v, set, problems := value(field.Value)
 		for _, p := range problems {
-			f.diags = append(f.diags, spec.Errorf(where, "", "field %q: %s", field.Name, p))
+			f.diags = append(f.diags, spec.Errorf(spec.RowInvalidValue, where, "", "field %q: %s", field.Name, p))
 		}
 		if set {
 			res.Spec[field.Name] = spec.Encode(v)
@@ -166,8 +166,8 @@ func (f *Fleet) setOnce(m map[spec.Provider]string, where, what string, p spec.P
 		return
 	}
 	if old, ok := m[p]; ok && old != v {
-		f.diags = append(f.diags, spec.Errorf(where, "a fleet has one account and one default region per cloud; place single resources elsewhere with In",
-			"%s given twice: %q and %q", what, old, v))
+		f.diags = append(f.diags, spec.Errorf(spec.RowGivenTwice, where, "a fleet has one account and one default region per cloud; place single resources elsewhere with In",
+			"%s given twice: %q and %q", what, old, v).WithEvidence(old))
 		return
 	}
 	m[p] = v

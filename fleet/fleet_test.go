@@ -51,7 +51,7 @@ func specOf(t *testing.T, doc *spec.Document, addr string) map[string]any {
 func wantRow(t *testing.T, diags []spec.Diagnostic, addr string, fragments ...string) {
 	t.Helper()
 	for _, d := range diags {
-		if d.Address != addr {
+		if d.Subject != addr {
 			continue
 		}
 		all := true

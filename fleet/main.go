@@ -81,11 +81,11 @@ func verb(args []string) string {
 func printDiagnostics(w io.Writer, ds []spec.Diagnostic) {
 	errs := 0
 	for _, d := range ds {
-		line := fmt.Sprintf("%s: %s: %s", d.Severity, d.Address, d.Message)
-		if d.Hint != "" {
-			line += " (hint: " + d.Hint + ")"
+		line := fmt.Sprintf("%s: %s: %s", d.Severity, d.Subject, d.Message)
+		if d.Resolution != "" {
+			line += " (hint: " + d.Resolution + ")"
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, line+" ["+string(d.ID)+"]")
 		if d.Severity == spec.Error {
 			errs++
 		}

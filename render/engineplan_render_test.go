@@ -77,7 +77,7 @@ func TestAttentionIsNotNoChanges(t *testing.T) {
 	w.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "jobs", Region: "eu-west-3", Owner: "other",
 		Fields: map[string]any{"visibilityTimeoutSec": 30.0}})
 	p := w.plan(doc(queue))
-	if len(p.Actions) != 0 || len(p.Attention) != 1 || p.Attention[0].Address != "aws/queues/jobs" {
+	if len(p.Actions) != 0 || len(p.Attention) != 1 || p.Attention[0].Subject != "aws/queues/jobs" {
 		t.Fatalf("actions %v, attention %+v", p.Actions, p.Attention)
 	}
 	var text strings.Builder
@@ -91,7 +91,7 @@ func TestAttentionIsNotNoChanges(t *testing.T) {
 		Attention []spec.Diagnostic `json:"attention"`
 	}
 	if err := json.Unmarshal([]byte(js.String()), &decoded); err != nil || len(decoded.Attention) != 1 ||
-		decoded.Attention[0].Address != "aws/queues/jobs" || decoded.Attention[0].Message == "" {
+		decoded.Attention[0].Subject != "aws/queues/jobs" || decoded.Attention[0].Message == "" {
 		t.Errorf("json attention %+v (%v):\n%s", decoded.Attention, err, js.String())
 	}
 	if md := Markdown(p, MarkdownOptions{}); !strings.Contains(md, "1 resource needs attention") {

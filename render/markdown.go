@@ -201,9 +201,9 @@ func diagnosticsTable(ds []spec.Diagnostic, errs, warns, budget int) (string, in
 		return "", 0
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "#### Diagnostics: %d error(s), %d warning(s)\n\n| severity | address | message | hint |\n| --- | --- | --- | --- |\n", errs, warns)
+	fmt.Fprintf(&b, "#### Diagnostics: %d error(s), %d warning(s)\n\n| severity | subject | message | resolution | id |\n| --- | --- | --- | --- | --- |\n", errs, warns)
 	for i, d := range ds {
-		row := fmt.Sprintf("| %s | %s | %s | %s |\n", cell(string(d.Severity)), code(d.Address), cell(clip(d.Message)), cell(clip(d.Hint)))
+		row := fmt.Sprintf("| %s | %s | %s | %s | %s |\n", cell(string(d.Severity)), code(d.Subject), cell(clip(d.Message)), cell(clip(d.Resolution)), code(string(d.ID)))
 		if b.Len()+len(row) > budget {
 			if i == 0 {
 				return "", len(ds)

@@ -37,7 +37,7 @@ func samplePlan() *engine.Plan {
 			{Address: addr("aws/object-store/old-assets"), Action: engine.Delete, Region: "eu-west-3", Reason: "no longer declared"},
 			{Address: addr("aws/queues/mail"), Action: engine.Adopt, Region: "eu-west-3", Reason: "exists and is tagged for this fleet"},
 		},
-		Diagnostics: []spec.Diagnostic{{Severity: spec.Warning, Address: "aws/queues/legacy", Message: "owned by fleet billing: left alone", Hint: "exclude it | or rename"}},
+		Diagnostics: []spec.Diagnostic{{Severity: spec.Warning, ID: spec.RowLedgerForeignOwner, Subject: "aws/queues/legacy", Message: "owned by fleet billing: left alone", Resolution: "exclude it | or rename", Evidence: "billing"}},
 	}
 	p.Summarize()
 	p.ID = "sha256:" + strings.Repeat("5", 64)
@@ -155,7 +155,7 @@ func bigPlan(n int) *engine.Plan {
 			a.Reason = "no longer declared"
 		}
 		p.Actions = append(p.Actions, a)
-		p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Warning, Address: a.Address.String(), Message: "warned " + long})
+		p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Warning, ID: spec.RowForeignOwner, Subject: a.Address.String(), Message: "warned " + long})
 	}
 	p.Summarize()
 	p.ID = "sha256:" + strings.Repeat("5", 64)
@@ -213,8 +213,8 @@ func TestMarkdownEscapesHostileStrings(t *testing.T) {
 	p.Actions[4].Reason = "gone [click](http://evil.example) *now* " + evil
 	p.Actions[4].Address = spec.Address{Provider: spec.AWS, Kind: spec.ObjectStore, Name: "c`d"}
 	p.Actions[4].Region = "raw:<b>" + evil
-	p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Error, Address: "aws/queues/e`f" + evil,
-		Message: `invalid instance type "` + evil + `"`, Hint: "write \"raw:" + evil + "\" or [see](http://evil.example)"})
+	p.Diagnostics = append(p.Diagnostics, spec.Diagnostic{Severity: spec.Error, ID: spec.RowUnknownInstanceType, Subject: "aws/queues/e`f" + evil,
+		Message: `invalid instance type "` + evil + `"`, Resolution: "write \"raw:" + evil + "\" or [see](http://evil.example)"})
 	md := Markdown(p, MarkdownOptions{})
 	if spec.PrintableText(md) != md {
 		t.Fatalf("a control or bidirectional character got through:\n%q", md)
@@ -238,7 +238,7 @@ func TestMarkdownEscapesHostileStrings(t *testing.T) {
 	// Every line of a table has as many unescaped pipes as its header.
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| ") {
-			if n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); n != 4 && n != 3 && n != 5 {
+			if n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); n != 4 && n != 3 && n != 6 {
 				t.Errorf("a cell was split: %q", line)
 			}
 		}

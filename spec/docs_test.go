@@ -274,7 +274,7 @@ var checkExamples = []struct{ rule, doc string }{
 
 func renderCheckRules(t *testing.T) string {
 	var b strings.Builder
-	b.WriteString("| rule | address | message | hint |\n|---|---|---|---|\n")
+	b.WriteString("| rule | id | subject | message | resolution |\n|---|---|---|---|---|\n")
 	esc := strings.NewReplacer("|", `\|`, "\n", " ")
 	for _, ex := range checkExamples {
 		rows := validateJSON(t, ex.doc)
@@ -283,7 +283,7 @@ func renderCheckRules(t *testing.T) string {
 			continue
 		}
 		r := rows[0]
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", ex.rule, r.Address, esc.Replace(r.Message), esc.Replace(r.Hint))
+		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | %s |\n", ex.rule, r.ID, r.Subject, esc.Replace(r.Message), esc.Replace(r.Resolution))
 	}
 	return b.String()
 }

@@ -65,8 +65,8 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("rows not sorted: %v", rows)
 		}
 		for _, r := range rows {
-			if r.Address == "" || r.Message == "" {
-				t.Fatalf("row without address or message: %#v", r)
+			if r.Subject == "" || r.Message == "" || !rowIDRE.MatchString(string(r.ID)) {
+				t.Fatalf("row without subject, message or id: %#v", r)
 			}
 		}
 		d2 := checkRoundTrip(t, d)
@@ -103,8 +103,8 @@ func FuzzValidateResource(f *testing.F) {
 		}
 		m, rows := Compile(d)
 		for _, r := range rows {
-			if r.Address == "" || r.Message == "" || r.Hint == "" {
-				t.Fatalf("row without address, message or hint: %#v", r)
+			if r.Subject == "" || r.Message == "" || r.Resolution == "" || !rowIDRE.MatchString(string(r.ID)) {
+				t.Fatalf("row without subject, message, resolution or id: %#v", r)
 			}
 		}
 		if !HasErrors(rows) && len(m.Resources) != len(d.Resources) {

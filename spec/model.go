@@ -155,7 +155,7 @@ func ValidFleetName(name string) bool { return fleetNameRE.MatchString(name) }
 func Compile(doc *Document) (*Model, []Diagnostic) {
 	c := &compiler{doc: doc, m: &Model{index: map[Address]int{}}}
 	if doc == nil {
-		return c.m, []Diagnostic{Errorf("document", "pass a decoded infra/v1 document", "no fleet document")}
+		return c.m, []Diagnostic{Errorf(RowNoDocument, "document", "pass a decoded infra/v1 document", "no fleet document")}
 	}
 	c.header()
 	c.resources()
@@ -189,9 +189,9 @@ func (c *compiler) apiVersion() {
 	switch c.doc.APIVersion {
 	case APIVersion:
 	case "":
-		c.add(Errorf("apiVersion", `add "apiVersion": "infra/v1"`, "the document has no apiVersion"))
+		c.add(Errorf(RowMissingAPIVersion, "apiVersion", `add "apiVersion": "infra/v1"`, "the document has no apiVersion"))
 	default:
-		c.add(Errorf("apiVersion", "this build reads infra/v1; upgrade infra to read a newer document",
+		c.add(Errorf(RowUnknownAPIVersion, "apiVersion", "this build reads infra/v1; upgrade infra to read a newer document",
 			"unknown apiVersion %q", c.doc.APIVersion))
 	}
 }
@@ -202,7 +202,7 @@ func (c *compiler) documentKeys() {
 		if where == "" {
 			where = "document"
 		}
-		c.add(Errorf(where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources, forget, interfaces, provides, exposes, uses and wires",
+		c.add(Errorf(RowUnknownKey, where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources, forget, interfaces, provides, exposes, uses and wires",
 			"unknown key %q", k))
 	}
 }
@@ -210,7 +210,7 @@ func (c *compiler) documentKeys() {
 func (c *compiler) fleet() {
 	c.m.Fleet = c.doc.Fleet
 	if !ValidFleetName(c.doc.Fleet) {
-		c.add(Errorf("fleet", "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter; it becomes the ownership tag's value",
+		c.add(Errorf(RowInvalidFleetName, "fleet", "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter; it becomes the ownership tag's value",
 			"invalid fleet name %q", c.doc.Fleet))
 	}
 }
@@ -222,12 +222,12 @@ func (c *compiler) accounts() {
 		where := "accounts." + string(p)
 		switch {
 		case !p.Known():
-			c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", p))
+			c.add(Errorf(RowUnknownProvider, where, knownProvidersHint(), "unknown provider %q", p))
 			continue
 		case p == AWS && !awsAccountRE.MatchString(acct):
-			c.add(Errorf(where, "an AWS account id is 12 digits", "invalid AWS account id %q", acct))
+			c.add(Errorf(RowInvalidAccountID, where, "an AWS account id is 12 digits", "invalid AWS account id %q", acct))
 		case p == Scaleway && !uuidRE.MatchString(acct):
-			c.add(Errorf(where, "a Scaleway project id is a lowercase UUID", "invalid Scaleway project id %q", acct))
+			c.add(Errorf(RowInvalidAccountID, where, "a Scaleway project id is a lowercase UUID", "invalid Scaleway project id %q", acct))
 		}
 		c.m.Accounts[p] = acct
 	}
@@ -238,7 +238,7 @@ func (c *compiler) placement() {
 	for _, p := range sortedProviderKeys(c.doc.Placement) {
 		where := "placement." + string(p)
 		if !p.Known() {
-			c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", p))
+			c.add(Errorf(RowUnknownProvider, where, knownProvidersHint(), "unknown provider %q", p))
 			continue
 		}
 		code, ok := c.region(where, p, c.doc.Placement[p])
@@ -257,26 +257,26 @@ func (c *compiler) exclusion(i int, x Exclusion) {
 	}
 	parts := strings.SplitN(x.Address, "/", 3)
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.Contains(parts[2], "/") {
-		c.add(Errorf(where, "write provider/kind/name, or provider/kind/prefix* for every name with that prefix",
+		c.add(Errorf(RowInvalidAddress, where, "write provider/kind/name, or provider/kind/prefix* for every name with that prefix",
 			"exclusion %d: %q is not an address", i+1, x.Address))
 		return
 	}
 	for _, k := range x.UnknownKeys() {
-		c.add(Errorf(where, "an exclusion's keys are address and why", "exclusion %d: unknown key %q", i+1, k))
+		c.add(Errorf(RowUnknownKey, where, "an exclusion's keys are address and why", "exclusion %d: unknown key %q", i+1, k))
 	}
 	prefix := strings.HasSuffix(parts[2], "*")
 	a := Address{Provider: Provider(parts[0]), Kind: Kind(parts[1]), Name: strings.TrimSuffix(parts[2], "*")}
 	if strings.Contains(a.Name, "*") {
-		c.add(Errorf(where, "a * may only end the name: provider/kind/prefix* matches every name with that prefix",
+		c.add(Errorf(RowMisplacedWildcard, where, "a * may only end the name: provider/kind/prefix* matches every name with that prefix",
 			"exclusion %d: %q has a * inside the name", i+1, x.Address))
 	}
 	if !a.Provider.Known() {
-		c.add(Errorf(where, knownProvidersHint(), "exclusion of unknown provider %q", a.Provider))
+		c.add(Errorf(RowUnknownProvider, where, knownProvidersHint(), "exclusion of unknown provider %q", a.Provider))
 	} else if _, ok := Lookup(a.Kind); !ok {
-		c.add(Errorf(where, knownKindsHint(a.Provider), "exclusion of unknown kind %q", a.Kind))
+		c.add(Errorf(RowUnknownKind, where, knownKindsHint(a.Provider), "exclusion of unknown kind %q", a.Kind))
 	}
 	if strings.TrimSpace(x.Why) == "" {
-		c.add(Errorf(where, `say why it must never be touched, so the next reader knows: "why": "owned by the data team"`,
+		c.add(Errorf(RowExclusionWithoutWhy, where, `say why it must never be touched, so the next reader knows: "why": "owned by the data team"`,
 			"exclusion without why"))
 	}
 	c.m.Exclusions = append(c.m.Exclusions, ExclusionRule{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Prefix: prefix, Why: x.Why})
@@ -300,11 +300,11 @@ func (c *compiler) region(where string, p Provider, written string) (string, boo
 				hint = string(p) + " has no region at " + string(l) + "; " + known
 			}
 		}
-		c.add(Errorf(where, hint, "%q is a region of %s, not of %s", written, owner, p))
+		c.add(Errorf(RowWrongCloudRegion, where, hint, "%q is a region of %s, not of %s", written, owner, p).WithEvidence(known))
 		return "", false
 	}
 	hint := known + `; for a region infra's table lacks write "raw:` + written + `"`
-	c.add(Errorf(where, hint, "unknown %s region %q", p, written))
+	c.add(Errorf(RowUnknownRegion, where, hint, "unknown %s region %q", p, written).WithEvidence(known))
 	return "", false
 }
 
@@ -340,31 +340,31 @@ func (c *compiler) resources() {
 func (c *compiler) resourceAddress(where string, r Resource) (Address, *KindInfo, bool) {
 	a, err := ParseAddress(r.Address)
 	if err != nil {
-		c.add(Errorf(where, "an address is provider/kind/name, such as aws/queues/jobs", "%v", err))
+		c.add(Errorf(RowInvalidAddress, where, "an address is provider/kind/name, such as aws/queues/jobs", "%v", err))
 		return a, nil, false
 	}
 	if !a.Provider.Known() {
-		c.add(Errorf(where, knownProvidersHint(), "unknown provider %q", a.Provider))
+		c.add(Errorf(RowUnknownProvider, where, knownProvidersHint(), "unknown provider %q", a.Provider))
 		return a, nil, false
 	}
 	info, ok := Lookup(a.Kind)
 	if !ok {
-		c.add(Errorf(where, knownKindsHint(a.Provider), "unknown kind %q", a.Kind))
+		c.add(Errorf(RowUnknownKind, where, knownKindsHint(a.Provider), "unknown kind %q", a.Kind))
 		return a, nil, false
 	}
 	if !info.OfferedBy(a.Provider) {
-		c.add(Errorf(where, knownKindsHint(a.Provider), "%s has no kind %q", a.Provider, a.Kind))
+		c.add(Errorf(RowKindNotOffered, where, knownKindsHint(a.Provider), "%s has no kind %q", a.Provider, a.Kind))
 		return a, nil, false
 	}
 	if msg := checkName(a.Name); msg != "" {
-		c.add(Errorf(where, "a name is 1–255 characters with no space or control character", "%s", msg))
+		c.add(Errorf(RowInvalidName, where, "a name is 1–255 characters with no space or control character", "%s", msg))
 	}
 	for _, k := range r.UnknownKeys() {
 		hint := "a resource's keys are address, region and spec"
 		if _, isField := info.Field(k); isField {
 			hint = "move " + strconv.Quote(k) + " into spec"
 		}
-		c.add(Errorf(where, hint, "unknown key %q", k))
+		c.add(Errorf(RowUnknownKey, where, hint, "unknown key %q", k))
 	}
 	return a, info, true
 }
@@ -374,13 +374,13 @@ func (c *compiler) resourceAddress(where string, r Resource) (Address, *KindInfo
 func (c *compiler) duplicate(where string, a Address, physical map[string]Address) bool {
 	key := string(a.Provider) + "/" + PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
 	if _, found := c.m.index[a]; found {
-		c.add(Errorf(where, "names are a resource's identity within its provider and kind; rename one",
+		c.add(Errorf(RowDuplicateAddress, where, "names are a resource's identity within its provider and kind; rename one",
 			"duplicate address"))
 		return true
 	}
 	if other, found := physical[key]; found {
-		c.add(Errorf(where, "an S3 bucket is both object-store and s3-bucket (a Scaleway container both compute and scaleway-container); keep one declaration",
-			"%s and %s are the same physical resource", other, a))
+		c.add(Errorf(RowDuplicatePhysical, where, "an S3 bucket is both object-store and s3-bucket (a Scaleway container both compute and scaleway-container); keep one declaration",
+			"%s and %s are the same physical resource", other, a).WithEvidence(other.String()))
 		return true
 	}
 	physical[key] = a
@@ -401,7 +401,7 @@ func (c *compiler) resourceRegion(where string, a Address, r Resource) string {
 		// It follows the region of a region-local value it reads from
 		// another fleet, which ResolveWires knows.
 	default:
-		c.add(Errorf(where, `set "placement": {"`+string(a.Provider)+`": "…"} or the resource's own "region"`,
+		c.add(Errorf(RowMissingRegion, where, `set "placement": {"`+string(a.Provider)+`": "…"} or the resource's own "region"`,
 			"no region for this resource"))
 	}
 	return ""
@@ -413,19 +413,23 @@ func (c *compiler) fields(where string, kind Kind, info *KindInfo, r Resource, f
 	for _, name := range sortedKeys(r.Spec) {
 		f, ok := info.Field(name)
 		if !ok {
-			c.add(Errorf(where, fieldsHint(info), "unknown field %q for kind %s", name, kind))
+			c.add(Errorf(RowUnknownField, where, fieldsHint(info), "unknown field %q for kind %s", name, kind))
 			continue
 		}
 		v, err := Decode(f, r.Spec[name])
 		if err != nil {
-			c.add(Errorf(where, fieldHint(f), "field %q: %v", name, err))
+			id := RowInvalidValue
+			if _, isString := r.Spec[name].(string); isString && f.Type == TypeSecretSource {
+				id = RowPlaintextSecret
+			}
+			c.add(Errorf(id, where, fieldHint(f), "field %q: %v", name, err))
 			continue
 		}
 		if f.Name == "instanceType" {
 			lit := v.(Lit).V.(string)
 			code, _, ok := ResolveInstanceType(lit)
 			if !ok {
-				c.add(Errorf(where, instanceTypeHint(lit), "invalid instance type %q", lit))
+				c.add(Errorf(RowUnknownInstanceType, where, instanceTypeHint(lit), "invalid instance type %q", lit))
 			}
 			v = Lit{code}
 		}
@@ -433,7 +437,7 @@ func (c *compiler) fields(where string, kind Kind, info *KindInfo, r Resource, f
 	}
 	for _, f := range info.Fields {
 		if _, set := r.Spec[f.Name]; f.Required && !set {
-			c.add(Errorf(where, "add "+strconv.Quote(f.Name)+" to spec: "+fieldHint(f), "missing required field %q", f.Name))
+			c.add(Errorf(RowMissingField, where, "add "+strconv.Quote(f.Name)+" to spec: "+fieldHint(f), "missing required field %q", f.Name))
 		}
 	}
 }
@@ -448,12 +452,12 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 		_, set := d.Fields[f.Name]
 		switch {
 		case set && !f.ExpressibleOn(a.Provider):
-			c.add(Errorf(where, f.Doc+"; remove it for "+string(a.Provider),
+			c.add(Errorf(RowFieldNotExpressible, where, f.Doc+"; remove it for "+string(a.Provider),
 				"%s on %s cannot use %s", a.Kind, a.Provider, f.Name))
 		case set && !f.UsedOn(a.Provider):
-			c.add(Warnf(where, f.Doc, "%s on %s does not use %s; it is ignored there", a.Kind, a.Provider, f.Name))
+			c.add(Warnf(RowFieldIgnored, where, f.Doc, "%s on %s does not use %s; it is ignored there", a.Kind, a.Provider, f.Name))
 		case !set && f.RequiredFor(a.Provider) && !f.Required:
-			c.add(Errorf(where, f.Doc, "missing required field %q (%s on %s needs it)", f.Name, a.Kind, a.Provider))
+			c.add(Errorf(RowMissingFieldForCloud, where, f.Doc, "missing required field %q (%s on %s needs it)", f.Name, a.Kind, a.Provider))
 		}
 	}
 	if a.Provider != Scaleway {
@@ -464,7 +468,7 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 		// Neither product has tags or a description: the name prefix is the
 		// ownership mark, so a name without it could never be managed.
 		if c.m.Fleet != "" && !strings.HasPrefix(a.Name, c.m.Fleet+"-") {
-			c.add(Errorf(where, "rename it "+c.m.Fleet+"-"+a.Name,
+			c.add(Errorf(RowMissingFleetPrefix, where, "rename it "+c.m.Fleet+"-"+a.Name,
 				"%s on scaleway needs the fleet prefix: the product has no tags, so its name %s-… is its ownership mark", a.Kind, c.m.Fleet))
 		}
 	}
@@ -472,7 +476,7 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 		for _, name := range []string{"minCapacity", "maxCapacity"} {
 			if lit, ok := d.Fields[name].(Lit); ok {
 				if n, isNum := lit.V.(float64); isNum && n != float64(int64(n)) {
-					c.add(Errorf(where, "Serverless SQL capacity is in whole vCPUs", "postgres on scaleway needs whole-number %s, not %v", name, n))
+					c.add(Errorf(RowFractionalCapacity, where, "Serverless SQL capacity is in whole vCPUs", "postgres on scaleway needs whole-number %s, not %v", name, n))
 				}
 			}
 		}
@@ -482,7 +486,7 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 			for _, x := range l {
 				if lit, ok := x.(Lit); ok {
 					if s, _ := lit.V.(string); strings.HasPrefix(s, "arn:") {
-						c.add(Errorf(where, "on Scaleway, policies are permission-set names such as ObjectStorageReadOnly",
+						c.add(Errorf(RowAWSPolicyOnScaleway, where, "on Scaleway, policies are permission-set names such as ObjectStorageReadOnly",
 							"iam on scaleway: %q is an AWS policy ARN", s))
 					}
 				}
@@ -508,13 +512,13 @@ func (c *compiler) references() {
 				case Observed:
 					t, ok := c.m.Lookup(e.Of)
 					if !ok {
-						c.add(Errorf(where, "declare it in this fleet, or fix the address",
-							"field %q reads %s, which is not in the document", name, e.Of))
+						c.add(Errorf(RowDanglingReference, where, "declare it in this fleet, or fix the address",
+							"field %q reads %s, which is not in the document", name, e.Of).WithEvidence(e.Of.String()))
 						return
 					}
 					if tinfo, _ := Lookup(t.Address.Kind); !tinfo.HasAttribute(e.Attribute) {
-						c.add(Errorf(where, "it publishes: "+strings.Join(tinfo.Attributes, ", "),
-							"field %q reads attribute %q, which %s does not publish", name, e.Attribute, e.Of))
+						c.add(Errorf(RowUnknownAttribute, where, "it publishes: "+strings.Join(tinfo.Attributes, ", "),
+							"field %q reads attribute %q, which %s does not publish", name, e.Attribute, e.Of).WithEvidence(e.Of.String()))
 					}
 				case Import:
 					c.importRow(where, name, e)
@@ -522,17 +526,17 @@ func (c *compiler) references() {
 					t, ok := c.m.Lookup(e.Of)
 					switch {
 					case !ok:
-						c.add(Errorf(where, "declare the secret in this fleet, or fix the address",
-							"field %q reads the value of %s, which is not in the document", name, e.Of))
+						c.add(Errorf(RowDanglingReference, where, "declare the secret in this fleet, or fix the address",
+							"field %q reads the value of %s, which is not in the document", name, e.Of).WithEvidence(e.Of.String()))
 					case t.Address.Kind != Secrets:
-						c.add(Errorf(where, "secretValue reads a secrets resource",
-							"field %q reads the secret value of %s, which is of kind %s", name, e.Of, t.Address.Kind))
+						c.add(Errorf(RowWrongKindReference, where, "secretValue reads a secrets resource",
+							"field %q reads the secret value of %s, which is of kind %s", name, e.Of, t.Address.Kind).WithEvidence(e.Of.String()))
 					}
 				}
 			})
 			if f.Type == TypeSecretSource {
 				if comp, ok := v.(Composed); ok && len(Deps(comp)) == 0 && len(ImportsIn(comp)) == 0 {
-					c.add(Errorf(where, `compose from {"secretValue": …}, {"observed": …} or {"use": …}; a literal value belongs in an environment variable ({"fromEnv": "VAR"})`,
+					c.add(Errorf(RowComposedPlaintext, where, `compose from {"secretValue": …}, {"observed": …} or {"use": …}; a literal value belongs in an environment variable ({"fromEnv": "VAR"})`,
 						"composed secret with no dependency is a plaintext in disguise"))
 				}
 			}
@@ -543,24 +547,24 @@ func (c *compiler) references() {
 func (c *compiler) ref(where string, d Declared, f Field, to Address) {
 	t, ok := c.m.Lookup(to)
 	if !ok {
-		c.add(Errorf(where, "declare it in this fleet, or fix the address",
-			"field %q refers to %s, which is not in the document", f.Name, to))
+		c.add(Errorf(RowDanglingReference, where, "declare it in this fleet, or fix the address",
+			"field %q refers to %s, which is not in the document", f.Name, to).WithEvidence(to.String()))
 		return
 	}
 	if len(f.RefKinds) > 0 && !containsKind(f.RefKinds, to.Kind) {
-		c.add(Errorf(where, "it accepts: "+kindList(f.RefKinds),
-			"field %q refers to %s, which is of kind %s", f.Name, to, to.Kind))
+		c.add(Errorf(RowWrongKindReference, where, "it accepts: "+kindList(f.RefKinds),
+			"field %q refers to %s, which is of kind %s", f.Name, to, to.Kind).WithEvidence(to.String()))
 		return
 	}
 	if f.SameProvider && to.Provider != d.Address.Provider {
-		c.add(Errorf(where, "refer to a "+string(d.Address.Provider)+" resource of kind "+kindList(f.RefKinds),
-			"field %q refers to %s on another cloud; it must refer to a %s resource", f.Name, to, d.Address.Provider))
+		c.add(Errorf(RowCrossCloudReference, where, "refer to a "+string(d.Address.Provider)+" resource of kind "+kindList(f.RefKinds),
+			"field %q refers to %s on another cloud; it must refer to a %s resource", f.Name, to, d.Address.Provider).WithEvidence(to.String()))
 		return
 	}
 	if f.RegionLocal && t.Region != "" && d.Region != "" && t.Region != d.Region {
-		c.add(Errorf(where, "place both in the same region",
+		c.add(Errorf(RowCrossRegionReference, where, "place both in the same region",
 			"field %q refers to %s in %s, but this resource is in %s; a %s cannot cross regions",
-			f.Name, to, t.Region, d.Region, to.Kind))
+			f.Name, to, t.Region, d.Region, to.Kind).WithEvidence(to.String()))
 	}
 }
 
@@ -571,8 +575,8 @@ func (c *compiler) cycles() {
 		for i, a := range cycle {
 			names[i] = a.String()
 		}
-		c.add(Errorf(cycle[0].String(), "break the cycle: one of these must not refer to the next",
-			"dependency cycle among: %s", strings.Join(names, ", ")))
+		c.add(Errorf(RowCycle, cycle[0].String(), "break the cycle: one of these must not refer to the next",
+			"dependency cycle among: %s", strings.Join(names, ", ")).WithEvidence(strings.Join(names, ", ")))
 	}
 }
 
@@ -584,19 +588,19 @@ func (c *compiler) forgets() {
 			if where == "" {
 				where = "forget[" + strconv.Itoa(i) + "]"
 			}
-			c.add(Errorf(where, "an address is provider/kind/name", "forget: %v", err))
+			c.add(Errorf(RowInvalidAddress, where, "an address is provider/kind/name", "forget: %v", err))
 			continue
 		}
 		if !a.Provider.Known() {
-			c.add(Errorf(s, knownProvidersHint(), "forget of unknown provider %q", a.Provider))
+			c.add(Errorf(RowUnknownProvider, s, knownProvidersHint(), "forget of unknown provider %q", a.Provider))
 			continue
 		}
 		if info, ok := Lookup(a.Kind); !ok || !info.OfferedBy(a.Provider) {
-			c.add(Errorf(s, knownKindsHint(a.Provider), "forget: %s has no kind %q", a.Provider, a.Kind))
+			c.add(Errorf(RowKindNotOffered, s, knownKindsHint(a.Provider), "forget: %s has no kind %q", a.Provider, a.Kind))
 			continue
 		}
 		if _, declared := c.m.Lookup(a); declared {
-			c.add(Errorf(s, "forget releases a resource this fleet no longer declares; remove the resource or the forget",
+			c.add(Errorf(RowForgetDeclared, s, "forget releases a resource this fleet no longer declares; remove the resource or the forget",
 				"forget of a resource that is still declared"))
 			continue
 		}

@@ -74,8 +74,8 @@ func needsAnyEscape(s string) bool {
 
 // A diagnostic printed with %v is escaped like every row.
 func TestDiagnosticStringIsPrintable(t *testing.T) {
-	d := Errorf("aws/queues/\x1b[2J", "write \"raw:\x1b[31m\"", "invalid \u202e")
-	if got, want := d.String(), `error: aws/queues/\u001b[2J: invalid \u202e (write "raw:\u001b[31m")`; got != want {
+	d := Errorf(RowUnknownInstanceType, "aws/queues/\x1b[2J", "write \"raw:\x1b[31m\"", "invalid \u202e")
+	if got, want := d.String(), `error: aws/queues/\u001b[2J: invalid \u202e (write "raw:\u001b[31m") [unknown-instance-type]`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -132,29 +132,28 @@ func wiredCapability(m *Model, slot Slot, f Far) (*PublishedCapability, []Diagno
 	where := "wires." + slot.Name
 	switch {
 	case f.Err != nil:
-		return nil, []Diagnostic{wiringRow(Error, "wire-unreadable", where, "grant this run read access to that state, or give the wire its state",
+		return nil, []Diagnostic{Errorf(RowWireUnreadable, where, "grant this run read access to that state, or give the wire its state",
 			"slot %q is wired to fleet %q, whose published record at %s cannot be read: %v", slot.Name, w.Fleet, f.Where, f.Err)}
 	case f.Record == nil:
-		return nil, []Diagnostic{wiringRow(Error, "wire-fleet-unknown", where, fmt.Sprintf("apply %s first, or, if its state is kept elsewhere, say where: \"wires\": {%q: {\"fleet\": %q, \"provides\": %q, \"state\": \"…\"}}", w.Fleet, slot.Name, w.Fleet, w.Provides),
+		return nil, []Diagnostic{Errorf(RowWireFleetUnknown, where, fmt.Sprintf("apply %s first, or, if its state is kept elsewhere, say where: \"wires\": {%q: {\"fleet\": %q, \"provides\": %q, \"state\": \"…\"}}", w.Fleet, slot.Name, w.Fleet, w.Provides),
 			"slot %q is wired to fleet %q, which has published nothing at %s", slot.Name, w.Fleet, f.Where)}
 	}
 	capab, ok := f.Record.Capabilities[w.Provides]
 	candidates := "it exposes: " + declaredList(f.Record.Exposed())
 	switch {
 	case !ok:
-		return nil, []Diagnostic{withEvidence(wiringRow(Error, "wire-capability-unknown", where, candidates,
-			"slot %q is wired to %s:%s, and %s provides no capability %q", slot.Name, w.Fleet, w.Provides, w.Fleet, w.Provides), candidates)}
+		return nil, []Diagnostic{Errorf(RowWireCapabilityUnknown, where, candidates,
+			"slot %q is wired to %s:%s, and %s provides no capability %q", slot.Name, w.Fleet, w.Provides, w.Fleet, w.Provides).WithEvidence(candidates)}
 	case !capab.Exposed:
-		return nil, []Diagnostic{withEvidence(wiringRow(Error, "wire-unexposed", where, candidates+"; or ask its owners to add "+strconv.Quote(w.Provides)+" to exposes",
-			"slot %q is wired to %s:%s, which %s provides but does not expose", slot.Name, w.Fleet, w.Provides, w.Fleet), candidates)}
+		return nil, []Diagnostic{Errorf(RowWireUnexposed, where, candidates+"; or ask its owners to add "+strconv.Quote(w.Provides)+" to exposes",
+			"slot %q is wired to %s:%s, which %s provides but does not expose", slot.Name, w.Fleet, w.Provides, w.Fleet).WithEvidence(candidates)}
 	case capab.Interface != slot.Interface:
-		return nil, []Diagnostic{withEvidence(wiringRow(Error, "wire-interface", where, candidates,
-			"slot %q uses interface %q, and %s:%s provides %q", slot.Name, slot.Interface, w.Fleet, w.Provides, capab.Interface), candidates)}
+		return nil, []Diagnostic{Errorf(RowWireInterface, where, candidates,
+			"slot %q uses interface %q, and %s:%s provides %q", slot.Name, slot.Interface, w.Fleet, w.Provides, capab.Interface).WithEvidence(candidates)}
 	}
 	if in := m.Interfaces[slot.Interface]; in.Hash != capab.InterfaceHash {
-		return nil, []Diagnostic{withEvidence(wiringRow(Error, "interface-mismatch", where, "build both fleets with the same version of the package that defines "+slot.Interface,
-			"fleets %s and %s carry different definitions of interface %q", m.Fleet, w.Fleet, slot.Interface),
-			fmt.Sprintf("%s has %s; %s published %s", m.Fleet, in.Hash, w.Fleet, capab.InterfaceHash))}
+		return nil, []Diagnostic{Errorf(RowInterfaceMismatch, where, "build both fleets with the same version of the package that defines "+slot.Interface,
+			"fleets %s and %s carry different definitions of interface %q", m.Fleet, w.Fleet, slot.Interface).WithEvidence(fmt.Sprintf("%s has %s; %s published %s", m.Fleet, in.Hash, w.Fleet, capab.InterfaceHash))}
 	}
 	return &capab, nil
 }
@@ -169,17 +168,18 @@ func checkPredicate(slot Slot, p Predicate, e PublishedExport) []Diagnostic {
 	if ok && err == nil {
 		return nil
 	}
-	sev, id := Error, "requirement-failed"
+	row := Errorf
+	id := RowRequirementFailed
 	if p.Want {
-		sev, id = Warning, "requirement-wanted"
+		row, id = Warnf, RowRequirementWanted
 	}
 	value, _ := json.Marshal(e.Value)
 	msg := fmt.Sprintf("slot %q requires %s, and %s publishes %s = %s", slot.Name, p, slot.Wire.Fleet, p.Export, value)
 	if err != nil {
 		msg += " (" + err.Error() + ")"
 	}
-	d := wiringRow(sev, id, "uses."+slot.Name, "wire the slot to a capability that satisfies it, or relax the requirement; infra never picks another provider", "%s", msg)
-	return []Diagnostic{withEvidence(d, fmt.Sprintf("%s:%s.%s = %s", slot.Wire.Fleet, slot.Wire.Provides, p.Export, value))}
+	d := row(id, "uses."+slot.Name, "wire the slot to a capability that satisfies it, or relax the requirement; infra never picks another provider", "%s", msg)
+	return []Diagnostic{d.WithEvidence(fmt.Sprintf("%s:%s.%s = %s", slot.Wire.Fleet, slot.Wire.Provides, p.Export, value))}
 }
 
 // Holds evaluates a predicate on a value. Two values that both read as
@@ -282,10 +282,9 @@ func localityRows(m *Model) []Diagnostic {
 				if !ok || w.Export.Locality != LocalityRegion || w.Export.Region == "" || d.Region == w.Export.Region {
 					continue
 				}
-				diags = append(diags, withEvidence(wiringRow(Error, "locality-region", d.Address.String(),
+				diags = append(diags, Errorf(RowLocalityRegion, d.Address.String(),
 					"place it in "+w.Export.Region+", or wire a capability in "+d.Region,
-					"reads %s, which is region-local (%s); %s is in %s", w.Ref, w.Export.Region, d.Address, d.Region),
-					w.Ref+" lives in "+w.Export.Region))
+					"reads %s, which is region-local (%s); %s is in %s", w.Ref, w.Export.Region, d.Address, d.Region).WithEvidence(w.Ref+" lives in "+w.Export.Region))
 			}
 		}
 	}
@@ -300,12 +299,12 @@ func followRegion(m *Model, d *Declared) Diagnostic {
 			w := m.Wired[Import{Slot: im.Slot, Export: im.Export}]
 			if w.Export.Locality == LocalityRegion && w.Export.Region != "" {
 				d.Region = w.Export.Region
-				return withEvidence(wiringRow(Warning, "region-followed", d.Address.String(), "give it a region of its own to place it elsewhere",
-					"placed in %s, the region of %s, which it reads; it has no region of its own", d.Region, w.Ref), w.Ref+" lives in "+d.Region)
+				return Warnf(RowRegionFollowed, d.Address.String(), "give it a region of its own to place it elsewhere",
+					"placed in %s, the region of %s, which it reads; it has no region of its own", d.Region, w.Ref).WithEvidence(w.Ref + " lives in " + d.Region)
 			}
 		}
 	}
-	return wiringRow(Error, "no-region", d.Address.String(), `set "placement": {"`+string(d.Address.Provider)+`": "…"} or the resource's own "region"`,
+	return Errorf(RowMissingRegion, d.Address.String(), `set "placement": {"`+string(d.Address.Provider)+`": "…"} or the resource's own "region"`,
 		"no region for this resource, and nothing it reads from another fleet is region-local")
 }
 
@@ -330,11 +329,4 @@ func readsUse(v any) bool {
 		}
 	}
 	return false
-}
-
-// withEvidence adds the fact that proves a row. Rows carry it once they
-// have the field; until then it joins the resolution.
-func withEvidence(d Diagnostic, evidence string) Diagnostic {
-	_ = evidence
-	return d
 }

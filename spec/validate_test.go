@@ -52,7 +52,9 @@ func validateJSON(t *testing.T, doc string) []Diagnostic {
 	if err != nil {
 		t.Fatalf("decode: %v\n%s", err, doc)
 	}
-	return Validate(d)
+	rows := Validate(d)
+	checkRowIDs(t, rows)
+	return rows
 }
 
 // checkRows asserts that got holds exactly the wanted error rows, in order,
@@ -61,11 +63,11 @@ func checkRows(t *testing.T, got []Diagnostic, want ...row) {
 	t.Helper()
 	var gotRows []row
 	for _, d := range got {
-		gotRows = append(gotRows, row{d.Address, d.Message})
+		gotRows = append(gotRows, row{d.Subject, d.Message})
 		if d.Severity != Error {
 			t.Errorf("row %v: severity %s, want error", d, d.Severity)
 		}
-		if strings.TrimSpace(d.Hint) == "" {
+		if strings.TrimSpace(d.Resolution) == "" {
 			t.Errorf("row %v has no hint", d)
 		}
 	}
@@ -221,13 +223,13 @@ func TestCheckRefusesRegionNotInTable(t *testing.T) {
 func TestCheckRefusesAWSRegionForScaleway(t *testing.T) {
 	got := validateJSON(t, docJSON(nil, `{"address": "scaleway/queues/shop-jobs", "region": "eu-west-3", "spec": {}}`))
 	checkRows(t, got, row{"scaleway/queues/shop-jobs", `"eu-west-3" is a region of aws, not of scaleway`})
-	if len(got) == 1 && got[0].Hint != "the scaleway region at paris is fr-par" {
-		t.Errorf("hint: %q", got[0].Hint)
+	if len(got) == 1 && got[0].Resolution != "the scaleway region at paris is fr-par" {
+		t.Errorf("hint: %q", got[0].Resolution)
 	}
 	got = validateJSON(t, docJSON(map[string]string{"placement": `{"scaleway": "eu-west-1"}`}))
 	checkRows(t, got, row{"placement.scaleway", `"eu-west-1" is a region of aws, not of scaleway`})
-	if len(got) == 1 && !strings.HasPrefix(got[0].Hint, "scaleway has no region at ireland") {
-		t.Errorf("hint: %q", got[0].Hint)
+	if len(got) == 1 && !strings.HasPrefix(got[0].Resolution, "scaleway has no region at ireland") {
+		t.Errorf("hint: %q", got[0].Resolution)
 	}
 }
 
@@ -235,8 +237,8 @@ func TestCheckRefusesInvalidInstanceType(t *testing.T) {
 	got := validateJSON(t, docJSON(nil, sgWeb, `{"address": "aws/aws-instance/big", "spec": {"imageId": "latest",
 		"instanceType": "t3.32xlarge", "securityGroup": {"ref": "aws/security-group/web"}}}`))
 	checkRows(t, got, row{"aws/aws-instance/big", `invalid instance type "t3.32xlarge"`})
-	if len(got) == 1 && (!strings.Contains(got[0].Hint, "t3 sizes: nano,") || !strings.Contains(got[0].Hint, `"raw:t3.32xlarge"`)) {
-		t.Errorf("hint should list t3's sizes and the raw escape: %q", got[0].Hint)
+	if len(got) == 1 && (!strings.Contains(got[0].Resolution, "t3 sizes: nano,") || !strings.Contains(got[0].Resolution, `"raw:t3.32xlarge"`)) {
+		t.Errorf("hint should list t3's sizes and the raw escape: %q", got[0].Resolution)
 	}
 }
 
@@ -255,8 +257,9 @@ func TestCheckRefusesExclusionWithoutWhy(t *testing.T) {
 		{"address": "aws/queues/kept", "why": "the data team's"}]`}, queueJobs)),
 		row{"aws/queues/legacy*", "exclusion without why"})
 	checkRows(t, validateJSON(t, docJSON(map[string]string{"exclusions": `[{"address": "aws/queues/legacy", "reason": "x"}]`}, queueJobs)),
-		row{"aws/queues/legacy", "exclusion 1: unknown key \"reason\""},
-		row{"aws/queues/legacy", "exclusion without why"})
+		// Rows of one subject and severity are in the order of their ids.
+		row{"aws/queues/legacy", "exclusion without why"},
+		row{"aws/queues/legacy", "exclusion 1: unknown key \"reason\""})
 }
 
 func TestCheckRefusesRegionLocalReferenceAcrossRegions(t *testing.T) {

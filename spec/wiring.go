@@ -184,12 +184,6 @@ func sortedTags[T ~string](tags []T) []T {
 	return out
 }
 
-// wiringRow builds a wiring row: every one names its rule.
-func wiringRow(sev Severity, id, subject, resolution, format string, args ...any) Diagnostic {
-	_ = id // the rule's id joins the row when rows carry ids
-	return Diagnostic{Severity: sev, Address: subject, Message: fmt.Sprintf(format, args...), Hint: resolution}
-}
-
 // wiring checks interfaces, provides, exposes, uses and wires, and puts
 // them in the model.
 func (c *compiler) wiring() {
@@ -205,13 +199,13 @@ func (c *compiler) interfaces() {
 		doc := c.doc.Interfaces[name]
 		where := "interfaces." + name
 		if !wireNameRE.MatchString(name) {
-			c.add(wiringRow(Error, "interface-name", where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter", "invalid interface name %q", name))
+			c.add(Errorf(RowInterfaceName, where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter", "invalid interface name %q", name))
 		}
 		for _, k := range sortedKeys(doc.extra) {
-			c.add(wiringRow(Error, "unknown-key", where, "an interface's keys are hash and exports", "unknown key %q", k))
+			c.add(Errorf(RowUnknownKey, where, "an interface's keys are hash and exports", "unknown key %q", k))
 		}
 		if len(doc.Exports) == 0 {
-			c.add(wiringRow(Error, "interface-empty", where, `list its exports: "exports": {"endpoint": {"type": "string", "lifecycle": "apply", "locality": "region"}}`, "interface %q has no exports", name))
+			c.add(Errorf(RowInterfaceEmpty, where, `list its exports: "exports": {"endpoint": {"type": "string", "lifecycle": "apply", "locality": "region"}}`, "interface %q has no exports", name))
 		}
 		in := Interface{Name: name, Exports: map[string]ExportDef{}}
 		for _, e := range sortedKeys(doc.Exports) {
@@ -221,7 +215,7 @@ func (c *compiler) interfaces() {
 		}
 		in.Hash = InterfaceHash(in.Exports)
 		if doc.Hash != "" && doc.Hash != in.Hash && len(in.Exports) == len(doc.Exports) {
-			c.add(wiringRow(Error, "interface-hash", where, "the exports were edited after the hash was computed: regenerate the document from the package that defines the interface, or remove the hash",
+			c.add(Errorf(RowInterfaceHash, where, "the exports were edited after the hash was computed: regenerate the document from the package that defines the interface, or remove the hash",
 				"interface %q is written with hash %s, but its exports hash to %s", name, doc.Hash, in.Hash))
 		}
 		c.m.Interfaces[name] = in
@@ -232,44 +226,44 @@ func (c *compiler) interfaces() {
 // bound is a permission, and a missing permission is not a default.
 func (c *compiler) exportDef(where string, doc ExportDoc) (ExportDef, bool) {
 	ok := true
-	bad := func(id, hint, format string, args ...any) {
-		c.add(wiringRow(Error, id, where, hint, format, args...))
+	bad := func(id RowID, hint, format string, args ...any) {
+		c.add(Errorf(id, where, hint, format, args...))
 		ok = false
 	}
 	for _, k := range sortedKeys(doc.extra) {
-		bad("unknown-key", "an export's keys are type, lifecycle, locality and secrecy", "unknown key %q", k)
+		bad(RowUnknownKey, "an export's keys are type, lifecycle, locality and secrecy", "unknown key %q", k)
 	}
 	def := ExportDef{Type: ExportType(doc.Type)}
 	if !containsTag(exportTypes, def.Type) {
-		bad("export-type", "the types are "+tagList(exportTypes), "unknown export type %q", doc.Type)
+		bad(RowExportType, "the types are "+tagList(exportTypes), "unknown export type %q", doc.Type)
 	}
 	if len(doc.Lifecycle) == 0 {
-		bad("bound-missing", `say when the value is known: "lifecycle": "plan", "apply" or "observed" (or a list of them)`, "the export has no lifecycle bound")
+		bad(RowBoundMissing, `say when the value is known: "lifecycle": "plan", "apply" or "observed" (or a list of them)`, "the export has no lifecycle bound")
 	}
 	for _, t := range doc.Lifecycle {
 		if !containsTag(lifecycles, Lifecycle(t)) {
-			bad("bound-unknown", "the lifecycle tags are "+tagList(lifecycles), "unknown lifecycle %q", t)
+			bad(RowBoundUnknown, "the lifecycle tags are "+tagList(lifecycles), "unknown lifecycle %q", t)
 		}
 		def.Lifecycle = append(def.Lifecycle, Lifecycle(t))
 	}
 	if len(doc.Locality) == 0 {
-		bad("bound-missing", `say where the value may be used: "locality": "global", "account" or "region" (or a list of them)`, "the export has no locality bound")
+		bad(RowBoundMissing, `say where the value may be used: "locality": "global", "account" or "region" (or a list of them)`, "the export has no locality bound")
 	}
 	for _, t := range doc.Locality {
 		if !containsTag(localities, ExportLocality(t)) {
-			bad("bound-unknown", "the locality tags are "+tagList(localities), "unknown locality %q", t)
+			bad(RowBoundUnknown, "the locality tags are "+tagList(localities), "unknown locality %q", t)
 		}
 		def.Locality = append(def.Locality, ExportLocality(t))
 	}
 	switch doc.Secrecy {
 	case "", "public":
 		if def.Type == ExportSecret && doc.Secrecy == "public" {
-			bad("secrecy-lowered", `a secret reference is secret: drop "secrecy": "public"`, "an export of type secret cannot be public")
+			bad(RowSecrecyLowered, `a secret reference is secret: drop "secrecy": "public"`, "an export of type secret cannot be public")
 		}
 	case "secret":
 		def.Secret = true
 	default:
-		bad("secrecy-unknown", `secrecy is "public" (the default) or "secret"`, "unknown secrecy %q", doc.Secrecy)
+		bad(RowSecrecyUnknown, `secrecy is "public" (the default) or "secret"`, "unknown secrecy %q", doc.Secrecy)
 	}
 	if def.Type == ExportSecret {
 		def.Secret = true
@@ -283,10 +277,10 @@ func (c *compiler) provides() {
 		doc := c.doc.Provides[name]
 		where := "provides." + name
 		if !wireNameRE.MatchString(name) {
-			c.add(wiringRow(Error, "capability-name", where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter", "invalid capability name %q", name))
+			c.add(Errorf(RowCapabilityName, where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter", "invalid capability name %q", name))
 		}
 		for _, k := range sortedKeys(doc.extra) {
-			c.add(wiringRow(Error, "unknown-key", where, "a capability's keys are interface, consumers and exports", "unknown key %q", k))
+			c.add(Errorf(RowUnknownKey, where, "a capability's keys are interface, consumers and exports", "unknown key %q", k))
 		}
 		capab := Capability{Name: name, Interface: doc.Interface, Bindings: map[string]Binding{}}
 		switch doc.Consumers {
@@ -294,18 +288,18 @@ func (c *compiler) provides() {
 		case "one":
 			capab.One = true
 		default:
-			c.add(wiringRow(Error, "consumers-unknown", where, `consumers is "one" or "many" (the default)`, "unknown consumers %q", doc.Consumers))
+			c.add(Errorf(RowConsumersUnknown, where, `consumers is "one" or "many" (the default)`, "unknown consumers %q", doc.Consumers))
 		}
 		in, ok := c.m.Interfaces[doc.Interface]
 		if !ok {
-			c.add(wiringRow(Error, "interface-unknown", where, "declare it under interfaces: "+declaredList(sortedKeys(c.m.Interfaces)), "capability %q provides interface %q, which the document does not define", name, doc.Interface))
+			c.add(Errorf(RowInterfaceUnknown, where, "declare it under interfaces: "+declaredList(sortedKeys(c.m.Interfaces)), "capability %q provides interface %q, which the document does not define", name, doc.Interface))
 			c.m.Provides[name] = capab
 			continue
 		}
 		for _, e := range sortedKeys(in.Exports) {
 			raw, bound := doc.Exports[e]
 			if !bound {
-				c.add(wiringRow(Error, "export-unbound", where, fmt.Sprintf(`bind it under "exports": {%q: …}`, e), "capability %q does not bind export %q of interface %q", name, e, in.Name))
+				c.add(Errorf(RowExportUnbound, where, fmt.Sprintf(`bind it under "exports": {%q: …}`, e), "capability %q does not bind export %q of interface %q", name, e, in.Name))
 				continue
 			}
 			if b, ok := c.binding(where+".exports."+e, in.Exports[e], raw); ok {
@@ -314,7 +308,7 @@ func (c *compiler) provides() {
 		}
 		for _, e := range sortedKeys(doc.Exports) {
 			if _, ok := in.Exports[e]; !ok {
-				c.add(wiringRow(Error, "export-unknown", where, "interface "+in.Name+" exports: "+strings.Join(sortedKeys(in.Exports), ", "), "capability %q binds %q, which interface %q does not export", name, e, in.Name))
+				c.add(Errorf(RowExportUnknown, where, "interface "+in.Name+" exports: "+strings.Join(sortedKeys(in.Exports), ", "), "capability %q binds %q, which interface %q does not export", name, e, in.Name))
 			}
 		}
 		c.m.Provides[name] = capab
@@ -327,30 +321,30 @@ func (c *compiler) provides() {
 func (c *compiler) binding(where string, def ExportDef, raw any) (Binding, bool) {
 	b, err := c.bindingValue(raw)
 	if err != nil {
-		c.add(wiringRow(Error, "binding-invalid", where, `bind a literal, {"observed": ADDR, "attribute": A} or {"secret": ADDR}`, "%v", err))
+		c.add(Errorf(RowBindingInvalid, where, `bind a literal, {"observed": ADDR, "attribute": A} or {"secret": ADDR}`, "%v", err))
 		return b, false
 	}
 	ok := true
-	bad := func(id, hint, format string, args ...any) {
-		c.add(wiringRow(Error, id, where, hint, format, args...))
+	bad := func(id RowID, hint, format string, args ...any) {
+		c.add(Errorf(id, where, hint, format, args...))
 		ok = false
 	}
 	switch {
 	case def.Secret && !b.Secret:
-		bad("secrecy-lowered", `bind a secret of this fleet: {"secret": "aws/secrets/NAME"}; its value travels as the secret's reference`, "the export is secret, and this binding is public")
+		bad(RowSecrecyLowered, `bind a secret of this fleet: {"secret": "aws/secrets/NAME"}; its value travels as the secret's reference`, "the export is secret, and this binding is public")
 	case def.Type == ExportSecret:
 	case b.Secret && def.Type != ExportString:
-		bad("export-type", "a secret holds a string: bind a value of type "+string(def.Type), "the export is of type %s, and a secret holds a string", def.Type)
+		bad(RowExportType, "a secret holds a string: bind a value of type "+string(def.Type), "the export is of type %s, and a secret holds a string", def.Type)
 	case !b.Secret:
 		if got, known := literalType(b.Value); known && got != def.Type {
-			bad("export-type", "bind a value of type "+string(def.Type), "the export is of type %s, and this binding is a %s", def.Type, got)
+			bad(RowExportType, "bind a value of type "+string(def.Type), "the export is of type %s, and this binding is a %s", def.Type, got)
 		}
 	}
 	if !containsTag(def.Lifecycle, b.Lifecycle) {
-		bad("bound-widened", "the interface allows "+tagList(def.Lifecycle)+"; bind a value that is known by then, or widen the interface itself", "the binding is known at %s, which the export's lifecycle bound does not allow", b.Lifecycle)
+		bad(RowBoundWidened, "the interface allows "+tagList(def.Lifecycle)+"; bind a value that is known by then, or widen the interface itself", "the binding is known at %s, which the export's lifecycle bound does not allow", b.Lifecycle)
 	}
 	if !containsTag(def.Locality, b.Locality) {
-		bad("bound-widened", "the interface allows "+tagList(def.Locality)+"; bind another value, or widen the interface itself", "the binding is %s-local, which the export's locality bound does not allow", b.Locality)
+		bad(RowBoundWidened, "the interface allows "+tagList(def.Locality)+"; bind another value, or widen the interface itself", "the binding is %s-local, which the export's locality bound does not allow", b.Locality)
 	}
 	return b, ok
 }
@@ -457,7 +451,7 @@ func (c *compiler) exposes() {
 	for _, name := range c.doc.Exposes {
 		capab, ok := c.m.Provides[name]
 		if !ok {
-			c.add(wiringRow(Error, "expose-unknown", "exposes", "the fleet provides: "+declaredList(sortedKeys(c.m.Provides)), "exposes %q, which the fleet does not provide", name))
+			c.add(Errorf(RowExposeUnknown, "exposes", "the fleet provides: "+declaredList(sortedKeys(c.m.Provides)), "exposes %q, which the fleet does not provide", name))
 			continue
 		}
 		capab.Exposed = true
@@ -471,15 +465,15 @@ func (c *compiler) uses() {
 		doc := c.doc.Uses[name]
 		where := "uses." + name
 		if !wireNameRE.MatchString(name) {
-			c.add(wiringRow(Error, "slot-name", where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter", "invalid slot name %q", name))
+			c.add(Errorf(RowSlotName, where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter", "invalid slot name %q", name))
 		}
 		for _, k := range sortedKeys(doc.extra) {
-			c.add(wiringRow(Error, "unknown-key", where, "a use's keys are interface and requires", "unknown key %q", k))
+			c.add(Errorf(RowUnknownKey, where, "a use's keys are interface and requires", "unknown key %q", k))
 		}
 		slot := Slot{Name: name, Interface: doc.Interface}
 		in, ok := c.m.Interfaces[doc.Interface]
 		if !ok {
-			c.add(wiringRow(Error, "interface-unknown", where, "declare it under interfaces: "+declaredList(sortedKeys(c.m.Interfaces)), "slot %q uses interface %q, which the document does not define", name, doc.Interface))
+			c.add(Errorf(RowInterfaceUnknown, where, "declare it under interfaces: "+declaredList(sortedKeys(c.m.Interfaces)), "slot %q uses interface %q, which the document does not define", name, doc.Interface))
 		}
 		for i, r := range doc.Requires {
 			if p, ok := c.predicate(fmt.Sprintf("%s.requires[%d]", where, i), in, r); ok {
@@ -491,13 +485,13 @@ func (c *compiler) uses() {
 			slot.Wire = &w
 			c.wire(name, w)
 		} else {
-			c.add(wiringRow(Error, "wire-unfilled", where, fmt.Sprintf(`wire it: "wires": {%q: {"fleet": "…", "provides": "…"}}`, name), "slot %q is wired to nothing", name))
+			c.add(Errorf(RowWireUnfilled, where, fmt.Sprintf(`wire it: "wires": {%q: {"fleet": "…", "provides": "…"}}`, name), "slot %q is wired to nothing", name))
 		}
 		c.m.Uses[name] = slot
 	}
 	for _, name := range sortedKeys(c.doc.Wires) {
 		if _, ok := c.doc.Uses[name]; !ok {
-			c.add(wiringRow(Error, "wire-unknown-slot", "wires."+name, "the fleet uses: "+declaredList(sortedKeys(c.doc.Uses)), "wires slot %q, which the fleet does not use", name))
+			c.add(Errorf(RowWireUnknownSlot, "wires."+name, "the fleet uses: "+declaredList(sortedKeys(c.doc.Uses)), "wires slot %q, which the fleet does not use", name))
 		}
 	}
 }
@@ -505,16 +499,16 @@ func (c *compiler) uses() {
 func (c *compiler) wire(slot string, w Wire) {
 	where := "wires." + slot
 	for _, k := range sortedKeys(w.extra) {
-		c.add(wiringRow(Error, "unknown-key", where, "a wire's keys are fleet, provides and state", "unknown key %q", k))
+		c.add(Errorf(RowUnknownKey, where, "a wire's keys are fleet, provides and state", "unknown key %q", k))
 	}
 	switch {
 	case !ValidFleetName(w.Fleet):
-		c.add(wiringRow(Error, "wire-fleet", where, "name the fleet that provides the capability", "invalid fleet name %q", w.Fleet))
+		c.add(Errorf(RowWireFleet, where, "name the fleet that provides the capability", "invalid fleet name %q", w.Fleet))
 	case w.Fleet == c.doc.Fleet:
-		c.add(wiringRow(Error, "wire-self", where, `read this fleet's own values with {"observed": ADDR, "attribute": A}`, "slot %q is wired to this fleet itself", slot))
+		c.add(Errorf(RowWireSelf, where, `read this fleet's own values with {"observed": ADDR, "attribute": A}`, "slot %q is wired to this fleet itself", slot))
 	}
 	if w.Provides == "" {
-		c.add(wiringRow(Error, "wire-capability", where, "name the capability the fleet provides and exposes", "the wire names no capability"))
+		c.add(Errorf(RowWireCapability, where, "name the capability the fleet provides and exposes", "the wire names no capability"))
 	}
 }
 
@@ -522,29 +516,29 @@ func (c *compiler) wire(slot string, w Wire) {
 func (c *compiler) predicate(where string, in Interface, r Requirement) (Predicate, bool) {
 	p := Predicate{Export: r.Export, Op: r.Op, Value: r.Value}
 	ok := true
-	bad := func(id, hint, format string, args ...any) {
-		c.add(wiringRow(Error, id, where, hint, format, args...))
+	bad := func(id RowID, hint, format string, args ...any) {
+		c.add(Errorf(id, where, hint, format, args...))
 		ok = false
 	}
 	for _, k := range sortedKeys(r.extra) {
-		bad("unknown-key", "a requirement's keys are export, op, value and severity", "unknown key %q", k)
+		bad(RowUnknownKey, "a requirement's keys are export, op, value and severity", "unknown key %q", k)
 	}
 	if def, found := in.Exports[r.Export]; in.Exports != nil && !found {
-		bad("export-unknown", "interface "+in.Name+" exports: "+strings.Join(sortedKeys(in.Exports), ", "), "the requirement reads %q, which interface %q does not export", r.Export, in.Name)
+		bad(RowExportUnknown, "interface "+in.Name+" exports: "+strings.Join(sortedKeys(in.Exports), ", "), "the requirement reads %q, which interface %q does not export", r.Export, in.Name)
 	} else if found && def.Secret {
-		bad("secret-predicate", "a secret's value is never compared; require something public", "the requirement reads %q, which is secret", r.Export)
+		bad(RowSecretPredicate, "a secret's value is never compared; require something public", "the requirement reads %q, which is secret", r.Export)
 	}
 	if !containsString(predicateOps, r.Op) {
-		bad("predicate-op", "the operators are "+strings.Join(predicateOps, " "), "unknown operator %q", r.Op)
+		bad(RowPredicateOp, "the operators are "+strings.Join(predicateOps, " "), "unknown operator %q", r.Op)
 	} else if err := checkPredicateValue(r.Op, r.Value); err != nil {
-		bad("predicate-value", `compare with a string or a number; "in" takes a list`, "%v", err)
+		bad(RowPredicateValue, `compare with a string or a number; "in" takes a list`, "%v", err)
 	}
 	switch r.Severity {
 	case "", "require":
 	case "want":
 		p.Want = true
 	default:
-		bad("predicate-severity", `severity is "require" (the default: a failure refuses the plan) or "want" (a warning)`, "unknown severity %q", r.Severity)
+		bad(RowPredicateSeverity, `severity is "require" (the default: a failure refuses the plan) or "want" (a warning)`, "unknown severity %q", r.Severity)
 	}
 	return p, ok
 }
@@ -568,7 +562,7 @@ func checkPredicateValue(op string, v any) error {
 func (c *compiler) importRow(where, field string, e Import) {
 	slot, ok := c.m.Uses[e.Slot]
 	if !ok {
-		c.add(wiringRow(Error, "use-unknown-slot", where, "the fleet uses: "+declaredList(sortedKeys(c.m.Uses)), "field %q reads slot %q, which the fleet does not use", field, e.Slot))
+		c.add(Errorf(RowUseUnknownSlot, where, "the fleet uses: "+declaredList(sortedKeys(c.m.Uses)), "field %q reads slot %q, which the fleet does not use", field, e.Slot))
 		return
 	}
 	in, ok := c.m.Interfaces[slot.Interface]
@@ -578,9 +572,9 @@ func (c *compiler) importRow(where, field string, e Import) {
 	def, ok := in.Exports[e.Export]
 	switch {
 	case !ok:
-		c.add(wiringRow(Error, "export-unknown", where, "interface "+in.Name+" exports: "+strings.Join(sortedKeys(in.Exports), ", "), "field %q reads %s.%s, which interface %q does not export", field, e.Slot, e.Export, in.Name))
+		c.add(Errorf(RowExportUnknown, where, "interface "+in.Name+" exports: "+strings.Join(sortedKeys(in.Exports), ", "), "field %q reads %s.%s, which interface %q does not export", field, e.Slot, e.Export, in.Name))
 	case def.Secret && !e.InSecret:
-		c.add(wiringRow(Error, "secret-export-misused", where, `a secret export feeds only a secret: compose it into a secrets resource's value ({"composed": {"format": …, "args": [{"use": …}]}})`,
+		c.add(Errorf(RowSecretExportMisused, where, `a secret export feeds only a secret: compose it into a secrets resource's value ({"composed": {"format": …, "args": [{"use": …}]}})`,
 			"field %q reads %s.%s, which is secret, into a field that does not take a secret", field, e.Slot, e.Export))
 	}
 }

@@ -171,7 +171,9 @@ func published(t *testing.T) *Published {
 }
 
 func TestResolveWires(t *testing.T) {
-	far := func(rec *Published) map[string]Far { return map[string]Far{"pg-shared": {Record: rec, Where: "state/pg-shared"}} }
+	far := func(rec *Published) map[string]Far {
+		return map[string]Far{"pg-shared": {Record: rec, Where: "state/pg-shared"}}
+	}
 	m, _ := Compile(wiringDoc(t, "shop-eu", nil))
 	if diags := ResolveWires(m, far(published(t))); len(diags) != 0 {
 		t.Fatalf("rows: %s", rowsText(diags))

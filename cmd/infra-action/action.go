@@ -271,22 +271,23 @@ func (a *action) annotate(f *fleetDoc, ds []spec.Diagnostic) {
 		}
 	}
 	for _, d := range ds {
-		fields := map[string]string{"title": "infra: " + d.Address}
+		fields := map[string]string{"title": "infra: " + d.Subject}
 		if f.Source != "" {
 			fields["file"] = a.repoPath(f.Source)
-			if n := lineOf(lines, d.Address); n > 0 {
+			if n := lineOf(lines, d.Subject); n > 0 {
 				fields["line"] = strconv.Itoa(n)
 			}
 		}
 		msg := d.Message
-		if d.Hint != "" {
-			msg += " (" + d.Hint + ")"
+		if d.Resolution != "" {
+			msg += " (" + d.Resolution + ")"
 		}
+		msg += " [" + string(d.ID) + "]"
 		g := a.gha.WithFieldsMap(fields)
 		if d.Severity == spec.Error {
-			g.Errorf("%s: %s", d.Address, msg)
+			g.Errorf("%s: %s", d.Subject, msg)
 		} else {
-			g.Warningf("%s: %s", d.Address, msg)
+			g.Warningf("%s: %s", d.Subject, msg)
 		}
 	}
 }

@@ -109,7 +109,7 @@ func TestRemoteReportsWhatTheExecutorCannotSay(t *testing.T) {
 	}
 	// A document with errors is a plan of its diagnostics: the comment
 	// shows them.
-	d := []spec.Diagnostic{spec.Errorf("aws/queues/jobs", "", "unknown field")}
+	d := []spec.Diagnostic{spec.Errorf(spec.RowUnknownField, "aws/queues/jobs", "", "unknown field")}
 	r := remote{inv: &scripted{answers: []string{response(t, executor.Response{Status: executor.StatusFailed, Diagnostics: d})}}, function: "f", log: io.Discard}
 	p, err := r.Plan(context.Background(), &fleetDoc{Name: "shop"})
 	if err != nil || len(p.Diagnostics) != 1 || p.Fleet != "shop" {

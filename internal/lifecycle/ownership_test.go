@@ -169,7 +169,10 @@ func TestOthersUntaggedAndExcludedAreLeftAlone(t *testing.T) {
 	}
 	rows := map[string]string{}
 	for _, d := range p.Diagnostics {
-		rows[d.Address] = d.Message
+		rows[d.Subject] = d.Message
+		if d.Subject == "aws/queues/own-billing" && (d.ID != spec.RowForeignOwner || d.Evidence != "billing") {
+			t.Errorf("a foreign resource's row names its rule and its owner: %#v", d)
+		}
 	}
 	if !strings.Contains(rows["aws/queues/own-billing"], "tagged managed-by-infra=billing") ||
 		!strings.Contains(rows["aws/queues/own-handmade"], "carries no managed-by-infra tag") {

@@ -25,6 +25,6 @@ func Fleet(f *fleet.Fleet) {
 		fmt.Printf("%s %s\n", r.Address, s)
 	}
 	for _, d := range diags {
-		fmt.Println(d.Severity, d.Address, d.Message)
+		fmt.Println(d.Severity, d.Subject, d.Message)
 	}
 }

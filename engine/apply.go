@@ -15,13 +15,21 @@ import (
 	"github.com/infra-iac/infra/state"
 )
 
+// Records is what an apply writes to: the ledger and the cache. A
+// state.Store is one; the engine needs nothing else of it.
+type Records interface {
+	SaveLedger(ctx context.Context, l *state.Ledger) error
+	SaveCache(ctx context.Context, c *state.Cache) error
+	Where() string
+}
+
 // ApplyOptions shape an apply.
 type ApplyOptions struct {
 	// Force overrides the brake.
 	Force bool
 	// Store receives the ledger after every action that changes it, and the
 	// cache at the end.
-	Store state.Store
+	Store Records
 	// StopAt, when set, is the time after which no new action starts; the
 	// report is then Incomplete and a re-run resumes (the executor uses it
 	// to return before its Lambda deadline).
@@ -136,13 +144,6 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	if err := ar.saveCache(); err != nil {
 		return report, err
 	}
-	if len(ar.failures) == 0 && len(rn.model.Provides) > 0 {
-		// What other fleets read is what this apply left: published
-		// only once every action has succeeded.
-		if err := opts.Store.SavePublished(ar.saveCtx, p.Published()); err != nil {
-			return report, fmt.Errorf("publish the exports of %s: %w", p.Fleet, err)
-		}
-	}
 	report.ElapsedMs = time.Since(started).Milliseconds()
 	return report, errors.Join(ar.failures...)
 }
@@ -153,7 +154,7 @@ type applyRun struct {
 	e       *Engine
 	p       *Plan
 	rn      *run
-	store   state.Store
+	store   Records
 	res     *resolver
 	saveCtx context.Context
 	runID   string

@@ -33,12 +33,10 @@ func (s *nullStore) LoadLedger(context.Context) (*state.Ledger, error) {
 	}
 	return s.ledger, nil
 }
-func (s *nullStore) SaveLedger(_ context.Context, l *state.Ledger) error    { s.ledger = l; return nil }
-func (s *nullStore) LoadCache(context.Context) (*state.Cache, error)        { return state.NewCache(), nil }
-func (s *nullStore) LoadPublished(context.Context) (*spec.Published, error) { return nil, nil }
-func (s *nullStore) SavePublished(context.Context, *spec.Published) error   { return nil }
-func (s *nullStore) SaveCache(context.Context, *state.Cache) error          { return nil }
-func (s *nullStore) Where() string                                          { return "null" }
+func (s *nullStore) SaveLedger(_ context.Context, l *state.Ledger) error { s.ledger = l; return nil }
+func (s *nullStore) LoadCache(context.Context) (*state.Cache, error)     { return state.NewCache(), nil }
+func (s *nullStore) SaveCache(context.Context, *state.Cache) error       { return nil }
+func (s *nullStore) Where() string                                       { return "null" }
 
 // benchFleet is spectest.LargeDocument(n) compiled, with an engine over
 // a memory cloud of both providers.

@@ -22,14 +22,13 @@ const acct = "123456789012"
 // memStore is a state.Store in memory that keeps every saved ledger, so a
 // test can check what was recorded after each action.
 type memStore struct {
-	mu        sync.Mutex
-	ledger    *state.Ledger
-	cache     *state.Cache
-	saves     [][]byte
-	caches    [][]byte
-	failAt    int // fail the n-th ledger save (1-based); 0 never
-	nsaves    int
-	published *spec.Published
+	mu     sync.Mutex
+	ledger *state.Ledger
+	cache  *state.Cache
+	saves  [][]byte
+	caches [][]byte
+	failAt int // fail the n-th ledger save (1-based); 0 never
+	nsaves int
 }
 
 func (s *memStore) Lock(ctx context.Context, info state.LockInfo) (state.Lock, error) {
@@ -63,17 +62,6 @@ func (s *memStore) SaveCache(ctx context.Context, c *state.Cache) error {
 	s.cache = c
 	b, _ := json.Marshal(c)
 	s.caches = append(s.caches, b)
-	return nil
-}
-func (s *memStore) LoadPublished(ctx context.Context) (*spec.Published, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.published, nil
-}
-func (s *memStore) SavePublished(ctx context.Context, p *spec.Published) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.published = p
 	return nil
 }
 func (s *memStore) Where() string { return "memory" }

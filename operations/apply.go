@@ -65,7 +65,7 @@ func (o *Operations) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult,
 		return nil, err
 	}
 	defer s.close(ctx)
-	p, err := s.plan(ctx, req.Destroy)
+	p, err := s.plan(ctx, req.Destroy, req.Force)
 	if p == nil {
 		return nil, err
 	}
@@ -81,8 +81,14 @@ func (o *Operations) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult,
 	if res.Resumed, err = review(ctx, req, p); err != nil {
 		return res, err
 	}
+	if pending := p.Pending(); pending != nil {
+		return res, pending
+	}
 	if !p.HasChanges() {
-		return res, nil
+		if err := s.claimUnlessDestroy(ctx, req.Destroy); err != nil {
+			return res, err
+		}
+		return res, s.publish(ctx, p, req.Destroy)
 	}
 	if req.Expect == "" {
 		if err := req.Confirm(p); err != nil {
@@ -97,8 +103,23 @@ func (o *Operations) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult,
 			return res, err
 		}
 	}
+	if err := s.claimUnlessDestroy(ctx, req.Destroy); err != nil {
+		return res, err
+	}
 	res.Report, err = s.engine.Apply(ctx, p, engine.ApplyOptions{Store: s.store, Force: req.Force, StopAt: req.StopAt, RunID: req.RunID})
-	return res, err
+	if err != nil || res.Report.Incomplete {
+		return res, err
+	}
+	return res, s.publish(ctx, p, req.Destroy)
+}
+
+// claimUnlessDestroy claims what the fleet reads, before any change; a
+// destroy gives its claims up instead, once it has succeeded (publish).
+func (s *session) claimUnlessDestroy(ctx context.Context, destroy bool) error {
+	if destroy {
+		return nil
+	}
+	return s.claim(ctx)
 }
 
 func verb(destroy bool) string {

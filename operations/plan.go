@@ -23,15 +23,21 @@ func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, e
 		return nil, err
 	}
 	defer s.close(ctx)
-	return s.plan(ctx, req.Destroy)
+	return s.plan(ctx, req.Destroy, false)
 }
 
-// plan plans the session's fleet. A plan with errors comes back with a
+// plan plans the session's fleet, protecting the consumers of what it
+// provides (force overrides). A plan with errors comes back with a
 // *DiagnosticsError.
-func (s *session) plan(ctx context.Context, destroy bool) (*engine.Plan, error) {
+func (s *session) plan(ctx context.Context, destroy, force bool) (*engine.Plan, error) {
 	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: destroy})
 	if err != nil {
 		return nil, err
+	}
+	if p.Applicable {
+		if err := s.protect(ctx, p, force); err != nil {
+			return nil, err
+		}
 	}
 	if !p.Applicable {
 		return p, &DiagnosticsError{Diagnostics: p.Diagnostics, Planned: !spec.HasErrors(s.diags)}

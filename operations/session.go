@@ -23,6 +23,8 @@ type session struct {
 	ledger *state.Ledger
 	engine *engine.Engine
 	lock   state.Lock
+	// far is what the plan found at the far end of each wire, by fleet.
+	far map[string]spec.Far
 }
 
 // open checks the fleet, opens its state (taking the lock when the

@@ -2,57 +2,293 @@ package operations
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
 
+// Wiring across fleets (docs/wiring.md): a consumer's plan reads the
+// published record and the claims of each fleet it is wired to; its apply
+// claims each capability it reads before any change, and its next apply
+// or destroy gives up what it no longer reads. A provider publishes its
+// record at the end of each successful apply, and its plan refuses to
+// break a capability a consumer claims.
+
 // PendingError refuses an apply that needs a value another fleet has not
 // published yet; it names the fleets to apply first.
 type PendingError = engine.PendingError
 
-// resolveWires reads the published record of every fleet the model is
-// wired to and resolves the imports against it (spec.ResolveWires). A
-// record is read with read access only: no lock is taken on the far
-// fleet's state.
+// ConsumerHeldError refuses a consumer's apply whose capability serves one
+// consumer and another fleet holds it. Nothing was changed.
+type ConsumerHeldError struct {
+	Provider, Capability string
+	Holders              []string
+}
+
+func (e *ConsumerHeldError) Error() string {
+	return fmt.Sprintf("%s:%s serves one consumer, and %s already holds it; wire the slot to another capability",
+		e.Provider, e.Capability, strings.Join(e.Holders, ", "))
+}
+
+// claimAttempts bounds the retries of a claim that lost a race with
+// another consumer's: each retry reads what the other wrote.
+const claimAttempts = 5
+
+// resolveWires reads the published record and the claims of every fleet
+// the model is wired to, and resolves the imports against them
+// (spec.ResolveWires). It needs only read access to their state.
 func (s *session) resolveWires(ctx context.Context) {
 	if len(s.model.Uses) == 0 {
 		return
 	}
-	far := map[string]spec.Far{}
-	for _, name := range slices.Sorted(maps.Keys(s.model.Uses)) {
-		w := s.model.Uses[name].Wire
-		if w == nil {
-			continue
+	s.far = map[string]spec.Far{}
+	for _, w := range s.wires() {
+		if _, done := s.far[w.Fleet]; !done {
+			s.far[w.Fleet] = s.readFar(ctx, w)
 		}
-		if _, done := far[w.Fleet]; done {
-			continue
-		}
-		far[w.Fleet] = s.readFar(ctx, w)
 	}
-	s.diags = spec.SortDiagnostics(append(s.diags, spec.ResolveWires(s.model, far)...))
+	s.diags = spec.SortDiagnostics(append(s.diags, spec.ResolveWires(s.model, s.far)...))
 }
 
-// readFar reads one far fleet's published record, beside this fleet's
-// state or where the wire says.
-func (s *session) readFar(ctx context.Context, w *spec.Wire) spec.Far {
-	var st state.Store
-	var err error
+// wires are the model's wires, by slot name.
+func (s *session) wires() []*spec.Wire {
+	var out []*spec.Wire
+	for _, name := range slices.Sorted(maps.Keys(s.model.Uses)) {
+		if w := s.model.Uses[name].Wire; w != nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// farStore opens the state of the fleet at the far end of a wire: beside
+// this fleet's, or where the wire says.
+func (s *session) farStore(ctx context.Context, w spec.Wire) (state.Store, error) {
 	switch {
 	case w.State == "":
-		st, err = s.env.Store(ctx, w.Fleet)
+		return s.env.Store(ctx, w.Fleet)
 	case s.env.StoreAt == nil:
-		return spec.Far{Where: w.State, Err: fmt.Errorf("this front end reads other fleets' state only beside its own")}
-	default:
-		st, err = s.env.StoreAt(ctx, w.State, w.Fleet)
+		return nil, fmt.Errorf("this front end reads other fleets' state only beside its own, not at %s", w.State)
 	}
+	return s.env.StoreAt(ctx, w.State, w.Fleet)
+}
+
+func (s *session) readFar(ctx context.Context, w *spec.Wire) spec.Far {
+	st, err := s.farStore(ctx, *w)
 	if err != nil {
 		return spec.Far{Where: w.State, Err: err}
 	}
 	rec, err := st.LoadPublished(ctx)
-	return spec.Far{Record: rec, Where: st.Where(), Err: err}
+	if err != nil {
+		return spec.Far{Where: st.Where(), Err: err}
+	}
+	claims, err := st.LoadClaims(ctx)
+	return spec.Far{Record: rec, Where: st.Where(), Err: err, Claims: claims}
+}
+
+// claim records this fleet's claim on each capability it reads, in the
+// provider's state, before the apply changes anything. A capability that
+// serves one consumer is claimed by one guarded write, so of two racing
+// consumers one wins and the other is refused.
+func (s *session) claim(ctx context.Context) error {
+	for _, slot := range slices.Sorted(maps.Keys(s.model.Uses)) {
+		w := s.model.Uses[slot].Wire
+		if w == nil {
+			continue
+		}
+		one := s.far[w.Fleet].Record != nil && s.far[w.Fleet].Record.Capabilities[w.Provides].Consumers == "one"
+		if err := s.claimOne(ctx, *w, spec.Claim{Fleet: s.model.Fleet, Slot: slot}, one); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *session) claimOne(ctx context.Context, w spec.Wire, cl spec.Claim, one bool) error {
+	st, err := s.farStore(ctx, w)
+	if err != nil {
+		return err
+	}
+	for attempt := 1; ; attempt++ {
+		claims, err := st.LoadClaims(ctx)
+		if err != nil {
+			return fmt.Errorf("claim %s:%s: %w", w.Fleet, w.Provides, err)
+		}
+		var others []string
+		for _, h := range claims.Holders(w.Provides) {
+			if h != cl.Fleet {
+				others = append(others, h)
+			}
+		}
+		if one && len(others) > 0 {
+			return &ConsumerHeldError{Provider: w.Fleet, Capability: w.Provides, Holders: others}
+		}
+		if !claims.Add(w.Provides, cl) {
+			return nil
+		}
+		err = st.SaveClaims(ctx, claims)
+		var conflict *state.ConflictError
+		if !errors.As(err, &conflict) || attempt == claimAttempts {
+			if err != nil {
+				return fmt.Errorf("claim %s:%s: %w", w.Fleet, w.Provides, err)
+			}
+			return nil
+		}
+	}
+}
+
+// unclaim gives up this fleet's claim on what a wire reads.
+func (s *session) unclaim(ctx context.Context, w spec.Wire) error {
+	st, err := s.farStore(ctx, w)
+	if err != nil {
+		return err
+	}
+	for attempt := 1; ; attempt++ {
+		claims, err := st.LoadClaims(ctx)
+		if err != nil {
+			return fmt.Errorf("unclaim %s:%s: %w", w.Fleet, w.Provides, err)
+		}
+		if !claims.Remove(w.Provides, s.model.Fleet) {
+			return nil
+		}
+		err = st.SaveClaims(ctx, claims)
+		var conflict *state.ConflictError
+		if !errors.As(err, &conflict) || attempt == claimAttempts {
+			if err != nil {
+				return fmt.Errorf("unclaim %s:%s: %w", w.Fleet, w.Provides, err)
+			}
+			return nil
+		}
+	}
+}
+
+// publish writes this fleet's record once an apply has succeeded (or had
+// nothing to do): its capabilities as the cloud now is, and the wires it
+// reads. A wire the last record had and this one does not is unclaimed.
+func (s *session) publish(ctx context.Context, p *engine.Plan, destroy bool) error {
+	prev, err := s.store.LoadPublished(ctx)
+	var bad *state.FormatError
+	if errors.As(err, &bad) {
+		prev, err = nil, nil // this apply writes it again
+	}
+	if err != nil {
+		return err
+	}
+	if prev == nil && len(s.model.Provides) == 0 && len(s.model.Uses) == 0 {
+		return nil
+	}
+	rec := p.Published()
+	if !destroy {
+		rec.Wires = map[string]spec.Wire{}
+		for name, slot := range s.model.Uses {
+			if slot.Wire != nil {
+				rec.Wires[name] = *slot.Wire
+			}
+		}
+	}
+	gone := map[string]spec.Wire{}
+	if prev != nil {
+		maps.Copy(gone, prev.Wires)
+	}
+	if destroy {
+		for _, w := range s.wires() {
+			gone["now:"+w.Fleet+":"+w.Provides] = *w
+		}
+	}
+	for name, w := range rec.Wires {
+		if old, ok := gone[name]; ok && old.Fleet == w.Fleet && old.Provides == w.Provides {
+			delete(gone, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(gone)) {
+		if err := s.unclaim(ctx, gone[name]); err != nil {
+			return err
+		}
+	}
+	if err := s.store.SavePublished(ctx, rec); err != nil {
+		return fmt.Errorf("publish the exports of %s: %w", s.model.Fleet, err)
+	}
+	return nil
+}
+
+// protect adds a row for each change of this plan that would break a
+// capability another fleet claims: removing or unexposing it, changing
+// its interface, or deleting what one of its exports reads. They refuse
+// the plan; force turns them into warnings, said loudly.
+func (s *session) protect(ctx context.Context, p *engine.Plan, force bool) error {
+	claims, err := s.store.LoadClaims(ctx)
+	if err != nil || len(claims.Capabilities) == 0 {
+		return err
+	}
+	prev, err := s.store.LoadPublished(ctx)
+	if err != nil {
+		return err
+	}
+	deleted := map[string]bool{}
+	for _, a := range p.Actions {
+		if a.Action == engine.Delete {
+			deleted[a.Address.String()] = true
+		}
+	}
+	var rows []spec.Diagnostic
+	for _, name := range slices.Sorted(maps.Keys(claims.Capabilities)) {
+		for _, why := range s.breaks(p, name, prev, deleted) {
+			rows = append(rows, protectRow(name, why, claims.Holders(name), force))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	for _, d := range rows {
+		if force {
+			s.env.warn(d.Message)
+		}
+	}
+	p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, rows...))
+	p.Applicable = !spec.HasErrors(p.Diagnostics)
+	return nil
+}
+
+// breaks says how this plan breaks capability name for its consumers.
+func (s *session) breaks(p *engine.Plan, name string, prev *spec.Published, deleted map[string]bool) []string {
+	c, provided := s.model.Provides[name]
+	switch {
+	case p.Destroy || !provided:
+		return []string{"removes capability " + name}
+	case !c.Exposed:
+		return []string{"stops exposing capability " + name}
+	}
+	if prev == nil {
+		return nil
+	}
+	was, ok := prev.Capabilities[name]
+	if !ok {
+		return nil
+	}
+	var out []string
+	if in := s.model.Interfaces[c.Interface]; c.Interface != was.Interface || in.Hash != was.InterfaceHash {
+		out = append(out, fmt.Sprintf("changes the interface of %s (%s %s, now %s %s)", name, was.Interface, was.InterfaceHash, c.Interface, in.Hash))
+	}
+	for _, e := range slices.Sorted(maps.Keys(was.Exports)) {
+		if r := was.Exports[e].Resource; deleted[r] {
+			out = append(out, fmt.Sprintf("deletes %s, which export %s.%s reads", r, name, e))
+		}
+	}
+	return out
+}
+
+func protectRow(capability, why string, holders []string, force bool) spec.Diagnostic {
+	consumers := strings.Join(holders, ", ")
+	if force {
+		return spec.Warnf(spec.RowConsumerProtected, "provides."+capability, "tell the consumers' owners: their next plan reads what this apply leaves",
+			"--force: this plan %s, which %s read(s); applying anyway", why, consumers).WithEvidence("claims: " + consumers)
+	}
+	return spec.Errorf(spec.RowConsumerProtected, "provides."+capability, "keep the capability as it is until its consumers have unwired it (their apply gives up the claim), or override with --force",
+		"this plan %s, which %s read(s)", why, consumers).WithEvidence("claims: " + consumers)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,6 +176,11 @@ func TestFleetsWireToEachOther(t *testing.T) {
 		}
 	}
 
+	claims := r.claims("pg-shared")
+	if got := claims.Holders("eu"); len(got) != 1 || got[0] != "shop-eu" {
+		t.Fatalf("claims on pg-shared:eu: %v", got)
+	}
+
 	refusals := []struct {
 		name string
 		edit func(m map[string]any)
@@ -196,6 +202,73 @@ func TestFleetsWireToEachOther(t *testing.T) {
 			t.Errorf("%s: want a refusing row with %q, got:\n%s", tc.name, tc.want, got)
 		}
 	}
+
+	// A second consumer of a capability that serves one is refused at
+	// plan, and again at apply, naming the holder.
+	second := r.doc("shop-eu", func(m map[string]any) {
+		m["fleet"] = "shop-eu2"
+		m["resources"].([]any)[0].(map[string]any)["address"] = "aws/secrets/shop2-db-url"
+	})
+	p, err = r.plan(second)
+	if got := rows(p, err); !strings.Contains(got, `which serves one consumer, and shop-eu already holds it`) {
+		t.Fatalf("a second consumer's plan: %s", got)
+	}
+
+	// The provider protects its consumer: no unexposing, no deleting what
+	// an export reads, unless forced.
+	unexpose := func(m map[string]any) { m["exposes"] = []any{} }
+	p, err = r.plan(r.doc("pg-shared", unexpose))
+	if got := rows(p, err); !strings.Contains(got, "this plan stops exposing capability eu, which shop-eu read(s)") || p.Applicable {
+		t.Fatalf("unexposing a claimed capability: %s", got)
+	}
+	moveDB := func(m map[string]any) {
+		res := m["resources"].([]any)
+		db := map[string]any{}
+		for k, v := range res[1].(map[string]any) {
+			db[k] = v
+		}
+		db["address"] = "aws/postgres/pg-eu2"
+		m["resources"] = []any{res[0], db}
+		ex := m["provides"].(map[string]any)["eu"].(map[string]any)["exports"].(map[string]any)
+		ex["endpoint"] = map[string]any{"observed": "aws/postgres/pg-eu2", "attribute": "endpoint"}
+		ex["version"] = map[string]any{"observed": "aws/postgres/pg-eu2", "attribute": "version"}
+	}
+	p, err = r.plan(r.doc("pg-shared", moveDB))
+	if got := rows(p, err); !strings.Contains(got, "this plan deletes aws/postgres/pg-eu, which export eu.endpoint reads, which shop-eu read(s)") {
+		t.Fatalf("deleting the database behind an export: %s", got)
+	}
+	res, err := r.ops.Apply(ctx, ApplyRequest{Document: r.doc("pg-shared", unexpose), Force: true, Confirm: func(*engine.Plan) error { return nil }})
+	if err != nil {
+		t.Fatalf("a forced unexpose: %v", err)
+	}
+	if got := rows(res.Plan, nil); !strings.Contains(got, "--force: this plan stops exposing capability eu") {
+		t.Fatalf("a forced apply says what it overrode: %s", got)
+	}
+	if _, err := r.plan(r.doc("shop-eu", nil)); !strings.Contains(errText(err), "which pg-shared provides but does not expose") {
+		t.Fatalf("the consumer after the provider unexposed: %v", errText(err))
+	}
+
+	// The consumer's destroy gives its claim up.
+	r.apply(r.doc("pg-shared", nil))
+	if _, err := r.ops.Apply(ctx, ApplyRequest{Document: r.doc("shop-eu", nil), Destroy: true, Confirm: func(*engine.Plan) error { return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.claims("pg-shared").Holders("eu"); len(got) != 0 {
+		t.Fatalf("claims after the consumer's destroy: %v", got)
+	}
+}
+
+func (r *wiringRig) claims(fleet string) *spec.Claims {
+	r.t.Helper()
+	st, err := state.OpenFile(r.dir, fleet)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	c, err := st.LoadClaims(context.Background())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return c
 }
 
 func errText(err error) string {
@@ -211,4 +284,39 @@ func errText(err error) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// Of consumers racing to claim a capability that serves one, exactly one
+// wins; every other is refused, naming the winner.
+func TestClaimOfOneIsExclusiveUnderARace(t *testing.T) {
+	dir := t.TempDir()
+	s := &session{env: Env{Store: func(ctx context.Context, fleet string) (state.Store, error) { return state.OpenFile(dir, fleet) }}}
+	w := spec.Wire{Fleet: "pg-shared", Provides: "eu"}
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			errs <- s.claimOne(context.Background(), w, spec.Claim{Fleet: fmt.Sprintf("shop-%d", i), Slot: "db"}, true)
+		}()
+	}
+	won := 0
+	for range n {
+		err := <-errs
+		var held *ConsumerHeldError
+		switch {
+		case err == nil:
+			won++
+		case errors.As(err, &held):
+		default:
+			t.Errorf("a losing claim: %v", err)
+		}
+	}
+	st, _ := state.OpenFile(dir, "pg-shared")
+	c, err := st.LoadClaims(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if won != 1 || len(c.Holders("eu")) != 1 {
+		t.Fatalf("%d claims won, holders %v", won, c.Holders("eu"))
+	}
 }

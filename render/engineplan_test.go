@@ -82,8 +82,6 @@ func (s *ledgerStore) SaveLedger(_ context.Context, l *state.Ledger) error {
 	s.w.ledger = l
 	return nil
 }
-func (s *ledgerStore) LoadCache(context.Context) (*state.Cache, error)        { return &state.Cache{}, nil }
-func (s *ledgerStore) LoadPublished(context.Context) (*spec.Published, error) { return nil, nil }
-func (s *ledgerStore) SavePublished(context.Context, *spec.Published) error   { return nil }
-func (s *ledgerStore) SaveCache(context.Context, *state.Cache) error          { return nil }
-func (s *ledgerStore) Where() string                                          { return "memory" }
+func (s *ledgerStore) LoadCache(context.Context) (*state.Cache, error) { return &state.Cache{}, nil }
+func (s *ledgerStore) SaveCache(context.Context, *state.Cache) error   { return nil }
+func (s *ledgerStore) Where() string                                   { return "memory" }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,9 @@ type Published struct {
 	Capabilities map[string]PublishedCapability `json:"capabilities"`
 	// Hash is the content hash of the capabilities.
 	Hash string `json:"hash"`
+	// Wires are what this fleet reads from others, by slot: what its
+	// next apply unclaims when a wire goes away.
+	Wires map[string]Wire `json:"wires,omitempty"`
 }
 
 // PublishedCapability is one capability of the record.
@@ -95,6 +99,8 @@ type Far struct {
 	// Err is why the record could not be read; nil with a nil Record means
 	// the fleet has published nothing there.
 	Err error
+	// Claims are the far fleet's claims: who holds its capabilities.
+	Claims *Claims
 }
 
 // ResolveWires checks each of the model's slots against the record of the
@@ -151,11 +157,27 @@ func wiredCapability(m *Model, slot Slot, f Far) (*PublishedCapability, []Diagno
 		return nil, []Diagnostic{Errorf(RowWireInterface, where, candidates,
 			"slot %q uses interface %q, and %s:%s provides %q", slot.Name, slot.Interface, w.Fleet, w.Provides, capab.Interface).WithEvidence(candidates)}
 	}
+	if holders := otherHolders(f.Claims, w.Provides, m.Fleet); capab.Consumers == "one" && len(holders) > 0 {
+		return nil, []Diagnostic{Errorf(RowConsumerHeld, where, "wire the slot to another capability; "+w.Fleet+" serves "+w.Provides+" to one consumer",
+			"slot %q is wired to %s:%s, which serves one consumer, and %s already holds it", slot.Name, w.Fleet, w.Provides, strings.Join(holders, ", ")).
+			WithEvidence(fmt.Sprintf("claims of %s:%s: %s", w.Fleet, w.Provides, strings.Join(holders, ", ")))}
+	}
 	if in := m.Interfaces[slot.Interface]; in.Hash != capab.InterfaceHash {
 		return nil, []Diagnostic{Errorf(RowInterfaceMismatch, where, "build both fleets with the same version of the package that defines "+slot.Interface,
 			"fleets %s and %s carry different definitions of interface %q", m.Fleet, w.Fleet, slot.Interface).WithEvidence(fmt.Sprintf("%s has %s; %s published %s", m.Fleet, in.Hash, w.Fleet, capab.InterfaceHash))}
 	}
 	return &capab, nil
+}
+
+// otherHolders lists the fleets other than fleet that claim capability.
+func otherHolders(c *Claims, capability, fleet string) []string {
+	var out []string
+	for _, h := range c.Holders(capability) {
+		if h != fleet {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // checkPredicate checks one requirement against the published value. A
@@ -329,4 +351,76 @@ func readsUse(v any) bool {
 		}
 	}
 	return false
+}
+
+// ClaimsVersion is the version of the claims record this build reads and
+// writes.
+const ClaimsVersion = 1
+
+// Claims is kept in a provider's state: which consumer fleets read each of
+// its capabilities. A consumer's apply adds its claim (one conditional
+// write, so that two consumers of a `consumers: one` capability cannot
+// both hold it); its destroy, or its unwiring, removes it. The provider's
+// plan reads it to protect its consumers.
+type Claims struct {
+	Version      int                `json:"version"`
+	Capabilities map[string][]Claim `json:"capabilities"`
+}
+
+// Claim is one consumer's hold on a capability.
+type Claim struct {
+	Fleet string `json:"fleet"`
+	Slot  string `json:"slot"`
+}
+
+// Holders lists the fleets that claim a capability, sorted.
+func (c *Claims) Holders(capability string) []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, cl := range c.Capabilities[capability] {
+		out = append(out, cl.Fleet)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Add records a claim; it reports whether the record changed.
+func (c *Claims) Add(capability string, cl Claim) bool {
+	if c.Capabilities == nil {
+		c.Capabilities = map[string][]Claim{}
+	}
+	for _, x := range c.Capabilities[capability] {
+		if x == cl {
+			return false
+		}
+	}
+	c.Capabilities[capability] = append(c.Capabilities[capability], cl)
+	sort.Slice(c.Capabilities[capability], func(i, j int) bool {
+		a, b := c.Capabilities[capability][i], c.Capabilities[capability][j]
+		return a.Fleet < b.Fleet || (a.Fleet == b.Fleet && a.Slot < b.Slot)
+	})
+	return true
+}
+
+// Remove drops every claim of fleet on a capability; it reports whether
+// the record changed.
+func (c *Claims) Remove(capability, fleet string) bool {
+	if c == nil {
+		return false
+	}
+	kept := c.Capabilities[capability][:0]
+	for _, x := range c.Capabilities[capability] {
+		if x.Fleet != fleet {
+			kept = append(kept, x)
+		}
+	}
+	changed := len(kept) != len(c.Capabilities[capability])
+	if len(kept) == 0 {
+		delete(c.Capabilities, capability)
+	} else {
+		c.Capabilities[capability] = kept
+	}
+	return changed
 }

@@ -192,4 +192,8 @@ const (
 	RowLocalityRegion RowID = "locality-region"
 	// A resource with no region of its own is placed in the region of a region-local value it reads (a warning).
 	RowRegionFollowed RowID = "region-followed"
+	// A consumers: one capability is already claimed by another fleet; the row names the holder.
+	RowConsumerHeld RowID = "consumer-held"
+	// A provider's plan would break a capability other fleets claim (remove, unexpose, change its interface or delete what an export reads); it names every consumer.
+	RowConsumerProtected RowID = "consumer-protected"
 )

@@ -21,6 +21,9 @@ const (
 	// The published record is what the last apply resolved; the next
 	// apply writes it again.
 	publishedRemedy = "run `infra apply` on the fleet to publish it again"
+	// Claims are what consumers recorded; each consumer's next apply
+	// records its own again.
+	claimsRemedy = "move it aside and apply each consumer fleet again: each records its own claim"
 )
 
 // record describes one of the two records for the codec's messages.
@@ -34,6 +37,7 @@ var (
 	ledgerRecord    = record{"ledger", LedgerVersion, ledgerRemedy}
 	cacheRecord     = record{"cache", CacheVersion, cacheRemedy}
 	publishedRecord = record{"published record", spec.PublishedVersion, publishedRemedy}
+	claimsRecord    = record{"claims", spec.ClaimsVersion, claimsRemedy}
 )
 
 // EncodePublished writes a fleet's published record, sealed (its version
@@ -47,6 +51,33 @@ func EncodePublished(p *spec.Published) ([]byte, error) {
 	}
 	c.Seal()
 	return encode(c)
+}
+
+// EncodeClaims writes a provider's claims record.
+func EncodeClaims(c *spec.Claims) ([]byte, error) {
+	out := spec.Claims{Version: spec.ClaimsVersion, Capabilities: map[string][]spec.Claim{}}
+	if c != nil {
+		for k, v := range c.Capabilities {
+			out.Capabilities[k] = v
+		}
+	}
+	return encode(out)
+}
+
+// DecodeClaims reads a claims record.
+func DecodeClaims(data []byte) (*spec.Claims, error) {
+	if err := checkVersion(claimsRecord, data); err != nil {
+		return nil, err
+	}
+	var c spec.Claims
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, claimsRecord.notOurs(err, data)
+	}
+	return &c, nil
+}
+
+func newClaims() *spec.Claims {
+	return &spec.Claims{Version: spec.ClaimsVersion, Capabilities: map[string][]spec.Claim{}}
 }
 
 // DecodePublished reads a published record, refusing one of another

@@ -22,7 +22,9 @@ const (
 	CacheFile  = "cache.json"
 	// PublishedFile is the fleet's published exports (docs/wiring.md).
 	PublishedFile = "exports.json"
-	LockFile      = "lock.json"
+	// ClaimsFile is the consumers' claims on the fleet's capabilities.
+	ClaimsFile = "claims.json"
+	LockFile   = "lock.json"
 	// guardFile is only ever locked, never written: it makes a guarded
 	// save's check-then-rename one step across processes.
 	guardFile = ".guard"
@@ -112,6 +114,18 @@ func (s *FileStore) LoadPublished(ctx context.Context) (*spec.Published, error) 
 // SavePublished writes the fleet's published record.
 func (s *FileStore) SavePublished(ctx context.Context, p *spec.Published) error {
 	return saveRecord(ctx, s, PublishedFile, p, EncodePublished, true)
+}
+
+// LoadClaims returns the consumers' claims on this fleet's capabilities;
+// none is an empty record.
+func (s *FileStore) LoadClaims(ctx context.Context) (*spec.Claims, error) {
+	return loadRecord(ctx, s, ClaimsFile, DecodeClaims, newClaims)
+}
+
+// SaveClaims writes the claims if they are as this store last loaded them:
+// two consumers claiming at once cannot both win.
+func (s *FileStore) SaveClaims(ctx context.Context, c *spec.Claims) error {
+	return saveRecord(ctx, s, ClaimsFile, c, EncodeClaims, false)
 }
 
 // recordStore is what the two stores share for the two records: a file

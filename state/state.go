@@ -210,6 +210,11 @@ type Store interface {
 	LoadPublished(ctx context.Context) (*spec.Published, error)
 	// SavePublished writes it, at the end of a successful apply.
 	SavePublished(ctx context.Context, p *spec.Published) error
+	// LoadClaims returns who claims this fleet's capabilities; SaveClaims
+	// writes it, guarded like the ledger: a claim saved over one made
+	// since the load is a *ConflictError, and writes nothing.
+	LoadClaims(ctx context.Context) (*spec.Claims, error)
+	SaveClaims(ctx context.Context, c *spec.Claims) error
 	// Where says where the state is kept, for messages.
 	Where() string
 }

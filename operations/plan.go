@@ -12,13 +12,19 @@ type PlanRequest struct {
 	Document *spec.Document
 	// Destroy plans the teardown of everything the fleet manages.
 	Destroy bool
+	// Upstream holds, by fleet, what a provider planned in the same run
+	// will publish (its plan's Published): a consumer planned beside it
+	// reads that instead of the stored record, so what the provider's
+	// apply will make is pending rather than missing. CI plans the fleets
+	// of one pull request this way, providers first.
+	Upstream map[string]*spec.Published
 }
 
 // Plan observes the cloud and returns the plan; it writes nothing. A fleet
 // with errors returns its plan (which carries the diagnostics, and was made
 // without reading any cloud) together with a *DiagnosticsError.
 func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, error) {
-	s, err := open(ctx, o.env, req.Document, "plan", false)
+	s, err := openWith(ctx, o.env, req.Document, "plan", false, req.Upstream)
 	if err != nil {
 		return nil, err
 	}

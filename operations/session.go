@@ -32,6 +32,12 @@ type session struct {
 // fleet with errors gets a session without state or clouds: a plan of it
 // carries the diagnostics alone.
 func open(ctx context.Context, env Env, doc *spec.Document, command string, lock bool) (*session, error) {
+	return openWith(ctx, env, doc, command, lock, nil)
+}
+
+// openWith is open, with the records of providers planned in the same
+// run (PlanRequest.Upstream).
+func openWith(ctx context.Context, env Env, doc *spec.Document, command string, lock bool, upstream map[string]*spec.Published) (*session, error) {
 	if doc == nil {
 		return nil, errors.New("no fleet document")
 	}
@@ -58,7 +64,7 @@ func open(ctx context.Context, env Env, doc *spec.Document, command string, lock
 		s.close(ctx)
 		return nil, err
 	}
-	s.resolveWires(ctx)
+	s.resolveWires(ctx, upstream)
 	if err := s.connect(ctx); err != nil {
 		s.close(ctx)
 		return nil, err

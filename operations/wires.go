@@ -42,15 +42,22 @@ const claimAttempts = 5
 
 // resolveWires reads the published record and the claims of every fleet
 // the model is wired to, and resolves the imports against them
-// (spec.ResolveWires). It needs only read access to their state.
-func (s *session) resolveWires(ctx context.Context) {
+// (spec.ResolveWires). It needs only read access to their state. A
+// provider planned in the same run stands in with what it will publish.
+func (s *session) resolveWires(ctx context.Context, upstream map[string]*spec.Published) {
 	if len(s.model.Uses) == 0 {
 		return
 	}
 	s.far = map[string]spec.Far{}
 	for _, w := range s.wires() {
-		if _, done := s.far[w.Fleet]; !done {
-			s.far[w.Fleet] = s.readFar(ctx, w)
+		if _, done := s.far[w.Fleet]; done {
+			continue
+		}
+		s.far[w.Fleet] = s.readFar(ctx, w)
+		if rec := upstream[w.Fleet]; rec != nil {
+			f := s.far[w.Fleet]
+			f.Record, f.Err, f.Where = rec, nil, "the plan of "+w.Fleet+" in this run"
+			s.far[w.Fleet] = f
 		}
 	}
 	s.diags = spec.SortDiagnostics(append(s.diags, spec.ResolveWires(s.model, s.far)...))

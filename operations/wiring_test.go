@@ -320,3 +320,39 @@ func TestClaimOfOneIsExclusiveUnderARace(t *testing.T) {
 		t.Fatalf("%d claims won, holders %v", won, c.Holders("eu"))
 	}
 }
+
+// One pull request changes both fleets: the consumer is planned beside its
+// provider's plan, its values pending; once the provider has applied, the
+// consumer's reviewed plan is still the plan its apply accepts.
+func TestConsumerPlannedBesideItsProviderStaysReviewed(t *testing.T) {
+	r := newWiringRig(t)
+	ctx := context.Background()
+	provider, err := r.plan(r.doc("pg-shared", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := map[string]*spec.Published{"pg-shared": provider.Published()}
+	if e := upstream["pg-shared"].Capabilities["eu"].Exports["endpoint"]; !e.Pending {
+		t.Fatalf("the provider's plan publishes an endpoint before it exists: %+v", e)
+	}
+	reviewed, err := r.ops.Plan(ctx, PlanRequest{Document: r.doc("shop-eu", nil), Upstream: upstream})
+	if err != nil {
+		t.Fatalf("consumer planned beside its provider: %v\n%s", err, rows(reviewed, err))
+	}
+	if c := reviewed.Actions[0].Changes[0]; !c.Sensitive || len(c.From) != 3 {
+		t.Fatalf("the consumer's change: %+v", c)
+	}
+	// Applied out of order, the consumer is refused, naming the fleet to
+	// apply first.
+	if _, err := r.ops.Apply(ctx, ApplyRequest{Document: r.doc("shop-eu", nil), Expect: reviewed.ID}); !strings.Contains(errText(err), `fleet "pg-shared", which has published nothing`) {
+		t.Fatalf("the consumer applied before its provider: %v", errText(err))
+	}
+	r.apply(r.doc("pg-shared", nil))
+	res, err := r.ops.Apply(ctx, ApplyRequest{Document: r.doc("shop-eu", nil), Expect: reviewed.ID})
+	if err != nil {
+		t.Fatalf("the reviewed consumer plan after its provider applied: %v", err)
+	}
+	if res.Plan.ID != reviewed.ID || res.Report == nil {
+		t.Fatalf("applied %s, reviewed %s", res.Plan.ID, reviewed.ID)
+	}
+}

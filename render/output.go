@@ -75,6 +75,8 @@ func exportTags(e spec.PublishedExport) string {
 	switch {
 	case e.Locality == spec.LocalityRegion && e.Region != "":
 		parts = append(parts, "region-local: "+e.Region)
+	case e.Locality == spec.LocalityGlobal:
+		parts = append(parts, "global")
 	case e.Locality != "":
 		parts = append(parts, string(e.Locality)+"-local")
 	}

@@ -349,6 +349,11 @@ func (d *driver) Create(ctx context.Context, t providers.Target) (providers.Reso
 	}
 	c.serial++
 	rec.Resource.Attributes = d.attributes(t.Name, t.Region, c.serial)
+	if v, ok := rec.Resource.Fields["engineVersion"].(string); ok && d.kind == spec.Postgres {
+		// What the engine runs: the declared major version, as a cloud
+		// reports it (RDS says "16.4" for a declared "16").
+		rec.Resource.Attributes["version"] = v + ".4"
+	}
 	c.resources[k] = rec
 	if lost != nil {
 		return providers.Resource{}, lost.Err
@@ -570,6 +575,14 @@ func (d *driver) ReadSecretValue(ctx context.Context, region, name string) (spec
 		return spec.Sensitive{}, err
 	}
 	r, ok := c.resources[key(d.provider, d.kind, region, name)]
+	if !ok {
+		// Like Secrets Manager, a secret is read by its name or its ARN.
+		for _, x := range c.resources {
+			if x.Provider == d.provider && x.Kind == d.kind && x.Resource.Region == region && x.Resource.Attributes["arn"] == name {
+				r, ok = x, true
+			}
+		}
+	}
 	if !ok || !holdsSecretValue(d.info) {
 		return spec.Sensitive{}, providers.Errorf(providers.NotFound, "%s: no such secret in %s", d.addr(name), region)
 	}

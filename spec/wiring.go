@@ -344,7 +344,7 @@ func (c *compiler) binding(where string, def ExportDef, raw any) (Binding, bool)
 		bad(RowBoundWidened, "the interface allows "+tagList(def.Lifecycle)+"; bind a value that is known by then, or widen the interface itself", "the binding is known at %s, which the export's lifecycle bound does not allow", b.Lifecycle)
 	}
 	if !containsTag(def.Locality, b.Locality) {
-		bad(RowBoundWidened, "the interface allows "+tagList(def.Locality)+"; bind another value, or widen the interface itself", "the binding is %s-local, which the export's locality bound does not allow", b.Locality)
+		bad(RowBoundWidened, "the interface allows "+tagList(def.Locality)+"; bind another value, or widen the interface itself", "the binding's locality is %s, which the export's locality bound does not allow", b.Locality)
 	}
 	return b, ok
 }
@@ -354,6 +354,30 @@ func (c *compiler) binding(where string, def ExportDef, raw any) (Binding, bool)
 // region unless the kind is global; a secret's reference after apply, in
 // its account.
 func (c *compiler) bindingValue(raw any) (Binding, error) {
+	m, isObj := raw.(map[string]any)
+	declared, narrowed := m["locality"]
+	if !isObj || !narrowed {
+		return c.inferBinding(raw)
+	}
+	// The provider narrows the locality to one tag of the export's bound:
+	// a bucket's url is regional by inference, and usable anywhere.
+	tag, ok := declared.(string)
+	if !ok || !containsTag(localities, ExportLocality(tag)) {
+		return Binding{}, fmt.Errorf(`"locality" of a binding is one of %s`, tagList(localities))
+	}
+	rest := map[string]any{}
+	for k, v := range m {
+		if k != "locality" {
+			rest[k] = v
+		}
+	}
+	b, err := c.inferBinding(rest)
+	b.Locality = ExportLocality(tag)
+	return b, err
+}
+
+// inferBinding decodes a binding and infers its tags.
+func (c *compiler) inferBinding(raw any) (Binding, error) {
 	m, isObj := raw.(map[string]any)
 	switch {
 	case !isObj:

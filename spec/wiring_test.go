@@ -111,7 +111,11 @@ func TestWiringRows(t *testing.T) {
 		}, "the binding is known at apply, which the export's lifecycle bound does not allow"},
 		{"widened locality", "pg-shared", func(m map[string]any) {
 			iface(m)["endpoint"].(map[string]any)["locality"] = "global"
-		}, "the binding is region-local, which the export's locality bound does not allow"},
+		}, "the binding's locality is region, which the export's locality bound does not allow"},
+		{"declared locality outside the bound", "pg-shared", func(m map[string]any) {
+			ex := m["provides"].(map[string]any)["eu"].(map[string]any)["exports"].(map[string]any)
+			ex["endpoint"].(map[string]any)["locality"] = "global"
+		}, "the binding's locality is global, which the export's locality bound does not allow"},
 		{"lowered secrecy", "pg-shared", func(m map[string]any) {
 			m["provides"].(map[string]any)["eu"].(map[string]any)["exports"].(map[string]any)["password"] = "hunter2"
 		}, "the export is secret, and this binding is public"},

@@ -151,6 +151,10 @@ func (p *Plan) Published() *spec.Published {
 		return rec
 	}
 	m, w := p.run.model, p.run.world
+	accounts := map[spec.Provider]string{}
+	for _, a := range p.Accounts {
+		accounts[a.Provider] = a.Account
+	}
 	for name, c := range m.Provides {
 		in := m.Interfaces[c.Interface]
 		pc := spec.PublishedCapability{Interface: c.Interface, InterfaceHash: in.Hash, Consumers: "many", Exposed: c.Exposed,
@@ -159,14 +163,14 @@ func (p *Plan) Published() *spec.Published {
 			pc.Consumers = "one"
 		}
 		for e, b := range c.Bindings {
-			pc.Exports[e] = publishedExport(m, w, in.Exports[e], b)
+			pc.Exports[e] = publishedExport(m, w, accounts, in.Exports[e], b)
 		}
 		rec.Capabilities[name] = pc
 	}
 	return rec
 }
 
-func publishedExport(m *spec.Model, w *world, def spec.ExportDef, b spec.Binding) spec.PublishedExport {
+func publishedExport(m *spec.Model, w *world, accounts map[spec.Provider]string, def spec.ExportDef, b spec.Binding) spec.PublishedExport {
 	out := spec.PublishedExport{Type: def.Type, Lifecycle: b.Lifecycle, Locality: b.Locality, Secret: b.Secret || def.Secret}
 	var of spec.Address
 	var attribute string
@@ -175,12 +179,13 @@ func publishedExport(m *spec.Model, w *world, def spec.ExportDef, b spec.Binding
 		of, attribute = v.Of, v.Attribute
 	case spec.SecretRef:
 		of, attribute = v.Of, "arn"
-		out.Provider = v.Of.Provider
 	default:
 		out.Value = spec.Encode(v)
 		return out
 	}
 	out.Resource = of.String()
+	out.Provider = of.Provider
+	out.Account = accounts[of.Provider]
 	if d, ok := m.Lookup(of); ok {
 		out.Region = d.Region
 	}

@@ -48,6 +48,7 @@ type PublishedExport struct {
 	// say whose cloud an account-local value (a secret) is in.
 	Region   string   `json:"region,omitempty"`
 	Provider Provider `json:"provider,omitempty"`
+	Account  string   `json:"account,omitempty"`
 	Secret   bool     `json:"secret,omitempty"`
 	// Value is the resolved value; for a secret, its reference (an ARN or
 	// an id).
@@ -301,7 +302,14 @@ func localityRows(m *Model) []Diagnostic {
 		for _, name := range sortedKeys(d.Fields) {
 			for _, im := range ImportsIn(d.Fields[name]) {
 				w, ok := m.Wired[Import{Slot: im.Slot, Export: im.Export}]
-				if !ok || w.Export.Locality != LocalityRegion || w.Export.Region == "" || d.Region == w.Export.Region {
+				if !ok {
+					continue
+				}
+				if row := leavesAccount(m, d, w); row != nil {
+					diags = append(diags, *row)
+					continue
+				}
+				if w.Export.Locality != LocalityRegion || w.Export.Region == "" || d.Region == w.Export.Region {
 					continue
 				}
 				diags = append(diags, Errorf(RowLocalityRegion, d.Address.String(),
@@ -311,6 +319,32 @@ func localityRows(m *Model) []Diagnostic {
 		}
 	}
 	return diags
+}
+
+// leavesAccount is the row for a resource that takes an account-local (or
+// region-local) value out of the provider's account: onto another cloud,
+// or into another declared account.
+func leavesAccount(m *Model, d *Declared, w Wired) *Diagnostic {
+	e := w.Export
+	if e.Locality == LocalityGlobal || e.Provider == "" {
+		return nil
+	}
+	where := ""
+	switch {
+	case d.Address.Provider != e.Provider:
+		where = "on " + string(d.Address.Provider)
+	case e.Account != "" && m.Accounts[e.Provider] != "" && m.Accounts[e.Provider] != e.Account:
+		where = "in account " + m.Accounts[e.Provider]
+	default:
+		return nil
+	}
+	owner := string(e.Provider)
+	if e.Account != "" {
+		owner += " account " + e.Account
+	}
+	row := Errorf(RowLocalityAccount, d.Address.String(), "keep it in "+owner+", or wire a capability whose export may leave its account",
+		"reads %s, which is %s-local (%s); %s is %s", w.Ref, e.Locality, owner, d.Address, where).WithEvidence(w.Ref + " lives in " + owner)
+	return &row
 }
 
 // followRegion places a resource with no region of its own in the region

@@ -196,4 +196,6 @@ const (
 	RowConsumerHeld RowID = "consumer-held"
 	// A provider's plan would break a capability other fleets claim (remove, unexpose, change its interface or delete what an export reads); it names every consumer.
 	RowConsumerProtected RowID = "consumer-protected"
+	// A resource takes an account-local (or region-local) export out of its account: onto another cloud, or into another declared account.
+	RowLocalityAccount RowID = "locality-account"
 )

@@ -167,7 +167,7 @@ func published(t *testing.T) *Published {
 		Exports: map[string]PublishedExport{
 			"endpoint": {Type: ExportString, Lifecycle: LifecycleApply, Locality: LocalityRegion, Region: "eu-west-3", Value: "pg-eu.cluster.eu-west-3.rds.amazonaws.com:5432"},
 			"username": {Type: ExportString, Lifecycle: LifecyclePlan, Locality: LocalityGlobal, Value: "shop"},
-			"password": {Type: ExportSecret, Lifecycle: LifecycleApply, Locality: LocalityAccount, Secret: true, Provider: AWS, Region: "eu-west-3", Value: "arn:aws:secretsmanager:eu-west-3:123456789012:secret:pg-eu-password-AbCdEf"},
+			"password": {Type: ExportSecret, Lifecycle: LifecycleApply, Locality: LocalityAccount, Secret: true, Provider: AWS, Account: "123456789012", Region: "eu-west-3", Value: "arn:aws:secretsmanager:eu-west-3:123456789012:secret:pg-eu-password-AbCdEf"},
 			"version":  {Type: ExportString, Lifecycle: LifecycleApply, Locality: LocalityGlobal, Value: "16.4"},
 		}}}}
 	rec.Seal()
@@ -212,6 +212,15 @@ func TestResolveWires(t *testing.T) {
 			p.Capabilities["eu"] = c
 			return p
 		}, `fleets shop-eu and pg-shared carry different definitions of interface "postgres-database"`},
+		{"another account", func(m map[string]any) {
+			m["accounts"] = map[string]any{"aws": "999999999999"}
+		}, nil, "reads pg-shared:eu.password, which is account-local (aws account 123456789012); aws/secrets/shop-db-url is in account 999999999999"},
+		{"another cloud", func(m map[string]any) {
+			m["placement"].(map[string]any)["scaleway"] = "fr-par"
+			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "scaleway/secrets/copy",
+				"spec": map[string]any{"value": map[string]any{"composed": map[string]any{"format": "{0}", "args": []any{
+					map[string]any{"use": "db", "export": "password"}}}}}})
+		}, nil, "reads pg-shared:eu.password, which is account-local (aws account 123456789012); scaleway/secrets/copy is on scaleway"},
 		{"wrong region", func(m map[string]any) {
 			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/compute/api", "region": "us-east-1",
 				"spec": map[string]any{"runtime": "python3.12", "handler": "app.handler", "code": map[string]any{"zip": "x"},

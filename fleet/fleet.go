@@ -24,6 +24,12 @@ type Fleet struct {
 	exclusions []spec.Exclusion
 	forget     []string
 	resources  []spec.Resource
+	// The wiring (wiring.go): what the fleet provides and uses.
+	interfaces map[string]spec.InterfaceDoc
+	provides   map[string]spec.Provision
+	exposes    []string
+	uses       map[string]spec.Use
+	wires      map[string]spec.Wire
 	// diags are the problems only the SDK can see, because the document
 	// cannot carry them (a zero Ref has no address to write). Everything the
 	// document can carry is left to spec.Validate, so a problem is reported
@@ -102,6 +108,7 @@ func (f *Fleet) document() (*spec.Document, []spec.Diagnostic) {
 	}
 	doc.Exclusions = append([]spec.Exclusion(nil), f.exclusions...)
 	doc.Forget = append([]string(nil), f.forget...)
+	f.wiringDocument(doc)
 	for i, r := range f.resources {
 		s := make(map[string]any, len(r.Spec))
 		for k, v := range r.Spec {
@@ -259,5 +266,18 @@ func init() {
 			return
 		}
 		s.setSecret(of, nil)
+	}
+	sdk.SecretRef = func(out any, of spec.Address) {
+		s, ok := out.(interface {
+			setSecretRef(spec.Address, []string)
+		})
+		if !ok {
+			return
+		}
+		if of.IsZero() {
+			s.setSecretRef(of, []string{"the reference of a secret never declared: " + zeroRef})
+			return
+		}
+		s.setSecretRef(of, nil)
 	}
 }

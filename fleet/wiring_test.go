@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -297,4 +299,48 @@ func TestWiringOnANilFleet(t *testing.T) {
 	cloud.Compute("api", fleet.Lit("nginx"), fleet.Lit("arn:aws:iam::123456789012:role/api"), fleet.ComputeSpec{Env: fleet.Env{"U": zero.Exports().URL}})
 	_, diags := g.Synth()
 	wantRow(t, diags, "aws/compute/api", "an unset fleet.Output")
+}
+
+// TestWiringDocsQuoteTheExamples keeps docs/sdk.md's wiring section true:
+// each of its Go blocks is quoted from examples/wiring, whose fleets are
+// tested against spec/testdata/wiring.
+func TestWiringDocsQuoteTheExamples(t *testing.T) {
+	page, err := os.ReadFile("../docs/sdk.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const heading = "## Wiring fleets together\n"
+	start := strings.Index(string(page), heading)
+	if start < 0 {
+		t.Fatal("docs/sdk.md has no wiring section")
+	}
+	section := string(page[start+len(heading):])
+	section = section[:strings.Index(section, "\n## ")]
+	var sources []string
+	for _, path := range []string{"pgdb/pgdb.go", "pgshared/main.go", "shopeu/main.go"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "wiring", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, string(b))
+	}
+	blocks := 0
+	for rest := section; ; {
+		block := firstBlock(rest, "go")
+		if block == "" {
+			break
+		}
+		blocks++
+		found := false
+		for _, src := range sources {
+			found = found || strings.Contains(src, block)
+		}
+		if !found {
+			t.Errorf("docs/sdk.md's wiring block is not quoted from examples/wiring:\n%s", block)
+		}
+		rest = rest[strings.Index(rest, block)+len(block):]
+	}
+	if blocks != 3 {
+		t.Errorf("the wiring section has %d Go blocks, want 3 (interface, provider, consumer)", blocks)
+	}
 }

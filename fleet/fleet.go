@@ -254,7 +254,15 @@ func init() {
 		}
 		o.setExpr(spec.Observed{Of: of, Attribute: attr}, nil)
 	}
-	sdk.SecretValue = func(out any, of spec.Address) {
+	sdk.SecretValue = pointAtSecret("the value")
+	sdk.SecretRef = pointAtSecret("the reference")
+}
+
+// pointAtSecret is sdk.SecretValue or sdk.SecretRef: it points out (a
+// *SecretValue or a *SecretExport) at the secret at of; what names what is
+// read of it, for the problem of a zero Ref.
+func pointAtSecret(what string) func(out any, of spec.Address) {
+	return func(out any, of spec.Address) {
 		s, ok := out.(interface {
 			setSecret(spec.Address, []string)
 		})
@@ -262,22 +270,9 @@ func init() {
 			return
 		}
 		if of.IsZero() {
-			s.setSecret(of, []string{"the value of a secret never declared: " + zeroRef})
+			s.setSecret(of, []string{what + " of a secret never declared: " + zeroRef})
 			return
 		}
 		s.setSecret(of, nil)
-	}
-	sdk.SecretRef = func(out any, of spec.Address) {
-		s, ok := out.(interface {
-			setSecretRef(spec.Address, []string)
-		})
-		if !ok {
-			return
-		}
-		if of.IsZero() {
-			s.setSecretRef(of, []string{"the reference of a secret never declared: " + zeroRef})
-			return
-		}
-		s.setSecretRef(of, nil)
 	}
 }

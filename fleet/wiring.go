@@ -143,7 +143,7 @@ type SecretExport struct {
 	export   *exportDef
 }
 
-func (s *SecretExport) setSecretRef(of spec.Address, problems []string) {
+func (s *SecretExport) setSecret(of spec.Address, problems []string) {
 	s.v, s.problems = spec.SecretRef{Of: of}, problems
 }
 

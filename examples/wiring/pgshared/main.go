@@ -16,7 +16,8 @@ func main() { fleet.Main(pgShared()) }
 
 func pgShared() *fleet.Fleet {
 	f := fleet.New("pg-shared")
-	// No account: it is the one the credentials are for.
+	// No account, as in the documents this example matches: the
+	// credentials' account is not checked against one.
 	cloud := aws.Use(f, "", aws.Paris)
 	password := cloud.Secrets("pg-eu-password", fleet.FromEnv("PG_EU_PASSWORD"), fleet.SecretsSpec{})
 	db := cloud.Postgres("pg-eu", "shop", password, fleet.PostgresSpec{

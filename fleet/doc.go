@@ -25,6 +25,14 @@
 // the same form as the rows of `infra check`. The SDK never panics on an
 // author's mistake.
 //
+// Fleets wire to each other through interfaces (DefineInterface): a
+// struct type of typed exports in a package both fleets import. A provider
+// binds the struct's fields to its own values (Provide, Expose); a consumer
+// declares a slot (Use), fills it with another fleet's capability (Wire)
+// and reads the exports only through the slot's struct, so a misspelled
+// export, a binding of the wrong type, and a secret export anywhere but in
+// Composed do not compile.
+//
 // There are two ways of not knowing a field, and they are different types:
 // an Optional (or nil map or slice) that is not set means "I did not say",
 // so the field is absent from the document and never compared; an Output

@@ -24,6 +24,12 @@ type Fleet struct {
 	exclusions []spec.Exclusion
 	forget     []string
 	resources  []spec.Resource
+	// The wiring (wiring.go): what the fleet provides and uses.
+	interfaces map[string]spec.InterfaceDoc
+	provides   map[string]spec.Provision
+	exposes    []string
+	uses       map[string]spec.Use
+	wires      map[string]spec.Wire
 	// diags are the problems only the SDK can see, because the document
 	// cannot carry them (a zero Ref has no address to write). Everything the
 	// document can carry is left to spec.Validate, so a problem is reported
@@ -102,6 +108,7 @@ func (f *Fleet) document() (*spec.Document, []spec.Diagnostic) {
 	}
 	doc.Exclusions = append([]spec.Exclusion(nil), f.exclusions...)
 	doc.Forget = append([]string(nil), f.forget...)
+	f.wiringDocument(doc)
 	for i, r := range f.resources {
 		s := make(map[string]any, len(r.Spec))
 		for k, v := range r.Spec {
@@ -247,7 +254,15 @@ func init() {
 		}
 		o.setExpr(spec.Observed{Of: of, Attribute: attr}, nil)
 	}
-	sdk.SecretValue = func(out any, of spec.Address) {
+	sdk.SecretValue = pointAtSecret("the value")
+	sdk.SecretRef = pointAtSecret("the reference")
+}
+
+// pointAtSecret is sdk.SecretValue or sdk.SecretRef: it points out (a
+// *SecretValue or a *SecretExport) at the secret at of; what names what is
+// read of it, for the problem of a zero Ref.
+func pointAtSecret(what string) func(out any, of spec.Address) {
+	return func(out any, of spec.Address) {
 		s, ok := out.(interface {
 			setSecret(spec.Address, []string)
 		})
@@ -255,7 +270,7 @@ func init() {
 			return
 		}
 		if of.IsZero() {
-			s.setSecret(of, []string{"the value of a secret never declared: " + zeroRef})
+			s.setSecret(of, []string{what + " of a secret never declared: " + zeroRef})
 			return
 		}
 		s.setSecret(of, nil)

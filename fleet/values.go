@@ -141,6 +141,9 @@ func literal(x any) (spec.Value, string) {
 type Output[T any] struct {
 	v        spec.Value
 	problems []string
+	// export is set on an interface's export (NewExport), and kept when a
+	// slot reads it, so that a requirement knows which export it is on.
+	export *exportDef
 }
 
 // Lit lifts a value known now into an Output, for fields and arguments that
@@ -153,6 +156,9 @@ func Lit[T string | int | float64 | bool](v T) Output[T] {
 func (o *Output[T]) setExpr(v spec.Value, problems []string) { o.v, o.problems = v, problems }
 
 func (o Output[T]) specValue() (spec.Value, bool, []string) {
+	if o.v == nil && len(o.problems) == 0 && o.export != nil {
+		return nil, false, []string{o.export.unread()}
+	}
 	return o.v, o.v != nil, o.problems
 }
 
@@ -166,8 +172,15 @@ func (o Output[T]) Format(s fmt.State, verb rune) {
 	_, _ = s.Write([]byte("(known after apply)"))
 }
 
-func (o Output[T]) arg() (spec.Value, []string)       { return argValue(o.v, o.problems) }
-func (o Output[T]) secretArg() (spec.Value, []string) { return argValue(o.v, o.problems) }
+func (o Output[T]) arg() (spec.Value, []string)       { return o.argValue() }
+func (o Output[T]) secretArg() (spec.Value, []string) { return o.argValue() }
+
+func (o Output[T]) argValue() (spec.Value, []string) {
+	if o.v == nil && len(o.problems) == 0 && o.export != nil {
+		return nil, []string{o.export.unread()}
+	}
+	return argValue(o.v, o.problems)
+}
 
 func argValue(v spec.Value, problems []string) (spec.Value, []string) {
 	if v == nil && len(problems) == 0 {

@@ -56,6 +56,16 @@ func SecretValueOf(s fleet.Ref[Secrets]) fleet.SecretValue {
 	return out
 }
 
+// SecretRefOf publishes secret s through a capability: bound to a secret
+// export (fleet.SecretExport) of fleet.Provide, the export's value is the
+// secret's reference (its ARN or id), never its bytes, and a consumer reads
+// it only inside its own fleet.Composed.
+func SecretRefOf(s fleet.Ref[Secrets]) fleet.SecretExport {
+	var out fleet.SecretExport
+	sdk.SecretRef(&out, s.Address())
+	return out
+}
+
 func declare[K fleet.Kind](c *Cloud, name string, fields []sdk.Field) fleet.Ref[K] {
 	var ref fleet.Ref[K]
 	if c == nil {

@@ -94,6 +94,8 @@ func (Postgres) attrPort() {}
 
 func (Postgres) attrARN() {}
 
+func (Postgres) attrVersion() {}
+
 // Queues is the queues kind on Scaleway (a message queue: SQS on AWS,
 // Messaging and Queuing SQS on Scaleway). It is the type argument of
 // fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
@@ -586,7 +588,8 @@ func URLOf[K HasURL](r fleet.Ref[K]) fleet.Output[string] {
 	return out
 }
 
-// HasVersion is satisfied by the Scaleway kinds that publish version: Secrets.
+// HasVersion is satisfied by the Scaleway kinds that publish version:
+// Postgres, Secrets.
 type HasVersion interface {
 	fleet.Kind
 	attrVersion()
@@ -595,7 +598,7 @@ type HasVersion interface {
 // VersionOf is the version of the resource r points at, known only after that
 // resource is applied. It can flow into a field that takes a fleet.Output, or
 // into fleet.Format, and using it adds a dependency on r. Kinds that publish
-// it: Secrets.
+// it: Postgres, Secrets.
 func VersionOf[K HasVersion](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "version")

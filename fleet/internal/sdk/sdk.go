@@ -41,6 +41,9 @@ var (
 	// SecretValue points out (a *fleet.SecretValue) at the value of the
 	// secret at of.
 	SecretValue func(out any, of spec.Address)
+	// SecretRef points out (a *fleet.SecretExport) at the reference of the
+	// secret at of, to publish through a capability.
+	SecretRef func(out any, of spec.Address)
 )
 
 // AnyMap turns a typed map into map[string]any so package fleet can

@@ -248,6 +248,19 @@ func (r *resolver) secret(ctx context.Context, a spec.Address) (spec.Sensitive, 
 	return val, nil
 }
 
+// secretOf settles what a field that takes a secret holds: one of this
+// fleet's secrets, or another fleet's secret export.
+func (r *resolver) secretOf(ctx context.Context, v spec.Value) (any, error) {
+	if im, ok := v.(spec.Import); ok {
+		return r.applyImport(ctx, im)
+	}
+	ref, ok := v.(spec.Ref)
+	if !ok {
+		return nil, fmt.Errorf("cannot take a secret from %T", v)
+	}
+	return r.secret(ctx, ref.To)
+}
+
 // target builds a driver's target fields for a declared resource. At create
 // (fill) unset fields with a default get it; an update sends only what the
 // document sets.
@@ -268,11 +281,11 @@ func (r *resolver) target(ctx context.Context, d *spec.Declared, fill bool) (map
 		case f.Secret && f.Type == spec.TypeRef:
 			// A reference to a secret hands the driver the secret's value
 			// (a database's master password), read once, at this call.
-			val, err = r.secret(ctx, v.(spec.Ref).To)
+			val, err = r.secretOf(ctx, v)
 		case f.Secret && f.Type == spec.TypeRefMap:
 			m := map[string]any{}
 			for k, ref := range v.(spec.Map) {
-				s, serr := r.secret(ctx, ref.(spec.Ref).To)
+				s, serr := r.secretOf(ctx, ref)
 				if serr != nil {
 					err = serr
 					break

@@ -198,4 +198,6 @@ const (
 	RowConsumerProtected RowID = "consumer-protected"
 	// A resource takes an account-local (or region-local) export out of its account: onto another cloud, or into another declared account.
 	RowLocalityAccount RowID = "locality-account"
+	// A public export fills a field that takes a secret (masterPasswordSecret, secretEnv).
+	RowSecretExportExpected RowID = "secret-export-expected"
 )

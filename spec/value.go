@@ -197,10 +197,13 @@ func Decode(f Field, raw any) (Value, error) {
 			return decodeStringMap(f, m)
 		}
 	case TypeRef:
+		if im, ok := secretImport(f, raw); ok {
+			return im, nil
+		}
 		return decodeRef(raw)
 	case TypeRefMap:
 		if m, ok := raw.(map[string]any); ok {
-			return decodeRefMap(m)
+			return decodeRefMap(f, m)
 		}
 	case TypeSecretSource:
 		if v, ok, err := decodeSecretSource(raw); ok {
@@ -251,9 +254,31 @@ func decodeStringMap(f Field, m map[string]any) (Value, error) {
 	return out, nil
 }
 
-func decodeRefMap(m map[string]any) (Value, error) {
+// secretImport reads {"use": SLOT, "export": E} where a field takes a
+// reference to a secret (a database's master password, a secret
+// environment entry): another fleet's secret export stands in for one of
+// this fleet's secrets.
+func secretImport(f Field, raw any) (Value, bool) {
+	m, ok := raw.(map[string]any)
+	if !ok || !f.Secret || !has(m, "use") {
+		return nil, false
+	}
+	v, ok, err := decodeExpr(raw, true)
+	if !ok || err != nil {
+		return nil, false
+	}
+	im := v.(Import)
+	im.SecretField = true
+	return im, true
+}
+
+func decodeRefMap(f Field, m map[string]any) (Value, error) {
 	out := make(Map, len(m))
 	for _, k := range sortedKeys(m) {
+		if im, ok := secretImport(f, m[k]); ok {
+			out[k] = im
+			continue
+		}
 		r, err := decodeRef(m[k])
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", k, err)

@@ -148,9 +148,13 @@ func (p Predicate) String() string {
 type Import struct {
 	Slot   string
 	Export string
-	// InSecret: the expression sits inside a secret's composed value, the
-	// one place a secret export may be read.
+	// InSecret: the expression sits inside a secret's composed value, or
+	// is the whole value of a field that takes a secret: where a secret
+	// export may be read.
 	InSecret bool
+	// SecretField: it is the whole value of a field that takes a secret
+	// (masterPasswordSecret, secretEnv), which a secret export must fill.
+	SecretField bool
 }
 
 func (Import) isValue() {}
@@ -597,6 +601,9 @@ func (c *compiler) importRow(where, field string, e Import) {
 	switch {
 	case !ok:
 		c.add(Errorf(RowExportUnknown, where, "interface "+in.Name+" exports: "+strings.Join(sortedKeys(in.Exports), ", "), "field %q reads %s.%s, which interface %q does not export", field, e.Slot, e.Export, in.Name))
+	case e.SecretField && !def.Secret:
+		c.add(Errorf(RowSecretExportExpected, where, "read a secret export here, or compose a secret of this fleet from the public one",
+			"field %q reads %s.%s, which is public, where it takes a secret", field, e.Slot, e.Export))
 	case def.Secret && !e.InSecret:
 		c.add(Errorf(RowSecretExportMisused, where, `a secret export feeds only a secret: compose it into a secrets resource's value ({"composed": {"format": …, "args": [{"use": …}]}})`,
 			"field %q reads %s.%s, which is secret, into a field that does not take a secret", field, e.Slot, e.Export))

@@ -61,6 +61,25 @@ func TestWiringDocumentsCompile(t *testing.T) {
 	}
 }
 
+// Another fleet's secret export fills a field that takes one of this
+// fleet's secrets: a database's master password.
+func TestSecretExportFillsASecretField(t *testing.T) {
+	m, diags := Compile(wiringDoc(t, "shop-eu", func(m map[string]any) {
+		m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/postgres/replica",
+			"spec": map[string]any{"masterUsername": "shop", "masterPasswordSecret": map[string]any{"use": "db", "export": "password"}}})
+	}))
+	if HasErrors(diags) {
+		t.Fatal(rowsText(diags))
+	}
+	d, _ := m.Lookup(Address{Provider: AWS, Kind: Postgres, Name: "replica"})
+	if im, ok := d.Fields["masterPasswordSecret"].(Import); !ok || !im.SecretField || im.Export != "password" {
+		t.Fatalf("masterPasswordSecret is %#v", d.Fields["masterPasswordSecret"])
+	}
+	if enc := Encode(d.Fields["masterPasswordSecret"]).(map[string]any); enc["use"] != "db" || enc["export"] != "password" {
+		t.Fatalf("encoded as %v", enc)
+	}
+}
+
 func TestDocumentWiringRoundTrips(t *testing.T) {
 	for _, name := range []string{"pg-shared", "shop-eu"} {
 		doc := wiringDoc(t, name, nil)
@@ -140,6 +159,10 @@ func TestWiringRows(t *testing.T) {
 			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/compute/api",
 				"spec": map[string]any{"env": map[string]any{"PW": map[string]any{"use": "db", "export": "password"}}}})
 		}, "which is secret, into a field that does not take a secret"},
+		{"public export as a password", "shop-eu", func(m map[string]any) {
+			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/postgres/replica",
+				"spec": map[string]any{"masterUsername": "shop", "masterPasswordSecret": map[string]any{"use": "db", "export": "endpoint"}}})
+		}, `field "masterPasswordSecret" reads db.endpoint, which is public, where it takes a secret`},
 		{"unknown operator", "shop-eu", func(m map[string]any) {
 			m["uses"].(map[string]any)["db"].(map[string]any)["requires"].([]any)[0].(map[string]any)["op"] = "~>"
 		}, `unknown operator "~>"`},

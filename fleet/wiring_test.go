@@ -157,7 +157,7 @@ func TestUseAndWire(t *testing.T) {
 		t.Errorf("env = %v", env)
 	}
 	m, _ := spec.Compile(doc)
-	if got := fmt.Sprint(m.Imports()); got != "[{jobs token false} {jobs url false}]" {
+	if got := fmt.Sprint(m.Imports()); got != "[{jobs token false false} {jobs url false false}]" {
 		t.Errorf("imports %s", got)
 	}
 }

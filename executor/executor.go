@@ -290,6 +290,9 @@ func (h *Handler) plan(ctx context.Context, r *request, req Request) Response {
 	// carries them, and apply will refuse it.
 	resp := Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: render.SummaryLine(p)}
 	if len(r.doc.Provides) > 0 {
+		if p.Applicable {
+			resp.Published = p.Published()
+		}
 		// Who reads this fleet, for the plan's comment; the plan itself
 		// already refuses to break what they read.
 		consumers, err := r.ops.Consumers(ctx, r.doc)

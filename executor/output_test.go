@@ -71,9 +71,18 @@ func TestOutputThroughTheExecutor(t *testing.T) {
 		t.Fatalf("the client before the provider applied: %v", err)
 	}
 
-	// The consumer planned beside its provider's plan: pending, not missing.
-	plan := f.plan(provider)
-	resp = f.do(ctx, Request{Operation: OpPlan, Document: consumer, Upstream: map[string]*spec.Published{"pg-shared": plan.Published()}})
+	// The provider's plan answers what it will publish; the consumer
+	// planned beside it (sent over the wire) plans it pending, not missing.
+	resp = f.do(ctx, Request{Operation: OpPlan, Document: provider})
+	if resp.Published == nil || !resp.Published.Capabilities["eu"].Exports["endpoint"].Pending {
+		t.Fatalf("the provider's plan publishes %+v", resp.Published)
+	}
+	var req Request
+	b, _ := json.Marshal(Request{Operation: OpPlan, Document: consumer, Upstream: map[string]*spec.Published{"pg-shared": resp.Published}})
+	if err := json.Unmarshal(b, &req); err != nil {
+		t.Fatal(err)
+	}
+	resp = f.do(ctx, req)
 	if resp.Status != StatusDone || resp.Plan == nil || !resp.Plan.Applicable {
 		t.Fatalf("the consumer planned beside its provider: %s: %s %v", resp.Status, resp.Message, resp.Diagnostics)
 	}

@@ -20,17 +20,12 @@ func TestMarkdownWiringSections(t *testing.T) {
 		{Slot: "db", Fleet: "pg-shared", Capability: "eu", Beside: true, Pending: []string{"endpoint", "password"}},
 		{Slot: "cache", Fleet: "redis|x", Capability: "eu"},
 	}})
-	for _, want := range []string{
+	contains(t, "the consumer's comment", md,
 		"#### Reads from other fleets",
 		"| `db` | `pg-shared:eu` | `endpoint`, `password`, `username` | `endpoint`, `password` |",
 		"| `cache` | `redis\\|x:eu` | none | none |",
 		"`pg-shared` is planned in this run, before this fleet",
-		"Read from what `redis\\|x` published at its last apply.",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("the consumer's comment lacks %q:\n%s", want, md)
-		}
-	}
+		"Read from what `redis\\|x` published at its last apply.")
 	if strings.Contains(Markdown(consumer, MarkdownOptions{}), "other fleets") {
 		t.Error("a section with nothing to say")
 	}
@@ -39,15 +34,19 @@ func TestMarkdownWiringSections(t *testing.T) {
 		Diagnostics: []spec.Diagnostic{{Severity: spec.Error, ID: spec.RowConsumerProtected, Subject: "provides.eu",
 			Message: "this plan stops exposing capability eu, which shop-eu read(s)"}}}
 	md = Markdown(provider, MarkdownOptions{Consumers: []Consumer{{Capability: "eu", Fleet: "shop-eu", Claimed: true}, {Capability: "eu", Fleet: "shop-us"}}})
-	for _, want := range []string{
+	contains(t, "the provider's comment", md,
 		"#### Read by other fleets",
 		"| `eu` | `shop-eu` | holds a claim (it has applied) |",
 		"| `eu` | `shop-us` | planned in this run, applied after this fleet |",
 		"> **Blocking: this plan breaks what 1 consumer claim(s) read; apply refuses it**",
-		"> - `provides.eu`: this plan stops exposing capability eu, which shop-eu read(s)",
-	} {
+		"> - `provides.eu`: this plan stops exposing capability eu, which shop-eu read(s)")
+}
+
+func contains(t *testing.T, what, md string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(md, want) {
-			t.Errorf("the provider's comment lacks %q:\n%s", want, md)
+			t.Errorf("%s lacks %q:\n%s", what, want, md)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/infra-iac/infra/operations"
 )
@@ -36,4 +37,27 @@ func (c Client) Do(ctx context.Context, req Request) (*Response, error) {
 		c.Newer(resp.ProtocolVersion)
 	}
 	return &resp, nil
+}
+
+// Output reads a fleet's published record through the executor: of the
+// document's fleet, or, with no document, of the fleet named; sel is "",
+// CAPABILITY or CAPABILITY.EXPORT. A fleet that has published nothing is
+// an error that wraps operations.ErrNothingPublished.
+func (c Client) Output(ctx context.Context, document json.RawMessage, fleet, sel string) (*operations.Output, error) {
+	resp, err := c.Do(ctx, Request{Operation: OpOutput, Document: document, Fleet: fleet, Options: Options{Select: sel}})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.Status != StatusDone:
+		return nil, fmt.Errorf("executor %s: output %s: %s", c.Function, resp.Status, resp.Message)
+	case resp.Output == nil:
+		// The message ends with the sentence the error carries.
+		where, cut := strings.CutSuffix(resp.Message, operations.ErrNothingPublished.Error())
+		if !cut {
+			where += ": "
+		}
+		return nil, fmt.Errorf("executor %s: %s%w", c.Function, where, operations.ErrNothingPublished)
+	}
+	return resp.Output, nil
 }

@@ -96,11 +96,11 @@ func (h *Handler) Handle(ctx context.Context, req Request) (Response, error) {
 
 func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Response {
 	switch req.Operation {
-	case OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep:
+	case OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput:
 	case "":
-		return failed(`the request has no "operation"; want one of plan, apply, destroy, discover, sweep`)
+		return failed(`the request has no "operation"; want one of ` + joinOps(Operations))
 	default:
-		return failed(fmt.Sprintf("unknown operation %q; want one of plan, apply, destroy, discover, sweep", req.Operation))
+		return failed(fmt.Sprintf("unknown operation %q; want one of %s", req.Operation, joinOps(Operations)))
 	}
 	if !h.allowed(req.Operation) {
 		return failed(fmt.Sprintf("this function serves only %s (INFRA_OPERATIONS); invoke the function deployed for %s", joinOps(h.cfg.Operations), req.Operation))
@@ -110,8 +110,11 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 			return failed(err.Error())
 		}
 	}
-	if req.Operation == OpSweep {
+	switch req.Operation {
+	case OpSweep:
 		return h.sweepOp(ctx, req)
+	case OpOutput:
+		return h.output(ctx, req)
 	}
 	b := newBudget(ctx, started, h.cfg.StopMargin)
 	work, cancel := b.workContext(ctx)
@@ -122,7 +125,7 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 	}
 	switch req.Operation {
 	case OpPlan:
-		return h.plan(work, r)
+		return h.plan(work, r, req)
 	case OpDiscover:
 		return h.discover(work, r, req)
 	default:
@@ -168,6 +171,12 @@ func (h *Handler) prepare(ctx context.Context, req Request) (*request, Response)
 	if err != nil {
 		return nil, failed("decode the document: " + err.Error())
 	}
+	return h.request(ctx, req, doc), Response{}
+}
+
+// request sets up the operations over this function's state and clouds
+// for one request; doc is nil for an output by fleet name.
+func (h *Handler) request(ctx context.Context, req Request, doc *spec.Document) *request {
 	st := &stateAt{h: h}
 	env := operations.Env{
 		Backends:     h.cfg.Backends,
@@ -181,7 +190,11 @@ func (h *Handler) prepare(ctx context.Context, req Request) (*request, Response)
 		Warn:         func(msg string) { h.logf("warning: %s", msg) },
 		Now:          h.cfg.Now,
 	}
-	return &request{ops: operations.New(env), doc: doc, runs: st.runs(doc.Fleet)}, Response{}
+	r := &request{ops: operations.New(env), doc: doc}
+	if doc != nil {
+		r.runs = st.runs(doc.Fleet)
+	}
+	return r
 }
 
 // stateAt opens the state location once, when an operation first needs it:
@@ -267,15 +280,64 @@ func refusal(ctx context.Context, op Operation, err error) Response {
 	return failed(string(op) + ": " + timeoutHint(ctx, err))
 }
 
-func (h *Handler) plan(ctx context.Context, r *request) Response {
-	p, err := r.ops.Plan(ctx, operations.PlanRequest{Document: r.doc})
+func (h *Handler) plan(ctx context.Context, r *request, req Request) Response {
+	p, err := r.ops.Plan(ctx, operations.PlanRequest{Document: r.doc, Upstream: req.Upstream})
 	var diags *operations.DiagnosticsError
 	if err != nil && (p == nil || !errors.As(err, &diags) || !diags.Planned) {
 		return refusal(ctx, OpPlan, err)
 	}
 	// A plan whose rows hold errors the plan found is still the answer: it
 	// carries them, and apply will refuse it.
-	return Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: render.SummaryLine(p)}
+	resp := Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: render.SummaryLine(p)}
+	if len(r.doc.Provides) > 0 {
+		if p.Applicable {
+			resp.Published = p.Published()
+		}
+		// Who reads this fleet, for the plan's comment; the plan itself
+		// already refuses to break what they read.
+		consumers, err := r.ops.Consumers(ctx, r.doc)
+		if err != nil {
+			return failed("plan: " + err.Error())
+		}
+		resp.Consumers = consumers
+	}
+	return resp
+}
+
+// output answers a fleet's published record: of the document's fleet, or
+// of the fleet named, for a caller that has no document (or no state
+// credentials: this function's role reads the state).
+func (h *Handler) output(ctx context.Context, req Request) Response {
+	var doc *spec.Document
+	hasDoc := len(req.Document) > 0 && string(req.Document) != "null"
+	switch {
+	case hasDoc:
+		var err error
+		if doc, err = spec.DecodeDocument(req.Document); err != nil {
+			return failed("decode the document: " + err.Error())
+		}
+		if req.Fleet != "" && req.Fleet != doc.Fleet {
+			return failed(fmt.Sprintf(`the request names fleet %q and sends the document of %q; send one of "document" and "fleet"`, req.Fleet, doc.Fleet))
+		}
+	case req.Fleet == "":
+		return failed(`the request has neither "document" nor "fleet"; name the fleet whose outputs to read`)
+	}
+	r := h.request(ctx, req, doc)
+	out, err := r.ops.Output(ctx, operations.OutputRequest{Document: doc, Fleet: req.Fleet, Select: req.Options.Select})
+	if errors.Is(err, operations.ErrNothingPublished) {
+		// An answer, not a failure: the fleet has not applied since it
+		// began to provide.
+		return Response{Status: StatusDone, Message: err.Error()}
+	}
+	if err != nil {
+		return failed("output: " + err.Error())
+	}
+	exports := 0
+	for _, c := range out.Capabilities {
+		exports += len(c.Exports)
+	}
+	return Response{Status: StatusDone, Output: out,
+		Message: fmt.Sprintf("%s publishes %d capability(ies), %d export(s) (%s)", out.Fleet, len(out.Capabilities), exports, out.Where)}
 }
 
 func (h *Handler) discover(ctx context.Context, r *request, req Request) Response {

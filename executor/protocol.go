@@ -34,10 +34,15 @@ const (
 	// OpSweep deletes leftovers by name prefix (options.prefix,
 	// olderThan, regions; yes to delete, else a dry run).
 	OpSweep Operation = "sweep"
+	// OpOutput reads a fleet's published record (what `infra output`
+	// prints): the fleet named by Document or by Fleet, narrowed by
+	// Options.Select. It reads the state and no cloud, and writes nothing;
+	// a secret export is its reference, never its value.
+	OpOutput Operation = "output"
 )
 
 // Operations lists every operation, in the order docs present them.
-var Operations = []Operation{OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep}
+var Operations = []Operation{OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput}
 
 // Request is the Lambda payload.
 type Request struct {
@@ -46,6 +51,13 @@ type Request struct {
 	// It stays raw so the executor decodes it with the same rules as the
 	// CLI (spec.DecodeDocument), which report every problem at once.
 	Document json.RawMessage `json:"document"`
+	// Fleet names the fleet instead of a document (output only).
+	Fleet string `json:"fleet,omitempty"`
+	// Upstream holds, by fleet, what a provider planned in the same run
+	// will publish (its plan's Published), for a consumer's plan (plan
+	// only): see operations.PlanRequest.Upstream. It changes what the plan
+	// shows, never what an apply reads: apply reads the stored record.
+	Upstream map[string]*spec.Published `json:"upstream,omitempty"`
 	// ExpectPlanID is the reviewed plan's id ("sha256:…"). For apply and
 	// destroy, when set, a fresh plan with another id is refused. Re-sending
 	// the same request (same RunID) after "incomplete" resumes: the executor
@@ -77,6 +89,9 @@ type Options struct {
 	OlderThan string   `json:"olderThan,omitempty"`
 	Regions   []string `json:"regions,omitempty"`
 	Yes       bool     `json:"yes,omitempty"`
+	// Select narrows output to one capability ("eu") or one export
+	// ("eu.endpoint").
+	Select string `json:"select,omitempty"`
 }
 
 // Status is how an operation ended.
@@ -120,6 +135,17 @@ type Response struct {
 	// Sweep is the sweep's report: candidates, what was kept and why,
 	// survivors with the provider's words.
 	Sweep *operations.SweepReport `json:"sweep,omitempty"`
+	// Output is the fleet's published record, narrowed to what was asked
+	// (output). A done output without it: the fleet has published nothing
+	// (Message says where it looked).
+	Output *operations.Output `json:"output,omitempty"`
+	// Published is what the fleet will publish once this plan is applied
+	// (plan of a fleet that provides, when the plan is applicable): what a
+	// consumer planned after it in the same run sends as Upstream.
+	Published *spec.Published `json:"published,omitempty"`
+	// Consumers are, by capability, the fleets that claim what this fleet
+	// provides (plan of a fleet that provides).
+	Consumers map[string][]string `json:"consumers,omitempty"`
 	// Message says, in one sentence, what happened and what to do next.
 	Message string `json:"message,omitempty"`
 	// RunID echoes the request's.

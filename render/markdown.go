@@ -41,6 +41,12 @@ type MarkdownOptions struct {
 	// (merging applies exactly this plan), which is untrue anywhere else,
 	// such as an issue about drift.
 	Footer string
+	// Reads are the capabilities of other fleets the plan's fleet reads,
+	// and Consumers the fleets that read its own: each a section under
+	// the counts, omitted when empty. A consumer-protected error of the
+	// plan is shown there too, as blocking.
+	Reads     []Read
+	Consumers []Consumer
 }
 
 // MarkdownText makes a string from a document or a cloud inert text in a
@@ -143,6 +149,9 @@ func markdownHead(p *engine.Plan, opts MarkdownOptions) string {
 		fmt.Fprintf(&head, "**The fleet has %d error(s): apply will refuse until they are fixed.** They are listed below.\n\n", errs)
 	}
 	head.WriteString("**" + SummaryLine(p) + "**\n")
+	if w := wiringSection(p, opts); w != "" {
+		head.WriteString("\n" + w)
+	}
 	return head.String()
 }
 

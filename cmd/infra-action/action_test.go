@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/infra-iac/infra/cli"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/render"
@@ -43,6 +43,8 @@ type harness struct {
 	workspace string
 	// runs counts the runs, so each has its own GITHUB_RUN_ID as on GitHub.
 	runs int
+	// backends, when set, replace the memory cloud (moto, for instance).
+	backends operations.BackendsFunc
 }
 
 func newHarness(t *testing.T) *harness {
@@ -87,7 +89,11 @@ func (h *harness) factory(out, errOut io.Writer) *cli.Factory {
 // clouds are the factory's memory cloud, for the action's own operations.
 func (h *harness) clouds() clouds {
 	f := h.factory(io.Discard, io.Discard)
-	return clouds{Backends: f.Backends, Store: f.Store, Synth: f.Synth, Getenv: f.Getenv}
+	c := clouds{Backends: f.Backends, Store: f.Store, Synth: f.Synth, Getenv: f.Getenv}
+	if h.backends != nil {
+		c.Backends = h.backends
+	}
+	return c
 }
 
 // result is what one run of the action left.
@@ -147,14 +153,22 @@ func (h *harness) run(event string, payload map[string]any, in map[string]string
 	return result{code: code, log: stdout.String(), outputs: parseOutputs(string(outputs)), summary: string(summary)}
 }
 
-// outputRE reads GITHUB_OUTPUT's heredoc form: name<<DELIM, value, DELIM.
-var outputRE = regexp.MustCompile(`(?s)([a-z-]+)<<(\S+)\n(.*?)\n(\S+)\n`)
-
+// parseOutputs reads GITHUB_OUTPUT's heredoc form: name<<DELIM, the
+// value's lines, DELIM.
 func parseOutputs(s string) map[string]string {
 	out := map[string]string{}
-	for _, m := range outputRE.FindAllStringSubmatch(s, -1) {
-		if m[2] == m[4] {
-			out[m[1]] = m[3]
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); i++ {
+		name, delim, ok := strings.Cut(lines[i], "<<")
+		if !ok || delim == "" {
+			continue
+		}
+		for j := i + 1; j < len(lines); j++ {
+			if lines[j] == delim {
+				out[name] = strings.Join(lines[i+1:j], "\n")
+				i = j
+				break
+			}
 		}
 	}
 	return out

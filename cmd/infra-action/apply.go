@@ -43,28 +43,67 @@ func (a *action) apply(ctx context.Context) error {
 	} else {
 		fmt.Fprintf(a.log, "commit %s merged #%d\n", sha, pr.GetNumber())
 	}
+	fleets, failures := a.synthAll(ctx)
+	// Providers first: a consumer's apply reads what its provider's
+	// published, and a provider that failed stops its consumers.
+	ordered, err := orderFleets(fleets)
+	if err != nil {
+		return errors.Join(append(failures, err)...)
+	}
+	run, failed := map[string]bool{}, map[string]bool{}
+	for _, f := range ordered {
+		run[f.Name] = true
+	}
 	var results []*outcome
-	var failures []error
-	for _, input := range a.in.fleets {
-		o, err := a.applyFleet(ctx, api, pr, sha, input)
+	var done []*fleetDoc
+	for _, f := range ordered {
+		if p := blockedBy(f, failed, run); p != "" {
+			failed[f.Name] = true
+			failures = append(failures, a.notApplied(ctx, api, pr, sha, f, p))
+			continue
+		}
+		o, err := a.applyFleet(ctx, api, pr, sha, f)
 		if err != nil {
 			failures = append(failures, err)
 		}
 		if o != nil {
 			results = append(results, o)
 		}
+		if err != nil || o == nil || o.Status != executor.StatusDone {
+			failed[f.Name] = true
+		} else {
+			done = append(done, f)
+		}
 	}
 	if err := a.applyOutputs(results); err != nil {
+		return err
+	}
+	if err := a.setExports(a.exportsOutput(ctx, done)); err != nil {
 		return err
 	}
 	return errors.Join(failures...)
 }
 
-func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha, input string) (*outcome, error) {
-	f, err := a.synth(ctx, input)
-	if err != nil {
-		return nil, err
+// notApplied reports a consumer left alone because a provider of this run
+// failed: on the pull request, in the summary and as the run's error.
+func (a *action) notApplied(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc, provider string) error {
+	msg := fmt.Sprintf("fleet %s: not applied: it reads fleet %s, whose apply did not succeed in this run; nothing was changed. Re-run the apply once %s has applied",
+		f.Name, provider, provider)
+	body := fmt.Sprintf("%s\n### infra apply for fleet %s: not applied\n\nMerge commit `%s`.\n\n> [!CAUTION]\n> **Nothing was changed.** This fleet reads %s, "+
+		"whose apply did not succeed in this run (its result is above), so it was not applied: its plan reads what %s publishes. "+
+		"Re-run the apply workflow once %s has applied.\n", ApplyMarker(f.Name), render.MarkdownCode(f.Name), sha,
+		render.MarkdownCode(provider), render.MarkdownCode(provider), render.MarkdownCode(provider))
+	if err := a.postResult(ctx, api, pr, f.Name, body); err != nil {
+		return errors.Join(errors.New(msg), err)
 	}
+	if err := a.summary(body); err != nil {
+		return errors.Join(errors.New(msg), err)
+	}
+	fmt.Fprintln(a.log, msg)
+	return errors.New(msg)
+}
+
+func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc) (*outcome, error) {
 	reviewed := ""
 	if pr != nil {
 		c, err := api.findComment(ctx, pr.GetNumber(), render.PlanMarker(f.Name))
@@ -84,7 +123,8 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 		if a.in.onPlanChanged != "apply" {
 			return nil, fmt.Errorf("fleet %s: no reviewed plan to apply (%s); nothing was changed. Plan on the pull request first, or set on-plan-changed: apply to apply an unreviewed plan", f.Name, where)
 		}
-		p, err := a.runner.Plan(ctx, f)
+		// Its providers have applied by now: the stored records are theirs.
+		p, err := a.runner.Plan(ctx, f, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	moto.StopShared()
 	executortest.Cleanup()
 	os.Exit(code)
 }

@@ -16,27 +16,34 @@ import (
 )
 
 // plan plans every fleet, writes the job summary, annotations and outputs,
-// and on a pull request keeps one comment per fleet up to date.
+// and on a pull request keeps one comment per fleet up to date. Fleets
+// that wire to each other are planned providers first, and a consumer
+// reads what a provider of this run will publish.
 func (a *action) plan(ctx context.Context) error {
 	number, head := a.pullRequest()
+	fleets, failures := a.synthAll(ctx)
+	ordered, err := orderFleets(fleets)
+	if err != nil {
+		return errors.Join(append(failures, err)...)
+	}
 	var plans []*operations.Plan
-	var failures []error
-	for _, input := range a.in.fleets {
-		f, err := a.synth(ctx, input)
+	upstream := map[string]*spec.Published{}
+	for _, f := range ordered {
+		p, err := a.runner.Plan(ctx, f, upstream)
 		if err != nil {
 			failures = append(failures, err)
 			continue
 		}
-		p, err := a.runner.Plan(ctx, f)
-		if err != nil {
-			failures = append(failures, err)
-			continue
+		if p.Published != nil {
+			upstream[f.Name] = p.Published
 		}
-		plans = append(plans, p)
-		fmt.Fprintf(a.log, "fleet %s:\n%s", p.Fleet, renderText(p))
+		plans = append(plans, p.Plan)
+		fmt.Fprintf(a.log, "fleet %s:\n%s", p.Fleet, renderText(p.Plan))
 		a.annotate(f, p.Diagnostics)
-		if err := a.summary(render.Markdown(p, render.MarkdownOptions{HeadSHA: head, Limit: summaryLimit / len(a.in.fleets),
-			Elsewhere: "the step log"})); err != nil {
+		opts := render.MarkdownOptions{HeadSHA: head, Reads: readsOf(f, p.Plan, upstream), Consumers: consumersOf(f, p.Consumers, ordered)}
+		summaryOpts := opts
+		summaryOpts.Limit, summaryOpts.Elsewhere = summaryLimit/len(a.in.fleets), "the step log"
+		if err := a.summary(render.Markdown(p.Plan, summaryOpts)); err != nil {
 			return err
 		}
 		if number != 0 && a.in.comment {
@@ -44,7 +51,8 @@ func (a *action) plan(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			body := render.Markdown(p, render.MarkdownOptions{HeadSHA: head, Elsewhere: a.elsewhere()})
+			opts.Elsewhere = a.elsewhere()
+			body := render.Markdown(p.Plan, opts)
 			url, err := api.upsertComment(ctx, number, render.PlanMarker(p.Fleet), body)
 			switch {
 			case forbidden(err):
@@ -64,6 +72,9 @@ func (a *action) plan(ctx context.Context) error {
 		}
 	}
 	if err := a.planOutputs(plans); err != nil {
+		return err
+	}
+	if err := a.setExports(a.exportsOutput(ctx, ordered)); err != nil {
 		return err
 	}
 	return errors.Join(failures...)

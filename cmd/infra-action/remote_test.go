@@ -102,7 +102,7 @@ func TestRemoteReportsWhatTheExecutorCannotSay(t *testing.T) {
 		{response(t, executor.Response{Status: executor.StatusFailed, Message: "the state bucket is gone"}), "plan failed: the state bucket is gone"},
 	} {
 		r := remote{inv: &scripted{answers: []string{c.answer}}, function: "f", log: io.Discard}
-		_, err := r.Plan(context.Background(), &fleetDoc{Name: "shop"})
+		_, err := r.Plan(context.Background(), &fleetDoc{Name: "shop"}, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.answer, err, c.want)
 		}
@@ -111,7 +111,7 @@ func TestRemoteReportsWhatTheExecutorCannotSay(t *testing.T) {
 	// shows them.
 	d := []spec.Diagnostic{spec.Errorf(spec.RowUnknownField, "aws/queues/jobs", "", "unknown field")}
 	r := remote{inv: &scripted{answers: []string{response(t, executor.Response{Status: executor.StatusFailed, Diagnostics: d})}}, function: "f", log: io.Discard}
-	p, err := r.Plan(context.Background(), &fleetDoc{Name: "shop"})
+	p, err := r.Plan(context.Background(), &fleetDoc{Name: "shop"}, nil)
 	if err != nil || len(p.Diagnostics) != 1 || p.Fleet != "shop" {
 		t.Fatalf("plan %+v, %v", p, err)
 	}

@@ -47,10 +47,28 @@ type outcome struct {
 	Invocations int
 }
 
+// planned is a fleet's plan and what CI shows beside it.
+type planned struct {
+	*operations.Plan
+	// Published is what the fleet will publish once this plan is applied,
+	// for a fleet that provides a capability and whose plan is applicable;
+	// nil otherwise. A consumer planned after it reads it (Upstream).
+	Published *spec.Published
+	// Consumers are, by capability, the fleets that claim what this fleet
+	// provides.
+	Consumers map[string][]string
+}
+
 // runner is where plans and applies happen: in this runner with its own
 // credentials (the command line), or in the executor Lambda.
 type runner interface {
-	Plan(ctx context.Context, f *fleetDoc) (*operations.Plan, error)
+	// Plan plans the fleet. upstream holds, by fleet, what providers
+	// planned earlier in this run will publish: a consumer reads it in
+	// place of their stored records (operations.PlanRequest.Upstream).
+	Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec.Published) (*planned, error)
+	// Output reads the fleet's published record; an error wrapping
+	// operations.ErrNothingPublished when it has published nothing.
+	Output(ctx context.Context, f *fleetDoc) (*operations.Output, error)
 	// Apply applies the fleet if its fresh plan is expect; an empty expect
 	// applies the fresh plan as it is (the caller decides when that is
 	// allowed).
@@ -134,15 +152,28 @@ func newLocal(c clouds, location string, log io.Writer) local {
 	return local{ops: operations.New(env), sweeps: operations.New(operations.Env{Backends: c.Backends})}
 }
 
-func (l local) Plan(ctx context.Context, f *fleetDoc) (*operations.Plan, error) {
-	p, err := l.ops.Plan(ctx, operations.PlanRequest{Document: f.document})
+func (l local) Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec.Published) (*planned, error) {
+	p, err := l.ops.Plan(ctx, operations.PlanRequest{Document: f.document, Upstream: upstream})
 	var diags *operations.DiagnosticsError
 	if err != nil && !errors.As(err, &diags) {
 		return nil, fmt.Errorf("plan fleet %s: %w", f.Name, err)
 	}
 	// A fleet with errors still has its plan (the diagnostics): the
 	// comment shows them.
-	return p, nil
+	out := &planned{Plan: p}
+	if len(f.document.Provides) > 0 {
+		if p.Applicable {
+			out.Published = p.Published()
+		}
+		if out.Consumers, err = l.ops.Consumers(ctx, f.document); err != nil {
+			return nil, fmt.Errorf("plan fleet %s: %w", f.Name, err)
+		}
+	}
+	return out, nil
+}
+
+func (l local) Output(ctx context.Context, f *fleetDoc) (*operations.Output, error) {
+	return l.ops.Output(ctx, operations.OutputRequest{Document: f.document})
 }
 
 func (l local) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error) {
@@ -258,11 +289,14 @@ type remote struct {
 	log      io.Writer
 }
 
-func (r remote) invoke(ctx context.Context, req executor.Request) (*executor.Response, error) {
-	c := executor.Client{Invoker: r.inv, Function: r.function, Newer: func(v int) {
+func (r remote) client() executor.Client {
+	return executor.Client{Invoker: r.inv, Function: r.function, Newer: func(v int) {
 		fmt.Fprintf(r.log, "warning: the executor speaks protocol %d, this action %d; update the action\n", v, executor.ProtocolVersion)
 	}}
-	resp, err := c.Do(ctx, req)
+}
+
+func (r remote) invoke(ctx context.Context, req executor.Request) (*executor.Response, error) {
+	resp, err := r.client().Do(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -270,19 +304,23 @@ func (r remote) invoke(ctx context.Context, req executor.Request) (*executor.Res
 	return resp, nil
 }
 
-func (r remote) Plan(ctx context.Context, f *fleetDoc) (*operations.Plan, error) {
-	resp, err := r.invoke(ctx, executor.Request{Operation: executor.OpPlan, Document: f.Doc, RunID: r.runID})
+func (r remote) Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec.Published) (*planned, error) {
+	resp, err := r.invoke(ctx, executor.Request{Operation: executor.OpPlan, Document: f.Doc, RunID: r.runID, Upstream: upstream})
 	if err != nil {
 		return nil, err
 	}
 	if resp.Plan != nil {
-		return resp.Plan, nil
+		return &planned{Plan: resp.Plan, Published: resp.Published, Consumers: resp.Consumers}, nil
 	}
 	if len(resp.Diagnostics) > 0 {
 		// A document with errors: the comment shows them.
-		return &operations.Plan{FormatVersion: operations.FormatVersion, Fleet: f.Name, Diagnostics: resp.Diagnostics}, nil
+		return &planned{Plan: &operations.Plan{FormatVersion: operations.FormatVersion, Fleet: f.Name, Diagnostics: resp.Diagnostics}}, nil
 	}
 	return nil, fmt.Errorf("executor %s: plan %s: %s", r.function, resp.Status, resp.Message)
+}
+
+func (r remote) Output(ctx context.Context, f *fleetDoc) (*operations.Output, error) {
+	return r.client().Output(ctx, f.Doc, "", "")
 }
 
 func (r remote) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error) {

@@ -51,13 +51,8 @@ func (a *action) sweep(ctx context.Context) error {
 // and puts the differences in the job summary.
 func (a *action) discover(ctx context.Context) error {
 	var lines []string
-	var failures []error
-	for _, input := range a.in.fleets {
-		f, err := a.synth(ctx, input)
-		if err != nil {
-			failures = append(failures, err)
-			continue
-		}
+	fleets, failures := a.synthAll(ctx)
+	for _, f := range fleets {
 		dx, err := a.runner.Discover(ctx, f)
 		if err != nil {
 			failures = append(failures, err)

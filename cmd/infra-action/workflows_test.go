@@ -161,12 +161,12 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 	if in.comment || !in.sweepDelete {
 		t.Errorf("boolean inputs not read: %+v", in)
 	}
-	for _, out := range []string{"plan-id", "has-changes", "has-destroys", "summary"} {
+	for _, out := range []string{"plan-id", "has-changes", "has-destroys", "summary", "exports"} {
 		if m.Outputs[out].Value != "${{ steps.run.outputs."+out+" }}" || run.ID != "run" {
 			t.Errorf("output %s is not the run step's: %q", out, m.Outputs[out].Value)
 		}
 	}
-	if len(m.Outputs) != 4 {
+	if len(m.Outputs) != 5 {
 		t.Errorf("outputs: %v", m.Outputs)
 	}
 }

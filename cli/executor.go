@@ -65,6 +65,7 @@ type invokeOptions struct {
 	olderThan      string
 	regions        []string
 	yes            bool
+	selectExport   string
 }
 
 func newExecutorInvoke(g *globals) *cobra.Command {
@@ -78,7 +79,7 @@ func newExecutorInvoke(g *globals) *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringVar(&opts.function, "function", "", "the executor function's name or ARN (default $INFRA_EXECUTOR_FUNCTION, else infra-executor)")
-	f.StringVar(&opts.operation, "operation", "plan", "plan, apply, destroy, discover or sweep")
+	f.StringVar(&opts.operation, "operation", "plan", "plan, apply, destroy, discover, sweep or output")
 	f.StringVar(&opts.expectPlanID, "expect-plan-id", "", "apply or destroy only if the fresh plan has this id (sha256:…)")
 	f.StringVar(&opts.planFile, "plan", "", "read the expected plan id from a saved plan (plan --out FILE)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's id, the same for every invocation (default $GITHUB_RUN_ID, else random)")
@@ -91,6 +92,7 @@ func newExecutorInvoke(g *globals) *cobra.Command {
 	f.StringVar(&opts.olderThan, "older-than", "", "sweep: only resources older than this")
 	f.StringSliceVar(&opts.regions, "region", nil, "sweep: a region to sweep (repeatable)")
 	f.BoolVar(&opts.yes, "yes", false, "sweep: delete, not only list")
+	f.StringVar(&opts.selectExport, "select", "", "output: one capability (eu) or one export (eu.endpoint)")
 	return c
 }
 
@@ -153,11 +155,11 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 func (g *globals) invokeRequest(ctx context.Context, opts *invokeOptions) (executor.Request, error) {
 	op := executor.Operation(opts.operation)
 	if !slices.Contains(executor.Operations, op) {
-		return executor.Request{}, usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover or sweep", opts.operation)}
+		return executor.Request{}, usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover, sweep or output", opts.operation)}
 	}
 	req := executor.Request{Operation: op, ExpectPlanID: opts.expectPlanID, RunID: opts.runID,
 		Options: executor.Options{Force: opts.force, Unreviewed: opts.unreviewed, Write: opts.write,
-			Prefix: opts.prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes}}
+			Prefix: opts.prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes, Select: opts.selectExport}}
 	if opts.planFile != "" {
 		if opts.expectPlanID != "" {
 			return req, usageError{fmt.Errorf("--plan and --expect-plan-id both name the plan; pass one")}
@@ -231,6 +233,10 @@ func printInvokeResult(g *globals, op executor.Operation, resp executor.Response
 		}
 	case resp.Discovery != nil:
 		renderDiscovery(g, resp.Discovery, len(resp.Discovery.Ledger.Rows)-len(resp.Discovery.Added)+len(resp.Discovery.Removed), resp.Saved)
+	case resp.Output != nil:
+		return render.OutputText(io.Out, resp.Output.Fleet, resp.Output.Where, resp.Output.Capabilities)
+	case op == executor.OpOutput:
+		fmt.Fprintln(io.Out, spec.Printable(resp.Message))
 	}
 	return nil
 }

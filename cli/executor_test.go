@@ -106,6 +106,14 @@ func TestExecutorDeployThenInvoke(t *testing.T) {
 		t.Fatal("a credential reached the function's log")
 	}
 
+	// The executor answers output from its state: this fleet provides
+	// nothing, so it has published nothing, and says where it looked.
+	code, out, errOut = runInfra(t, "executor", "invoke", "--function", executortest.FunctionName, "--fleet", fleet,
+		"--operation", "output", "--select", "eu")
+	if code != 0 || !strings.Contains(out, "published nothing") || !strings.Contains(out, "exec-state") {
+		t.Fatalf("invoke output: exit %d\n%s%s", code, out, errOut)
+	}
+
 	// A stale id is refused, with the fresh plan printed, and exit 1.
 	code, out, errOut = runInfra(t, "executor", "invoke", "--function", executortest.FunctionName, "--fleet", fleet,
 		"--operation", "destroy", "--expect-plan-id", plan.Plan.ID, "--run-id", "43")

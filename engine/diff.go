@@ -26,6 +26,10 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 			// hands over its value, which a replacement keeps.
 			if !f.IsRef() && len(r.pendingIn(v)) > 0 {
 				changes = append(changes, Change{Field: f.Name, Sensitive: f.Secret, KnownAfterApply: true, ForcesReplacement: f.Replace})
+			} else if r.importChanged(v) {
+				// Nor is a value another fleet published: a secret
+				// composed from it is sent again once it has changed.
+				changes = append(changes, Change{Field: f.Name, Sensitive: f.Secret, ForcesReplacement: f.Replace})
 			}
 			continue
 		}

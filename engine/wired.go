@@ -66,6 +66,17 @@ func (r *resolver) applyImport(ctx context.Context, im spec.Import) (any, error)
 	return val, nil
 }
 
+// importChanged reports whether v reads another fleet's value that has
+// changed since this fleet's last apply read it.
+func (r *resolver) importChanged(v spec.Value) bool {
+	for _, im := range spec.ImportsIn(v) {
+		if w, ok := r.wired(im); ok && w.Changed() {
+			return true
+		}
+	}
+	return false
+}
+
 func fleetOf(ref string) string { f, _, _ := strings.Cut(ref, ":"); return f }
 
 // importRefs names the values from other fleets that v reads, sorted.

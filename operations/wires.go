@@ -61,6 +61,16 @@ func (s *session) resolveWires(ctx context.Context, upstream map[string]*spec.Pu
 		}
 	}
 	s.diags = spec.SortDiagnostics(append(s.diags, spec.ResolveWires(s.model, s.far)...))
+	// What the last apply read, so that a secret composed from a value
+	// that changed since is sent again.
+	if own, err := s.store.LoadPublished(ctx); err == nil && own != nil {
+		for im, w := range s.model.Wired {
+			if last, ok := own.Reads[w.Ref]; ok {
+				w.Last, w.HadLast = last, true
+				s.model.Wired[im] = w
+			}
+		}
+	}
 }
 
 // wires are the model's wires, by slot name.
@@ -196,6 +206,12 @@ func (s *session) publish(ctx context.Context, p *engine.Plan, destroy bool) err
 		for name, slot := range s.model.Uses {
 			if slot.Wire != nil {
 				rec.Wires[name] = *slot.Wire
+			}
+		}
+		rec.Reads = map[string]any{}
+		for _, w := range s.model.Wired {
+			if w.Known() {
+				rec.Reads[w.Ref] = w.Export.Value
 			}
 		}
 	}

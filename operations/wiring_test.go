@@ -176,6 +176,28 @@ func TestFleetsWireToEachOther(t *testing.T) {
 		}
 	}
 
+	// The provider's username changes; its apply changes no resource and
+	// still publishes, and the consumer's next plan sends its secret again.
+	renamed := func(m map[string]any) {
+		m["provides"].(map[string]any)["eu"].(map[string]any)["exports"].(map[string]any)["username"] = "shop2"
+	}
+	if res := r.apply(r.doc("pg-shared", renamed)); res.Plan.HasChanges() {
+		t.Fatalf("renaming an export's literal changed resources: %+v", res.Plan.Actions)
+	}
+	p, err = r.plan(r.doc("shop-eu", nil))
+	if err != nil || len(p.Actions) != 1 || p.Actions[0].Action != engine.Update {
+		t.Fatalf("the consumer after the provider's username changed: %v %+v", err, p.Actions)
+	}
+	r.apply(r.doc("shop-eu", nil))
+	if got, _ := rs.ReadSecretValue(ctx, "eu-west-3", "shop-db-url"); !strings.HasPrefix(got.Reveal(), "postgres://shop2:") {
+		t.Fatalf("the consumer's secret was not sent again: %.20s…", got.Reveal())
+	}
+	if p, err := r.plan(r.doc("shop-eu", nil)); err != nil || p.HasChanges() {
+		t.Fatalf("the consumer's plan after it re-sent its secret: %v %+v", err, p.Actions)
+	}
+	r.apply(r.doc("pg-shared", nil))
+	r.apply(r.doc("shop-eu", nil))
+
 	claims := r.claims("pg-shared")
 	if got := claims.Holders("eu"); len(got) != 1 || got[0] != "shop-eu" {
 		t.Fatalf("claims on pg-shared:eu: %v", got)

@@ -27,6 +27,10 @@ type Published struct {
 	// Wires are what this fleet reads from others, by slot: what its
 	// next apply unclaims when a wire goes away.
 	Wires map[string]Wire `json:"wires,omitempty"`
+	// Reads are the values this fleet's apply read from others, by name
+	// ("pg-shared:eu.endpoint"), a secret as its reference: its next plan
+	// sends again what it composed from a value that has changed since.
+	Reads map[string]any `json:"reads,omitempty"`
 }
 
 // PublishedCapability is one capability of the record.
@@ -86,6 +90,22 @@ type Wired struct {
 	// Ref names the value: "pg-shared:eu.endpoint".
 	Ref    string
 	Export PublishedExport
+	// Last is what this fleet's last successful apply read under Ref (its
+	// own record's Reads), when HadLast: a field never compared (a secret
+	// composed from it) is sent again when the value has changed since.
+	Last    any
+	HadLast bool
+}
+
+// Changed reports whether the value is known and differs from what the
+// last apply read.
+func (w Wired) Changed() bool {
+	if !w.Known() || !w.HadLast {
+		return false
+	}
+	a, _ := json.Marshal(w.Export.Value)
+	b, _ := json.Marshal(w.Last)
+	return string(a) != string(b)
 }
 
 // Known reports whether the value is known now.

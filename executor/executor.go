@@ -181,6 +181,7 @@ func (h *Handler) request(ctx context.Context, req Request, doc *spec.Document) 
 	env := operations.Env{
 		Backends:     h.cfg.Backends,
 		Store:        st.store,
+		StoreAt:      farState,
 		LedgerClouds: true,
 		Getenv:       h.cfg.Getenv,
 		Progress:     h.event,
@@ -219,6 +220,15 @@ func (s *stateAt) store(ctx context.Context, fleet string) (operations.Store, er
 	}
 	s.blobs, s.prefix = blobs, prefix
 	return store, nil
+}
+
+// farState opens the state a wire names ("state" on the wire): another
+// team's provider, in S3, read with this function's role.
+func farState(ctx context.Context, location, fleet string) (operations.Store, error) {
+	if !strings.HasPrefix(location, "s3://") {
+		return nil, fmt.Errorf("the executor reads another fleet's state only in S3, not at %s", location)
+	}
+	return operations.OpenState(ctx, location, fleet)
 }
 
 // runs keeps the run record beside the ledger; it is asked only after the

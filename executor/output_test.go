@@ -135,3 +135,11 @@ func TestOutputThroughTheExecutor(t *testing.T) {
 		t.Fatalf("output on a plan-only function: %s: %s", resp.Status, resp.Message)
 	}
 }
+
+// A wire's own state is opened with the function's role, and only in S3:
+// a directory would be the function's own disk.
+func TestFarStateIsS3Only(t *testing.T) {
+	if _, err := farState(context.Background(), "/srv/state", "pg-shared"); err == nil || !strings.Contains(err.Error(), "only in S3, not at /srv/state") {
+		t.Fatalf("a directory as a far state: %v", err)
+	}
+}

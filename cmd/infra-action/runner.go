@@ -143,6 +143,8 @@ func newLocal(c clouds, location string, log io.Writer) local {
 		Store: func(ctx context.Context, fleet string) (operations.Store, error) {
 			return c.Store(ctx, location, fleet)
 		},
+		// A wire's own state: another team's provider.
+		StoreAt:  c.Store,
 		Getenv:   c.Getenv,
 		Progress: p.event,
 		Holder:   func(command string) operations.LockInfo { return lockInfo(command, c.Getenv) },

@@ -128,15 +128,7 @@ func (s *session) claim(ctx context.Context) error {
 }
 
 func (s *session) claimOne(ctx context.Context, w spec.Wire, cl spec.Claim, one bool) error {
-	st, err := s.farStore(ctx, w)
-	if err != nil {
-		return err
-	}
-	for attempt := 1; ; attempt++ {
-		claims, err := st.LoadClaims(ctx)
-		if err != nil {
-			return fmt.Errorf("claim %s:%s: %w", w.Fleet, w.Provides, err)
-		}
+	return s.updateClaims(ctx, "claim", w, func(claims *spec.Claims) (bool, error) {
 		var others []string
 		for _, h := range claims.Holders(w.Provides) {
 			if h != cl.Fleet {
@@ -144,24 +136,23 @@ func (s *session) claimOne(ctx context.Context, w spec.Wire, cl spec.Claim, one 
 			}
 		}
 		if one && len(others) > 0 {
-			return &ConsumerHeldError{Provider: w.Fleet, Capability: w.Provides, Holders: others}
+			return false, &ConsumerHeldError{Provider: w.Fleet, Capability: w.Provides, Holders: others}
 		}
-		if !claims.Add(w.Provides, cl) {
-			return nil
-		}
-		err = st.SaveClaims(ctx, claims)
-		var conflict *state.ConflictError
-		if !errors.As(err, &conflict) || attempt == claimAttempts {
-			if err != nil {
-				return fmt.Errorf("claim %s:%s: %w", w.Fleet, w.Provides, err)
-			}
-			return nil
-		}
-	}
+		return claims.Add(w.Provides, cl), nil
+	})
 }
 
 // unclaim gives up this fleet's claim on what a wire reads.
 func (s *session) unclaim(ctx context.Context, w spec.Wire) error {
+	return s.updateClaims(ctx, "unclaim", w, func(claims *spec.Claims) (bool, error) {
+		return claims.Remove(w.Provides, s.model.Fleet), nil
+	})
+}
+
+// updateClaims changes the claims in the state at the far end of w: it
+// loads them, lets change decide, and saves guarded, loading again when
+// another fleet saved in between, so no two changes overwrite each other.
+func (s *session) updateClaims(ctx context.Context, verb string, w spec.Wire, change func(*spec.Claims) (bool, error)) error {
 	st, err := s.farStore(ctx, w)
 	if err != nil {
 		return err
@@ -169,18 +160,19 @@ func (s *session) unclaim(ctx context.Context, w spec.Wire) error {
 	for attempt := 1; ; attempt++ {
 		claims, err := st.LoadClaims(ctx)
 		if err != nil {
-			return fmt.Errorf("unclaim %s:%s: %w", w.Fleet, w.Provides, err)
+			return fmt.Errorf("%s %s:%s: %w", verb, w.Fleet, w.Provides, err)
 		}
-		if !claims.Remove(w.Provides, s.model.Fleet) {
-			return nil
+		changed, err := change(claims)
+		if err != nil || !changed {
+			return err
 		}
 		err = st.SaveClaims(ctx, claims)
 		var conflict *state.ConflictError
-		if !errors.As(err, &conflict) || attempt == claimAttempts {
-			if err != nil {
-				return fmt.Errorf("unclaim %s:%s: %w", w.Fleet, w.Provides, err)
-			}
+		if err == nil {
 			return nil
+		}
+		if !errors.As(err, &conflict) || attempt == claimAttempts {
+			return fmt.Errorf("%s %s:%s: %w", verb, w.Fleet, w.Provides, err)
 		}
 	}
 }

@@ -29,6 +29,25 @@ const multiCloud = `{"apiVersion": "infra/v1", "fleet": "shop",
   {"address": "scaleway/object-store/shop-assets", "spec": ` + portableBucket + `}
  ]}`
 
+// twoClouds is AWS on the shared emulator, wiped, and Scaleway on the fake
+// with a second moto for its S3, so the two clouds' buckets of the same
+// name cannot meet.
+func twoClouds(t *testing.T, fleet string) (*awsprovider.Backend, *env) {
+	t.Helper()
+	ctx := context.Background()
+	moto.Fresh(t)
+	awsBackend, err := awsprovider.New(ctx, awsprovider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scwMoto, err := moto.Start(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { scwMoto.Stop() })
+	return awsBackend, newEnvOn(t, fleet, scwMoto)
+}
+
 // TestMultiCloudFleet applies one fleet over AWS (moto) and Scaleway (the
 // fake, and a second moto for its S3): a Scaleway function reads an AWS
 // bucket through a reference, so the bucket comes first; the same
@@ -36,23 +55,7 @@ const multiCloud = `{"apiVersion": "infra/v1", "fleet": "shop",
 // the teardown goes in reverse order.
 func TestMultiCloudFleet(t *testing.T) {
 	ctx := context.Background()
-	aws := moto.Shared(t)
-	aws.Setenv()
-	if err := aws.Reset(); err != nil {
-		t.Fatal(err)
-	}
-	awsBackend, err := awsprovider.New(ctx, awsprovider.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Scaleway's S3 is a moto of its own, so the two clouds' buckets of
-	// the same name cannot meet.
-	scwMoto, err := moto.Start(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { scwMoto.Stop() })
-	e := newEnvOn(t, "shop", scwMoto)
+	awsBackend, e := twoClouds(t, "shop")
 
 	var ev events
 	eng := engine.New(engine.Options{Backends: map[spec.Provider]providers.Backend{spec.AWS: awsBackend, spec.Scaleway: e.backend},

@@ -8,7 +8,6 @@ import (
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/internal/moto"
 	"github.com/infra-iac/infra/providers"
-	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
@@ -40,18 +39,7 @@ const thumbsFleet = `{"apiVersion": "infra/v1", "fleet": "thumbs", "accounts": {
 // AWS fleet's object-store export, published by the AWS fleet's apply.
 func TestScalewayFleetReadsAnAWSFleetsExport(t *testing.T) {
 	ctx := context.Background()
-	aws := moto.Fresh(t)
-	_ = aws
-	awsBackend, err := awsprovider.New(ctx, awsprovider.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scwMoto, err := moto.Start(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { scwMoto.Stop() })
-	e := newEnvOn(t, "thumbs", scwMoto)
+	awsBackend, e := twoClouds(t, "thumbs")
 	eng := engine.New(engine.Options{Backends: map[spec.Provider]providers.Backend{spec.AWS: awsBackend, spec.Scaleway: e.backend}})
 	dir := t.TempDir()
 

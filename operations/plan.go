@@ -40,6 +40,15 @@ func (s *session) plan(ctx context.Context, destroy, force bool) (*engine.Plan, 
 	if err != nil {
 		return nil, err
 	}
+	if p.Applicable && len(s.model.Wired) > 0 {
+		// The accounts the credentials belong to are known now.
+		accounts := map[spec.Provider]string{}
+		for _, a := range p.Accounts {
+			accounts[a.Provider] = a.Account
+		}
+		p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, spec.AccountRows(s.model, accounts)...))
+		p.Applicable = !spec.HasErrors(p.Diagnostics)
+	}
 	if p.Applicable {
 		if err := s.protect(ctx, p, force); err != nil {
 			return nil, err

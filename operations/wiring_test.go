@@ -378,3 +378,24 @@ func TestConsumerPlannedBesideItsProviderStaysReviewed(t *testing.T) {
 		t.Fatalf("applied %s, reviewed %s", res.Plan.ID, reviewed.ID)
 	}
 }
+
+// Another fleet's secret export is a database's master password: read at
+// apply, by its ARN, with this fleet's credentials.
+func TestSecretExportIsADatabasePassword(t *testing.T) {
+	r := newWiringRig(t)
+	r.apply(r.doc("pg-shared", nil))
+	replica := r.doc("shop-eu", func(m map[string]any) {
+		m["resources"] = []any{map[string]any{"address": "aws/postgres/shop-replica", "spec": map[string]any{
+			"masterUsername": "shop", "masterPasswordSecret": map[string]any{"use": "db", "export": "password"},
+			"minCapacity": 0.5, "maxCapacity": 1}}}
+	})
+	res := r.apply(replica)
+	if res.Report == nil || len(res.Report.Applied) != 1 || res.Report.Applied[0].Status != engine.StatusDone {
+		t.Fatalf("the replica: %+v", res.Report)
+	}
+	for _, b := range r.plans {
+		if bytes.Contains(b, []byte(canary)) {
+			t.Fatal("the canary password is in a plan")
+		}
+	}
+}

@@ -325,7 +325,7 @@ func localityRows(m *Model) []Diagnostic {
 				if !ok {
 					continue
 				}
-				if row := leavesAccount(m, d, w); row != nil {
+				if row := leavesAccount(m.Accounts, d, w); row != nil {
 					diags = append(diags, *row)
 					continue
 				}
@@ -344,7 +344,7 @@ func localityRows(m *Model) []Diagnostic {
 // leavesAccount is the row for a resource that takes an account-local (or
 // region-local) value out of the provider's account: onto another cloud,
 // or into another declared account.
-func leavesAccount(m *Model, d *Declared, w Wired) *Diagnostic {
+func leavesAccount(accounts map[Provider]string, d *Declared, w Wired) *Diagnostic {
 	e := w.Export
 	if e.Locality == LocalityGlobal || e.Provider == "" {
 		return nil
@@ -353,8 +353,8 @@ func leavesAccount(m *Model, d *Declared, w Wired) *Diagnostic {
 	switch {
 	case d.Address.Provider != e.Provider:
 		where = "on " + string(d.Address.Provider)
-	case e.Account != "" && m.Accounts[e.Provider] != "" && m.Accounts[e.Provider] != e.Account:
-		where = "in account " + m.Accounts[e.Provider]
+	case e.Account != "" && accounts[e.Provider] != "" && accounts[e.Provider] != e.Account:
+		where = "in account " + accounts[e.Provider]
 	default:
 		return nil
 	}
@@ -365,6 +365,26 @@ func leavesAccount(m *Model, d *Declared, w Wired) *Diagnostic {
 	row := Errorf(RowLocalityAccount, d.Address.String(), "keep it in "+owner+", or wire a capability whose export may leave its account",
 		"reads %s, which is %s-local (%s); %s is %s", w.Ref, e.Locality, owner, d.Address, where).WithEvidence(w.Ref + " lives in " + owner)
 	return &row
+}
+
+// AccountRows checks the model's imports against the accounts the
+// credentials belong to, once the plan has established them: what
+// ResolveWires could not check for a fleet that declares no account.
+func AccountRows(m *Model, accounts map[Provider]string) []Diagnostic {
+	var diags []Diagnostic
+	for i := range m.Resources {
+		d := &m.Resources[i]
+		for _, name := range sortedKeys(d.Fields) {
+			for _, im := range ImportsIn(d.Fields[name]) {
+				if w, ok := m.Wired[Import{Slot: im.Slot, Export: im.Export}]; ok {
+					if row := leavesAccount(accounts, d, w); row != nil {
+						diags = append(diags, *row)
+					}
+				}
+			}
+		}
+	}
+	return diags
 }
 
 // followRegion places a resource with no region of its own in the region

@@ -299,3 +299,19 @@ func TestHolds(t *testing.T) {
 		t.Error(`"latest" >= 16 compared`)
 	}
 }
+
+// A fleet that declares no account is checked against the account its
+// credentials belong to, once the plan knows it.
+func TestAccountRowsWithTheCredentialsAccount(t *testing.T) {
+	m, _ := Compile(wiringDoc(t, "shop-eu", nil))
+	if diags := ResolveWires(m, map[string]Far{"pg-shared": {Record: published(t)}}); len(diags) != 0 {
+		t.Fatalf("rows before the account is known: %s", rowsText(diags))
+	}
+	if diags := AccountRows(m, map[Provider]string{AWS: "123456789012"}); len(diags) != 0 {
+		t.Fatalf("the provider's own account: %s", rowsText(diags))
+	}
+	got := rowsText(AccountRows(m, map[Provider]string{AWS: "999999999999"}))
+	if !strings.Contains(got, "reads pg-shared:eu.password, which is account-local (aws account 123456789012); aws/secrets/shop-db-url is in account 999999999999") {
+		t.Fatalf("rows: %s", got)
+	}
+}

@@ -19,6 +19,7 @@ type planOptions struct {
 	markdown         string
 	destroy          bool
 	detailedExitcode bool
+	upstream         []string
 }
 
 func newPlan(g *globals) *cobra.Command {
@@ -36,7 +37,31 @@ func newPlan(g *globals) *cobra.Command {
 	f.StringVar(&opts.markdown, "markdown", "", "also write the plan as markdown to FILE, as a pull-request comment shows it (for an issue, a job summary)")
 	f.BoolVar(&opts.destroy, "destroy", false, "plan the teardown of everything the fleet manages")
 	f.BoolVar(&opts.detailedExitcode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
+	f.StringSliceVar(&opts.upstream, "upstream", nil, "plan beside a provider's plan (saved with plan --out FILE): read what its apply will publish instead of its record (repeatable)")
 	return c
+}
+
+// upstream reads the providers' saved plans: what each will publish.
+func upstream(files []string) (map[string]*spec.Published, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	out := map[string]*spec.Published{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--upstream: %w", err)}
+		}
+		p, err := operations.DecodePlan(data)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--upstream %s: %w", file, err)}
+		}
+		if p.Publishes == nil {
+			return nil, usageError{fmt.Errorf("--upstream %s: the plan of fleet %s publishes nothing (it provides no capability, or its plan has errors)", file, spec.Printable(p.Fleet))}
+		}
+		out[p.Fleet] = p.Publishes
+	}
+	return out, nil
 }
 
 func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
@@ -44,7 +69,11 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := ops.Plan(c.Context(), operations.PlanRequest{Document: doc, Destroy: opts.destroy})
+	up, err := upstream(opts.upstream)
+	if err != nil {
+		return err
+	}
+	p, err := ops.Plan(c.Context(), operations.PlanRequest{Document: doc, Destroy: opts.destroy, Upstream: up})
 	var diags *operations.DiagnosticsError
 	if err != nil && !errors.As(err, &diags) {
 		return g.remedy(err)

@@ -121,6 +121,11 @@ type Plan struct {
 	// such a plan. Only apply reads it; the plan and its rows are shown
 	// either way.
 	Applicable bool `json:"applicable"`
+	// Publishes is what this plan's apply will publish for other fleets
+	// (Published), for a fleet that provides capabilities: a consumer
+	// planned beside this plan reads it (infra plan --upstream). Not part
+	// of the id.
+	Publishes *spec.Published `json:"publishes,omitempty"`
 
 	// run carries what Apply needs and the JSON must not show.
 	run *run
@@ -200,6 +205,9 @@ func DecodePlan(data []byte) (*Plan, error) {
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("not a plan file infra wrote: %w", err)
+	}
+	if p.FormatVersion == 0 && p.ID == "" {
+		return nil, fmt.Errorf("not a plan file infra wrote: it has no formatVersion and no id (write one with infra plan --out FILE)")
 	}
 	if p.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("plan format version %d, but this build understands %d; plan again with this build", p.FormatVersion, FormatVersion)

@@ -54,6 +54,9 @@ func (s *session) plan(ctx context.Context, destroy, force bool) (*engine.Plan, 
 			return nil, err
 		}
 	}
+	if p.Applicable && len(s.model.Provides) > 0 && !destroy {
+		p.Publishes = p.Published()
+	}
 	if !p.Applicable {
 		return p, &DiagnosticsError{Diagnostics: p.Diagnostics, Planned: !spec.HasErrors(s.diags)}
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"github.com/infra-iac/infra/engine"
+	"slices"
 
 	"bytes"
 	"encoding/json"
@@ -61,7 +62,7 @@ func Text(w io.Writer, p *engine.Plan, opts TextOptions) error {
 	}
 	for _, a := range p.Actions {
 		st := actionStyle[a.Action]
-		detail := spec.Printable(actionDetail(a))
+		detail := spec.Printable(joinDetail(actionDetail(a), readsDetail(a)))
 		line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, spec.Printable(a.Address.String()), a.Action)
 		if detail == "" {
 			line = strings.TrimRight(line, " ")
@@ -101,6 +102,37 @@ func SummaryLine(p *engine.Plan) string {
 		line += fmt.Sprintf(", %d to forget", s.Forget)
 	}
 	return line + "." + attention
+}
+
+// readsDetail names the values from other fleets an action's changes read,
+// where the changes do not show them already (a pending value does).
+func readsDetail(a engine.Action) string {
+	var refs []string
+	for _, c := range a.Changes {
+		if c.KnownAfterApply && !c.Sensitive && a.Action != engine.Create {
+			continue // "(known after apply: pending on …)" names them
+		}
+		for _, r := range c.From {
+			if !slices.Contains(refs, r) {
+				refs = append(refs, r)
+			}
+		}
+	}
+	if len(refs) == 0 {
+		return ""
+	}
+	slices.Sort(refs)
+	return "(reads " + strings.Join(refs, ", ") + ")"
+}
+
+func joinDetail(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " " + b
 }
 
 func actionDetail(a engine.Action) string {

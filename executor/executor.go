@@ -300,10 +300,8 @@ func (h *Handler) plan(ctx context.Context, r *request, req Request) Response {
 	// carries them, and apply will refuse it.
 	resp := Response{Status: StatusDone, Plan: p, Diagnostics: p.Diagnostics, Message: render.SummaryLine(p)}
 	if len(r.doc.Provides) > 0 {
-		if p.Applicable {
-			resp.Published = p.Published()
-		}
-		// Who reads this fleet, for the plan's comment; the plan itself
+		// What it will publish is the plan's publishes, which a consumer
+		// planned after it in the same run sends as upstream. Who reads this fleet, for the plan's comment; the plan itself
 		// already refuses to break what they read.
 		consumers, err := r.ops.Consumers(ctx, r.doc)
 		if err != nil {

@@ -74,11 +74,11 @@ func TestOutputThroughTheExecutor(t *testing.T) {
 	// The provider's plan answers what it will publish; the consumer
 	// planned beside it (sent over the wire) plans it pending, not missing.
 	resp = f.do(ctx, Request{Operation: OpPlan, Document: provider})
-	if resp.Published == nil || !resp.Published.Capabilities["eu"].Exports["endpoint"].Pending {
-		t.Fatalf("the provider's plan publishes %+v", resp.Published)
+	if resp.Plan.Publishes == nil || !resp.Plan.Publishes.Capabilities["eu"].Exports["endpoint"].Pending {
+		t.Fatalf("the provider's plan publishes %+v", resp.Plan.Publishes)
 	}
 	var req Request
-	b, _ := json.Marshal(Request{Operation: OpPlan, Document: consumer, Upstream: map[string]*spec.Published{"pg-shared": resp.Published}})
+	b, _ := json.Marshal(Request{Operation: OpPlan, Document: consumer, Upstream: map[string]*spec.Published{"pg-shared": resp.Plan.Publishes}})
 	if err := json.Unmarshal(b, &req); err != nil {
 		t.Fatal(err)
 	}

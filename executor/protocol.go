@@ -139,10 +139,6 @@ type Response struct {
 	// (output). A done output without it: the fleet has published nothing
 	// (Message says where it looked).
 	Output *operations.Output `json:"output,omitempty"`
-	// Published is what the fleet will publish once this plan is applied
-	// (plan of a fleet that provides, when the plan is applicable): what a
-	// consumer planned after it in the same run sends as Upstream.
-	Published *spec.Published `json:"published,omitempty"`
 	// Consumers are, by capability, the fleets that claim what this fleet
 	// provides (plan of a fleet that provides).
 	Consumers map[string][]string `json:"consumers,omitempty"`

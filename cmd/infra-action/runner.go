@@ -162,11 +162,8 @@ func (l local) Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec.
 	}
 	// A fleet with errors still has its plan (the diagnostics): the
 	// comment shows them.
-	out := &planned{Plan: p}
+	out := &planned{Plan: p, Published: p.Publishes}
 	if len(f.document.Provides) > 0 {
-		if p.Applicable {
-			out.Published = p.Published()
-		}
 		if out.Consumers, err = l.ops.Consumers(ctx, f.document); err != nil {
 			return nil, fmt.Errorf("plan fleet %s: %w", f.Name, err)
 		}
@@ -312,7 +309,7 @@ func (r remote) Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec
 		return nil, err
 	}
 	if resp.Plan != nil {
-		return &planned{Plan: resp.Plan, Published: resp.Published, Consumers: resp.Consumers}, nil
+		return &planned{Plan: resp.Plan, Published: resp.Plan.Publishes, Consumers: resp.Consumers}, nil
 	}
 	if len(resp.Diagnostics) > 0 {
 		// A document with errors: the comment shows them.

@@ -185,12 +185,12 @@ func TestRemotePlanSendsTheProvidersRecordUpstream(t *testing.T) {
 	consumer, provider := h.wiringFleet("shop-eu", nil), h.wiringFleet("pg-shared", nil)
 	rec := &spec.Published{Fleet: "pg-shared", Capabilities: map[string]spec.PublishedCapability{"eu": {Interface: "postgres-database",
 		Exposed: true, Exports: map[string]spec.PublishedExport{"endpoint": {Pending: true}}}}}
-	plan := func(fleet string) *engine.Plan {
-		return &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: fleet, ID: "sha256:" + strings.Repeat("e", 64), Applicable: true}
+	plan := func(fleet string, publishes *spec.Published) *engine.Plan {
+		return &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: fleet, ID: "sha256:" + strings.Repeat("e", 64), Applicable: true, Publishes: publishes}
 	}
 	s := &scripted{answers: []string{
-		response(t, executor.Response{Status: executor.StatusDone, Plan: plan("pg-shared"), Published: rec, Consumers: map[string][]string{"eu": {"shop-us"}}}),
-		response(t, executor.Response{Status: executor.StatusDone, Plan: plan("shop-eu")}),
+		response(t, executor.Response{Status: executor.StatusDone, Plan: plan("pg-shared", rec), Consumers: map[string][]string{"eu": {"shop-us"}}}),
+		response(t, executor.Response{Status: executor.StatusDone, Plan: plan("shop-eu", nil)}),
 		response(t, executor.Response{Status: executor.StatusDone, Message: "pg-shared at s3://x: the fleet has published nothing"}),
 	}}
 	h.inv = s

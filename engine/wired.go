@@ -53,6 +53,10 @@ func (r *resolver) applyImport(ctx context.Context, im spec.Import) (any, error)
 		return nil, fmt.Errorf("%s is not published yet: apply %s first", w.Ref, fleetOf(w.Ref))
 	case !w.Export.Secret:
 		return w.Export.Value, nil
+	case !im.InSecret:
+		// Refused at plan (secret-export-misused); never read a secret
+		// into a field that would hold it in clear.
+		return nil, fmt.Errorf("%s is secret, and this field does not take a secret", w.Ref)
 	}
 	ref, _ := w.Export.Value.(string)
 	rs, err := r.e.resources(spec.Address{Provider: w.Export.Provider, Kind: spec.Secrets, Name: ref})

@@ -325,6 +325,16 @@ func localityRows(m *Model) []Diagnostic {
 				if !ok {
 					continue
 				}
+				if w.Export.Secret && !im.InSecret {
+					// The interface says public, and this provider raised
+					// it: its value is a secret's, which a plain field
+					// would hold in clear.
+					diags = append(diags, Errorf(RowSecretExportMisused, d.Address.String(),
+						`read it where a secret is taken (a secret's composed value, masterPasswordSecret, secretEnv), or wire a provider that publishes it public`,
+						"field %q reads %s, which %s publishes as a secret, into a field that does not take a secret", name, w.Ref, fleetOfRef(w.Ref)).
+						WithEvidence(w.Ref+" is secret in the published record"))
+					continue
+				}
 				if row := leavesAccount(m.Accounts, d, w); row != nil {
 					diags = append(diags, *row)
 					continue
@@ -366,6 +376,8 @@ func leavesAccount(accounts map[Provider]string, d *Declared, w Wired) *Diagnost
 		"reads %s, which is %s-local (%s); %s is %s", w.Ref, e.Locality, owner, d.Address, where).WithEvidence(w.Ref + " lives in " + owner)
 	return &row
 }
+
+func fleetOfRef(ref string) string { f, _, _ := strings.Cut(ref, ":"); return f }
 
 // AccountRows checks the model's imports against the accounts the
 // credentials belong to, once the plan has established them: what

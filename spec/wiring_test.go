@@ -244,6 +244,15 @@ func TestResolveWires(t *testing.T) {
 				"spec": map[string]any{"value": map[string]any{"composed": map[string]any{"format": "{0}", "args": []any{
 					map[string]any{"use": "db", "export": "password"}}}}}})
 		}, nil, "reads pg-shared:eu.password, which is account-local (aws account 123456789012); scaleway/secrets/copy is on scaleway"},
+		{"raised export read in a plain field", func(m map[string]any) {
+			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/compute/api",
+				"spec": map[string]any{"env": map[string]any{"DB_USER": map[string]any{"use": "db", "export": "username"}}}})
+		}, func(p *Published) *Published {
+			e := p.Capabilities["eu"].Exports["username"]
+			e.Secret, e.Value = true, "arn:aws:secretsmanager:eu-west-3:123456789012:secret:user-AbCdEf"
+			p.Capabilities["eu"].Exports["username"] = e
+			return p
+		}, `field "env" reads pg-shared:eu.username, which pg-shared publishes as a secret, into a field that does not take a secret`},
 		{"wrong region", func(m map[string]any) {
 			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/compute/api", "region": "us-east-1",
 				"spec": map[string]any{"runtime": "python3.12", "handler": "app.handler", "code": map[string]any{"zip": "x"},

@@ -183,7 +183,9 @@ func LitList[T string | int | float64 | bool](vs ...T) Output[[]T] {
 	return Output[[]T]{v: out}
 }
 
-// SecretExport is a secret export of an interface. On the provider's side
+// SecretExport is a secret export of an interface (NewSecretExport), or a
+// string export whose secrecy is secret (NewSecretStringExport). On the
+// provider's side
 // it is bound to one of the fleet's secrets (aws.SecretRefOf,
 // scaleway.SecretRefOf), published as the secret's reference; on the
 // consumer's side it reads the wired reference. It is accepted only by
@@ -267,7 +269,8 @@ type Interface[E any] struct {
 }
 
 // DefineInterface defines the interface name with the exports in E, each
-// field made with NewExport or NewSecretExport. What is wrong with the
+// field made with NewExport, NewSecretExport or NewSecretStringExport.
+// What is wrong with the
 // definition (a field that is not an export, an export without a
 // definition, two exports of one name) is reported by the Synth of every
 // fleet that provides or uses the interface.

@@ -159,6 +159,9 @@ func (o Output[T]) specValue() (spec.Value, bool, []string) {
 	if o.v == nil && len(o.problems) == 0 && o.export != nil {
 		return nil, false, []string{o.export.unread()}
 	}
+	if r, raised := o.v.(spec.SecretRef); raised {
+		return nil, false, append(o.problems, raisedProblem(r))
+	}
 	return o.v, o.v != nil, o.problems
 }
 
@@ -167,6 +170,10 @@ func (o Output[T]) specValue() (spec.Value, bool, []string) {
 func (o Output[T]) Format(s fmt.State, verb rune) {
 	if lit, ok := o.v.(spec.Lit); ok {
 		fmt.Fprintf(s, "%v", lit.V)
+		return
+	}
+	if _, raised := o.v.(spec.SecretRef); raised {
+		_, _ = s.Write([]byte(spec.Redacted))
 		return
 	}
 	_, _ = s.Write([]byte("(known after apply)"))
@@ -178,6 +185,9 @@ func (o Output[T]) secretArg() (spec.Value, []string) { return o.argValue() }
 func (o Output[T]) argValue() (spec.Value, []string) {
 	if o.v == nil && len(o.problems) == 0 && o.export != nil {
 		return nil, []string{o.export.unread()}
+	}
+	if r, raised := o.v.(spec.SecretRef); raised {
+		return nil, append(o.problems, raisedProblem(r))
 	}
 	return argValue(o.v, o.problems)
 }

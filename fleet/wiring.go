@@ -79,6 +79,9 @@ type exportDef struct {
 	typ       spec.ExportType
 	lifecycle Lifecycle
 	locality  Locality
+	// secret: a value of type typ that travels as a reference to a secret
+	// ("secrecy": "secret"); implied by the type secret.
+	secret bool
 }
 
 // unread is the problem of a definition used as a value.
@@ -101,7 +104,56 @@ func NewExport[T ExportValue](name string, lifecycle Lifecycle, locality Localit
 // travels as a reference to a secret (an ARN or an id), never as its
 // bytes.
 func NewSecretExport(name string, lifecycle Lifecycle, locality Locality) SecretExport {
-	return SecretExport{export: &exportDef{name: name, typ: spec.ExportSecret, lifecycle: lifecycle, locality: locality}}
+	return SecretExport{export: &exportDef{name: name, typ: spec.ExportSecret, lifecycle: lifecycle, locality: locality, secret: true}}
+}
+
+// NewSecretStringExport defines a string export whose secrecy is secret
+// ("type": "string", "secrecy": "secret"): a string such as a connection
+// URL that travels, like a secret export, as a reference to a secret of
+// the provider's, never as its bytes. It is a SecretExport on both sides:
+// the provider binds it to one of its secrets (aws.SecretRefOf), and a
+// consumer reads it only where a secret is taken (Composed).
+//
+//	fleet.NewSecretStringExport("url", fleet.AfterApply, fleet.AccountLocal)
+func NewSecretStringExport(name string, lifecycle Lifecycle, locality Locality) SecretExport {
+	return SecretExport{export: &exportDef{name: name, typ: spec.ExportString, lifecycle: lifecycle, locality: locality, secret: true}}
+}
+
+// Raise binds a public string export (an Output[string] field of the
+// interface) to one of the provider's secrets, s made by aws.SecretRefOf
+// or scaleway.SecretRefOf: the provider raises the export's secrecy, and
+// publishes the secret's reference instead of a value ({"secret": ADDR}).
+// Only a string export can be raised: a secret holds a string.
+//
+//	URL: fleet.Raise(aws.SecretRefOf(url)),
+//
+// The interface still says public, so a consumer's Go type is an
+// Output[string] and nothing stops it from reading the export in a plain
+// field. What it gets is decided by the provider's published record, which
+// says secret: its plan never shows the value, and its apply reads the
+// secret's value from the provider's account and hands it to the field,
+// so a plain field (an environment variable, a tag) then holds the
+// secret's bytes in clear. Raise an export only when its consumers read it
+// where a secret is taken (Composed); to make that a compile error for
+// every consumer, define the export with NewSecretStringExport instead.
+//
+// The result is a binding, accepted only as an export of Provide: in a
+// field, in Format or in Composed it is reported.
+func Raise(s SecretExport) Output[string] {
+	switch v := s.v.(type) {
+	case spec.SecretRef:
+		return Output[string]{v: v, problems: s.problems}
+	case nil:
+		if len(s.problems) > 0 {
+			return Output[string]{problems: s.problems}
+		}
+	}
+	return Output[string]{problems: []string{"fleet.Raise takes one of this fleet's secrets, made by aws.SecretRefOf or scaleway.SecretRefOf"}}
+}
+
+// raisedProblem is the problem of a raised binding used as a value.
+func raisedProblem(r spec.SecretRef) string {
+	return fmt.Sprintf("fleet.Raise(%s) binds an export of fleet.Provide, and is not a value: compose this fleet's own secret with SecretValueOf", r.Of)
 }
 
 func exportTypeOf(x any) spec.ExportType {
@@ -131,7 +183,9 @@ func LitList[T string | int | float64 | bool](vs ...T) Output[[]T] {
 	return Output[[]T]{v: out}
 }
 
-// SecretExport is a secret export of an interface. On the provider's side
+// SecretExport is a secret export of an interface (NewSecretExport), or a
+// string export whose secrecy is secret (NewSecretStringExport). On the
+// provider's side
 // it is bound to one of the fleet's secrets (aws.SecretRefOf,
 // scaleway.SecretRefOf), published as the secret's reference; on the
 // consumer's side it reads the wired reference. It is accepted only by
@@ -182,7 +236,12 @@ func (o *Output[T]) setDefinition(d *exportDef) { o.export = d }
 func (o *Output[T]) readFrom(slot string) {
 	o.v, o.problems = spec.Import{Slot: slot, Export: o.export.name}, nil
 }
-func (o *Output[T]) binding() (spec.Value, bool, []string) { return o.specValue() }
+func (o *Output[T]) binding() (spec.Value, bool, []string) {
+	if r, raised := o.v.(spec.SecretRef); raised {
+		return r, true, o.problems
+	}
+	return o.specValue()
+}
 
 func (s *SecretExport) definition() *exportDef     { return s.export }
 func (s *SecretExport) setDefinition(d *exportDef) { s.export = d }
@@ -210,7 +269,8 @@ type Interface[E any] struct {
 }
 
 // DefineInterface defines the interface name with the exports in E, each
-// field made with NewExport or NewSecretExport. What is wrong with the
+// field made with NewExport, NewSecretExport or NewSecretStringExport.
+// What is wrong with the
 // definition (a field that is not an export, an export without a
 // definition, two exports of one name) is reported by the Synth of every
 // fleet that provides or uses the interface.
@@ -260,7 +320,10 @@ func DefineInterface[E any](name string, exports E) Interface[E] {
 // exportDocOf is an export's document form and the definition it hashes.
 func exportDocOf(d exportDef) (spec.ExportDoc, spec.ExportDef, []string) {
 	doc := spec.ExportDoc{Type: string(d.typ)}
-	def := spec.ExportDef{Type: d.typ, Secret: d.typ == spec.ExportSecret}
+	def := spec.ExportDef{Type: d.typ, Secret: d.secret || d.typ == spec.ExportSecret}
+	if def.Secret && d.typ != spec.ExportSecret {
+		doc.Secrecy = "secret"
+	}
 	var problems []string
 	for _, t := range lifecycleTags {
 		if d.lifecycle&t.bit != 0 {
@@ -324,7 +387,8 @@ const OneConsumer ProvideOption = 1
 // interface in, with each export bound to the value of the same field of
 // exports: a literal (Lit, LitList), an attribute of one of the fleet's
 // resources (aws.EndpointOf(db) …) or, for a SecretExport, one of the
-// fleet's secrets (aws.SecretRefOf). A field of the wrong Go type does not
+// fleet's secrets (aws.SecretRefOf); a public string export may be raised
+// to a secret (Raise). A field of the wrong Go type does not
 // compile; a field left unset is an unbound export, and a binding outside
 // the export's bounds is reported by check.
 //

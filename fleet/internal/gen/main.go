@@ -51,7 +51,7 @@ func main() {
 // generated name can never collide with one.
 var handWritten = map[string][]string{
 	"fleet": {"Kind", "BucketKind", "Ref", "BucketRef", "Bucket", "Optional", "Set", "Output", "Lit", "Arg", "SecretArg", "Format", "Join", "Env", "Literals", "SecretSource", "FromEnv", "Composed", "SecretValue", "Fleet", "New", "Forget", "Exclude", "Main", "Run",
-		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "NewSecretExport", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
+		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "NewSecretExport", "NewSecretStringExport", "Raise", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
 		"Locality", "Global", "AccountLocal", "RegionLocal", "Capability", "ProvideOption", "OneConsumer", "Provide", "Expose", "Slot", "Use", "Wire", "WireOption", "StateAt",
 		"Requirement", "PredicateValue", "Equals", "NotEquals", "AtLeast", "Above", "AtMost", "Below", "OneOf"},
 	"aws": {"InstanceType", "InstanceTypeRaw", "Ingress"},

@@ -25,6 +25,10 @@ type session struct {
 	lock   state.Lock
 	// far is what the plan found at the far end of each wire, by fleet.
 	far map[string]spec.Far
+	// own is this fleet's published record (ownRecord).
+	own     *spec.Published
+	ownErr  error
+	ownRead bool
 }
 
 // open checks the fleet, opens its state (taking the lock when the

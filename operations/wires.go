@@ -63,7 +63,7 @@ func (s *session) resolveWires(ctx context.Context, upstream map[string]*spec.Pu
 	s.diags = spec.SortDiagnostics(append(s.diags, spec.ResolveWires(s.model, s.far)...))
 	// What the last apply read, so that a secret composed from a value
 	// that changed since is sent again.
-	if own, err := s.store.LoadPublished(ctx); err == nil && own != nil {
+	if own, err := s.ownRecord(ctx); err == nil && own != nil {
 		for im, w := range s.model.Wired {
 			if last, ok := own.Reads[w.Ref]; ok {
 				w.Last, w.HadLast = last, true
@@ -177,11 +177,22 @@ func (s *session) updateClaims(ctx context.Context, verb string, w spec.Wire, ch
 	}
 }
 
+// ownRecord is this fleet's published record as the session found it,
+// read once: the plan, the protection of its consumers and the publish
+// after the apply all start from it, and the lock keeps it as it is.
+func (s *session) ownRecord(ctx context.Context) (*spec.Published, error) {
+	if !s.ownRead {
+		s.own, s.ownErr = s.store.LoadPublished(ctx)
+		s.ownRead = true
+	}
+	return s.own, s.ownErr
+}
+
 // publish writes this fleet's record once an apply has succeeded (or had
 // nothing to do): its capabilities as the cloud now is, and the wires it
 // reads. A wire the last record had and this one does not is unclaimed.
 func (s *session) publish(ctx context.Context, p *engine.Plan, destroy bool) error {
-	prev, err := s.store.LoadPublished(ctx)
+	prev, err := s.ownRecord(ctx)
 	var bad *state.FormatError
 	if errors.As(err, &bad) {
 		prev, err = nil, nil // this apply writes it again
@@ -241,7 +252,7 @@ func (s *session) protect(ctx context.Context, p *engine.Plan, force bool) error
 	if err != nil || len(claims.Capabilities) == 0 {
 		return err
 	}
-	prev, err := s.store.LoadPublished(ctx)
+	prev, err := s.ownRecord(ctx)
 	if err != nil {
 		return err
 	}

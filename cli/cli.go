@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -74,6 +75,8 @@ type globals struct {
 	noColor bool
 	// parallelism bounds concurrent cloud calls and actions.
 	parallelism int
+	// lockTimeout is how long a writing verb waits for the fleet's lock.
+	lockTimeout time.Duration
 }
 
 func (g *globals) io() *IOStreams {
@@ -120,6 +123,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	pf.StringVar(&g.state, "state", ".infra", "state location: a directory, or s3://bucket/prefix (locked, for teams and the executor)")
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
 	pf.IntVar(&g.parallelism, "parallelism", 8, "how many cloud calls and actions run at once (per service at most 5)")
+	pf.DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long apply, destroy, refresh and discover --write wait for a lock another run holds (such as 5m), saying who holds it every 15s; 0 refuses at once")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g), newOutput(g))
 	root.AddCommand(newInit(g))

@@ -19,6 +19,9 @@ import (
 // operations returns the operations over this command line's flags and
 // factory, and the fleet document.
 func (g *globals) operations(ctx context.Context) (*operations.Operations, *spec.Document, error) {
+	if g.lockTimeout < 0 {
+		return nil, nil, usageError{fmt.Errorf("--lock-timeout must not be negative, got %s", g.lockTimeout)}
+	}
 	if g.parallelism < 1 {
 		return nil, nil, usageError{fmt.Errorf("--parallelism must be at least 1, got %d", g.parallelism)}
 	}
@@ -38,6 +41,7 @@ func (g *globals) operations(ctx context.Context) (*operations.Operations, *spec
 		Parallelism: g.parallelism,
 		Holder:      func(command string) operations.LockInfo { return lockInfo(command, g.f.Getenv) },
 		Stale:       operations.DeadHolder,
+		LockTimeout: g.lockTimeout,
 		Warn:        func(msg string) { fmt.Fprintf(io.ErrOut, "warning: %s\n", msg) },
 	}
 	return operations.New(env), doc, nil

@@ -69,6 +69,9 @@ type Env struct {
 	Parallelism int
 	// Holder describes the lock a writing operation takes, for command.
 	Holder func(command string) state.LockInfo
+	// LockTimeout is how long a writing operation waits for a lock
+	// another run holds, saying who every 15 s; zero refuses at once.
+	LockTimeout time.Duration
 	// Stale says why a lock's holder cannot still be running, or "" when
 	// it may be; a stale lock is broken once, and the reason goes to Warn.
 	// Nil never breaks one.

@@ -144,24 +144,58 @@ func takeLock(ctx context.Context, env Env, store state.Store, command string) (
 	if env.Holder != nil {
 		info = env.Holder(command)
 	}
-	for attempt := 0; ; attempt++ {
+	start := env.now()
+	broke := false
+	var said time.Time
+	for poll := lockPoll; ; poll = min(2*poll, 5*time.Second) {
 		l, err := store.Lock(ctx, info)
 		if err == nil {
 			return l, nil
 		}
 		var locked *state.LockedError
-		if attempt > 0 || env.Stale == nil || !errors.As(err, &locked) {
+		if !errors.As(err, &locked) {
 			return nil, err
 		}
-		why := env.Stale(locked.Info)
-		if why == "" {
+		if why := staleWhy(env, locked.Info); why != "" && !broke {
+			broke = true
+			env.warn(why)
+			if err := store.Unlock(ctx, locked.Info.ID); err != nil && !errors.Is(err, state.ErrNotLocked) {
+				return nil, err
+			}
+			continue
+		}
+		waited := env.now().Sub(start)
+		if waited >= env.LockTimeout {
+			if env.LockTimeout > 0 {
+				return nil, fmt.Errorf("waited %s for the lock: %w", env.LockTimeout, err)
+			}
 			return nil, err
 		}
-		env.warn(why)
-		if err := store.Unlock(ctx, locked.Info.ID); err != nil && !errors.Is(err, state.ErrNotLocked) {
-			return nil, err
+		if said.IsZero() || env.now().Sub(said) >= lockReport {
+			said = env.now()
+			env.warn(fmt.Sprintf("%s; waiting for it (%s left of --lock-timeout %s)", err, (env.LockTimeout - waited).Round(time.Second), env.LockTimeout))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(poll, env.LockTimeout-waited)):
 		}
 	}
+}
+
+// How often a wait for the lock tries again (doubling to 5 s), and how
+// often it says who holds it.
+var (
+	lockPoll   = 250 * time.Millisecond
+	lockReport = 15 * time.Second
+)
+
+// staleWhy is why the holder cannot still be running, or "".
+func staleWhy(env Env, info state.LockInfo) string {
+	if env.Stale == nil {
+		return ""
+	}
+	return env.Stale(info)
 }
 
 // DeadHolder is the Stale policy of a process on a machine (the command

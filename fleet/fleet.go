@@ -187,6 +187,8 @@ func value(x any) (spec.Value, bool, []string) {
 		return nil, false, nil
 	case spec.Value:
 		return v, true, nil
+	case SecretField:
+		return v.secretField()
 	case valuer:
 		return v.specValue()
 	case string, bool, int, float64:
@@ -220,6 +222,10 @@ func value(x any) (spec.Value, bool, []string) {
 		out := make(spec.Map, len(v))
 		var problems []string
 		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if v[k] == nil {
+				problems = append(problems, fmt.Sprintf("%q: nil", k))
+				continue
+			}
 			w, set, p := value(v[k])
 			for _, s := range p {
 				problems = append(problems, fmt.Sprintf("%q: %s", k, s))

@@ -56,6 +56,23 @@ func (r Ref[K]) specValue() (spec.Value, bool, []string) {
 
 const zeroRef = "a zero fleet.Ref names no resource: use the handle the constructor returned"
 
+// SecretField is what a field that takes a secret accepts
+// (masterPasswordSecret, each entry of secretEnv): a handle on one of the
+// fleet's secrets, a Ref[K] of the cloud's Secrets kind, or another
+// fleet's secret export read through a slot (a SecretExport of
+// Slot.Exports()), which the engine reads at apply by its reference.
+//
+// Only those two types implement it, so an Output[string], a literal or a
+// SecretValue does not compile there. Go cannot say "a Ref of this kind, or
+// a SecretExport" in one type, so a Ref of another kind or cloud does
+// compile, and is reported by Synth (wrong-kind-reference,
+// cross-cloud-reference); the parameter's documentation names the kind.
+type SecretField interface {
+	secretField() (v spec.Value, set bool, problems []string)
+}
+
+func (r Ref[K]) secretField() (spec.Value, bool, []string) { return r.specValue() }
+
 // BucketRef is a reference to a bucket on any cloud: an object store on AWS
 // or Scaleway, or an AWS S3 bucket. Get one with Bucket. Its zero value is
 // unset.

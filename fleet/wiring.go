@@ -189,8 +189,10 @@ func LitList[T string | int | float64 | bool](vs ...T) Output[[]T] {
 // it is bound to one of the fleet's secrets (aws.SecretRefOf,
 // scaleway.SecretRefOf), published as the secret's reference; on the
 // consumer's side it reads the wired reference. It is accepted only by
-// Composed: it is not an Output and not an Arg, so it cannot reach a plain
-// field, an Env or Format. Printing one shows "(sensitive)".
+// Composed and, read through a slot, by a field that takes a secret (a
+// SecretField: masterPasswordSecret, secretEnv): it is not an Output and
+// not an Arg, so it cannot reach a plain field, an Env or Format. Printing
+// one shows "(sensitive)".
 type SecretExport struct {
 	v        spec.Value
 	problems []string
@@ -215,6 +217,32 @@ func (s SecretExport) secretArg() (spec.Value, []string) {
 		return nil, []string{fmt.Sprintf("the reference of %s is what a capability publishes, not a value: compose this fleet's own secret with SecretValueOf", v.Of)}
 	}
 	return s.v, s.problems
+}
+
+// secretField makes a slot's secret export a SecretField: the field reads
+// the provider's secret by its reference ({"use": SLOT, "export": E}).
+// Which cloud holds that secret is the provider's business, not this
+// fleet's: spec and the engine read it with this fleet's credentials for
+// the export's provider, so the field's cloud does not bound it here. A
+// provider's own binding (aws.SecretRefOf) and an interface's definition
+// are not what the field reads, and are reported.
+func (s SecretExport) secretField() (spec.Value, bool, []string) {
+	switch v := s.v.(type) {
+	case spec.Import:
+		v.SecretField = true
+		return v, true, s.problems
+	case spec.SecretRef:
+		return nil, false, []string{fmt.Sprintf("%s (aws.SecretRefOf or scaleway.SecretRefOf) binds an export of fleet.Provide, and is not a value: give this fleet's own secret, the fleet.Ref, or a slot's export", v.Of)}
+	case nil:
+		switch {
+		case len(s.problems) > 0:
+			return nil, false, s.problems
+		case s.export != nil:
+			return nil, false, []string{s.export.unread()}
+		}
+		return nil, false, []string{"an unset fleet.SecretExport"}
+	}
+	return nil, false, []string{fmt.Sprintf("the SDK cannot write a %T in a secret field (a bug in infra: please report it)", s.v)}
 }
 
 // Format prints "(sensitive)": a secret is never shown.
@@ -530,8 +558,8 @@ func (s Slot[E]) Name() string { return s.name }
 
 // Exports returns the interface's exports as read through the slot: each
 // field is a value known once the provider has applied, accepted wherever
-// an Output is (a SecretExport only by Composed). The zero Slot's are
-// unset.
+// an Output is (a SecretExport only by Composed and by a SecretField). The
+// zero Slot's are unset.
 func (s Slot[E]) Exports() E {
 	if s.name == "" {
 		var zero E

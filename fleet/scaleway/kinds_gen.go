@@ -304,9 +304,12 @@ type ContainerSpec struct {
 	Env fleet.Env
 	// SecretEnv is field secretEnv. Environment variables set from this fleet's
 	// secrets. A handle on the secrets it uses; the reference is also an ordering
-	// edge. It shapes creation only and is never compared. Unset, it stays
-	// unknown (never compared) and the cloud picks at create.
-	SecretEnv map[string]fleet.Ref[Secrets]
+	// edge. It takes a fleet.Ref of this cloud's Secrets kind, or another fleet's
+	// secret export read through a slot (a fleet.SecretExport); a handle of
+	// another kind or cloud compiles, and Synth reports it. It shapes creation
+	// only and is never compared. Unset, it stays unknown (never compared) and
+	// the cloud picks at create.
+	SecretEnv map[string]fleet.SecretField
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.

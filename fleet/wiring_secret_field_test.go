@@ -1,0 +1,82 @@
+package fleet_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/infra-iac/infra/fleet"
+	"github.com/infra-iac/infra/fleet/aws"
+	"github.com/infra-iac/infra/fleet/scaleway"
+	"github.com/infra-iac/infra/spec"
+)
+
+// A slot's secret export fills a field that takes a secret, on either
+// cloud: the field reads the provider's secret by its reference.
+func TestASlotsSecretExportFillsASecretField(t *testing.T) {
+	f := fleet.New("shop")
+	cloud := aws.Use(f, awsAccount, aws.Paris)
+	scw := scaleway.Use(f, scwProject, scaleway.Paris)
+	jobs := fleet.Use(f, "jobs", jobQueue)
+	fleet.Wire(f, jobs, "jobs", "main")
+	x := jobs.Exports()
+	cloud.Postgres("replica", "shop", x.Token, fleet.PostgresSpec{})
+	own := scw.Secrets("own", fleet.FromEnv("OWN"), fleet.SecretsSpec{})
+	cns := scw.ContainerNamespace("apps", scaleway.ContainerNamespaceSpec{})
+	scw.Container("web", cns, fleet.Lit("nginx:1.27"), scaleway.ContainerSpec{
+		SecretEnv: map[string]fleet.SecretField{"PW": x.Token, "OWN": own},
+	})
+	doc, diags := synth(t, f)
+	noErrors(t, diags)
+
+	imported := map[string]any{"use": "jobs", "export": "token"}
+	if got := specOf(t, doc, "aws/postgres/replica")["masterPasswordSecret"]; !reflect.DeepEqual(got, imported) {
+		t.Errorf("masterPasswordSecret = %v, want %v", got, imported)
+	}
+	wantEnv := map[string]any{"PW": imported, "OWN": map[string]any{"ref": "scaleway/secrets/own"}}
+	if got := specOf(t, doc, "scaleway/scaleway-container/web")["secretEnv"]; !reflect.DeepEqual(got, wantEnv) {
+		t.Errorf("secretEnv = %v, want %v", got, wantEnv)
+	}
+
+	// spec reads both as a secret export standing in for a secret.
+	m, diags := spec.Compile(doc)
+	noErrors(t, diags)
+	pg, _ := m.Lookup(spec.Address{Provider: spec.AWS, Kind: spec.Postgres, Name: "replica"})
+	if im, ok := pg.Fields["masterPasswordSecret"].(spec.Import); !ok || !im.SecretField || im.Slot != "jobs" || im.Export != "token" {
+		t.Errorf("spec reads masterPasswordSecret as %#v", pg.Fields["masterPasswordSecret"])
+	}
+}
+
+// What is not a secret export read through a slot is refused in a secret
+// field, and so is a handle of another kind or cloud: Go cannot refuse
+// those, so Synth does.
+func TestASecretFieldRefusesWhatIsNoSecret(t *testing.T) {
+	f := fleet.New("shop")
+	cloud := aws.Use(f, awsAccount, aws.Paris)
+	scw := scaleway.Use(f, scwProject, scaleway.Paris)
+	pw := cloud.Secrets("pw", fleet.FromEnv("PW"), fleet.SecretsSpec{})
+	spw := scw.Secrets("spw", fleet.FromEnv("SPW"), fleet.SecretsSpec{})
+	q := cloud.Queues("q", fleet.QueuesSpec{})
+	cloud.Postgres("bound", "shop", aws.SecretRefOf(pw), fleet.PostgresSpec{})
+	cloud.Postgres("definition", "shop", jobQueue.Exports().Token, fleet.PostgresSpec{})
+	cloud.Postgres("unset", "shop", fleet.SecretExport{}, fleet.PostgresSpec{})
+	cloud.Postgres("zero", "shop", fleet.Ref[aws.Secrets]{}, fleet.PostgresSpec{})
+	cloud.Postgres("queue", "shop", q, fleet.PostgresSpec{})
+	cloud.Postgres("scaleway", "shop", spw, fleet.PostgresSpec{})
+	cloud.Postgres("none", "shop", nil, fleet.PostgresSpec{})
+	cns := scw.ContainerNamespace("apps", scaleway.ContainerNamespaceSpec{})
+	scw.Container("web", cns, fleet.Lit("nginx:1.27"), scaleway.ContainerSpec{
+		SecretEnv: map[string]fleet.SecretField{"NIL": nil, "BOUND": scaleway.SecretRefOf(spw), "AWS": pw},
+	})
+
+	_, diags := f.Synth()
+	wantRow(t, diags, "aws/postgres/bound", `field "masterPasswordSecret"`, "aws/secrets/pw (aws.SecretRefOf or scaleway.SecretRefOf) binds an export of fleet.Provide")
+	wantRow(t, diags, "aws/postgres/definition", `field "masterPasswordSecret"`, "the interface's definition, not a value")
+	wantRow(t, diags, "aws/postgres/unset", `field "masterPasswordSecret"`, "an unset fleet.SecretExport")
+	wantRow(t, diags, "aws/postgres/zero", `field "masterPasswordSecret"`, "a zero fleet.Ref")
+	wantRow(t, diags, "aws/postgres/queue", `field "masterPasswordSecret" refers to aws/queues/q, which is of kind queues`)
+	wantRow(t, diags, "aws/postgres/scaleway", `field "masterPasswordSecret" refers to scaleway/secrets/spw on another cloud`)
+	wantRow(t, diags, "aws/postgres/none", "masterPasswordSecret")
+	wantRow(t, diags, "scaleway/scaleway-container/web", `field "secretEnv": "NIL": nil`)
+	wantRow(t, diags, "scaleway/scaleway-container/web", `field "secretEnv": "BOUND": scaleway/secrets/spw (aws.SecretRefOf or scaleway.SecretRefOf) binds`)
+	wantRow(t, diags, "scaleway/scaleway-container/web", `aws/secrets/pw on another cloud`)
+}

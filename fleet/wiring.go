@@ -112,7 +112,8 @@ func NewSecretExport(name string, lifecycle Lifecycle, locality Locality) Secret
 // URL that travels, like a secret export, as a reference to a secret of
 // the provider's, never as its bytes. It is a SecretExport on both sides:
 // the provider binds it to one of its secrets (aws.SecretRefOf), and a
-// consumer reads it only where a secret is taken (Composed).
+// consumer reads it only where a secret is taken (Composed, a
+// SecretField).
 //
 //	fleet.NewSecretStringExport("url", fleet.AfterApply, fleet.AccountLocal)
 func NewSecretStringExport(name string, lifecycle Lifecycle, locality Locality) SecretExport {

@@ -11,7 +11,8 @@ import (
 )
 
 // A slot's secret export fills a field that takes a secret, on either
-// cloud: the field reads the provider's secret by its reference.
+// cloud, and so does a string export whose secrecy is secret: the field
+// reads the provider's secret by its reference.
 func TestASlotsSecretExportFillsASecretField(t *testing.T) {
 	f := fleet.New("shop")
 	cloud := aws.Use(f, awsAccount, aws.Paris)
@@ -19,11 +20,13 @@ func TestASlotsSecretExportFillsASecretField(t *testing.T) {
 	jobs := fleet.Use(f, "jobs", jobQueue)
 	fleet.Wire(f, jobs, "jobs", "main")
 	x := jobs.Exports()
+	caches := fleet.Use(f, "cache", cache)
+	fleet.Wire(f, caches, "cache", "main")
 	cloud.Postgres("replica", "shop", x.Token, fleet.PostgresSpec{})
 	own := scw.Secrets("own", fleet.FromEnv("OWN"), fleet.SecretsSpec{})
 	cns := scw.ContainerNamespace("apps", scaleway.ContainerNamespaceSpec{})
 	scw.Container("web", cns, fleet.Lit("nginx:1.27"), scaleway.ContainerSpec{
-		SecretEnv: map[string]fleet.SecretField{"PW": x.Token, "OWN": own},
+		SecretEnv: map[string]fleet.SecretField{"PW": x.Token, "OWN": own, "DSN": caches.Exports().DSN},
 	})
 	doc, diags := synth(t, f)
 	noErrors(t, diags)
@@ -32,7 +35,7 @@ func TestASlotsSecretExportFillsASecretField(t *testing.T) {
 	if got := specOf(t, doc, "aws/postgres/replica")["masterPasswordSecret"]; !reflect.DeepEqual(got, imported) {
 		t.Errorf("masterPasswordSecret = %v, want %v", got, imported)
 	}
-	wantEnv := map[string]any{"PW": imported, "OWN": map[string]any{"ref": "scaleway/secrets/own"}}
+	wantEnv := map[string]any{"PW": imported, "OWN": map[string]any{"ref": "scaleway/secrets/own"}, "DSN": map[string]any{"use": "cache", "export": "dsn"}}
 	if got := specOf(t, doc, "scaleway/scaleway-container/web")["secretEnv"]; !reflect.DeepEqual(got, wantEnv) {
 		t.Errorf("secretEnv = %v, want %v", got, wantEnv)
 	}

@@ -24,7 +24,8 @@ func shopEU() *fleet.Fleet {
 	fleet.Wire(f, db, "pg-shared", "eu")
 
 	// Then receive: the slot's exports are the only way to read the
-	// wired values, and a secret export is accepted by Composed only.
+	// wired values, and a secret export is accepted by Composed and by a
+	// field that takes a secret only.
 	x := db.Exports()
 	cloud.Secrets("shop-db-url",
 		fleet.Composed("postgres://{}:{}@{}/shop", x.Username, x.Password, x.Endpoint),

@@ -233,7 +233,7 @@ func (s SecretExport) secretField() (spec.Value, bool, []string) {
 		v.SecretField = true
 		return v, true, s.problems
 	case spec.SecretRef:
-		return nil, false, []string{fmt.Sprintf("%s (aws.SecretRefOf or scaleway.SecretRefOf) binds an export of fleet.Provide, and is not a value: give this fleet's own secret, the fleet.Ref, or a slot's export", v.Of)}
+		return nil, false, []string{fmt.Sprintf("%s.SecretRefOf(%s) binds an export of fleet.Provide, and is not a value: give the secret's handle (the fleet.Ref) itself, or a slot's secret export", v.Of.Provider, v.Of)}
 	case nil:
 		switch {
 		case len(s.problems) > 0:

@@ -72,7 +72,7 @@ func TestASecretFieldRefusesWhatIsNoSecret(t *testing.T) {
 	})
 
 	_, diags := f.Synth()
-	wantRow(t, diags, "aws/postgres/bound", `field "masterPasswordSecret"`, "aws/secrets/pw (aws.SecretRefOf or scaleway.SecretRefOf) binds an export of fleet.Provide")
+	wantRow(t, diags, "aws/postgres/bound", `field "masterPasswordSecret"`, "aws.SecretRefOf(aws/secrets/pw) binds an export of fleet.Provide")
 	wantRow(t, diags, "aws/postgres/definition", `field "masterPasswordSecret"`, "the interface's definition, not a value")
 	wantRow(t, diags, "aws/postgres/unset", `field "masterPasswordSecret"`, "an unset fleet.SecretExport")
 	wantRow(t, diags, "aws/postgres/zero", `field "masterPasswordSecret"`, "a zero fleet.Ref")
@@ -80,6 +80,6 @@ func TestASecretFieldRefusesWhatIsNoSecret(t *testing.T) {
 	wantRow(t, diags, "aws/postgres/scaleway", `field "masterPasswordSecret" refers to scaleway/secrets/spw on another cloud`)
 	wantRow(t, diags, "aws/postgres/none", "masterPasswordSecret")
 	wantRow(t, diags, "scaleway/scaleway-container/web", `field "secretEnv": "NIL": nil`)
-	wantRow(t, diags, "scaleway/scaleway-container/web", `field "secretEnv": "BOUND": scaleway/secrets/spw (aws.SecretRefOf or scaleway.SecretRefOf) binds`)
+	wantRow(t, diags, "scaleway/scaleway-container/web", `field "secretEnv": "BOUND": scaleway.SecretRefOf(scaleway/secrets/spw) binds`)
 	wantRow(t, diags, "scaleway/scaleway-container/web", `aws/secrets/pw on another cloud`)
 }

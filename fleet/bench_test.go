@@ -33,7 +33,7 @@ func largeFleet(n int) *fleet.Fleet {
 		ns := s.ContainerNamespace(name("ns"), scaleway.ContainerNamespaceSpec{})
 		tok := s.Secrets(name("tok"), fleet.FromEnv("TOKEN"), fleet.SecretsSpec{})
 		s.Container(name("web"), ns, fleet.Lit("nginx:1.27"), scaleway.ContainerSpec{
-			SecretEnv: map[string]fleet.SecretField{"TOKEN": tok},
+			SecretEnv: map[string]fleet.SecretField[scaleway.Secrets]{"TOKEN": tok},
 		})
 	}
 	return f

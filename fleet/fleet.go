@@ -187,8 +187,6 @@ func value(x any) (spec.Value, bool, []string) {
 		return nil, false, nil
 	case spec.Value:
 		return v, true, nil
-	case SecretField:
-		return v.secretField()
 	case valuer:
 		return v.specValue()
 	case string, bool, int, float64:

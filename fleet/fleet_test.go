@@ -597,7 +597,7 @@ func kitchenSink() *fleet.Fleet {
 	s.Container("web", cns, fleet.Lit("nginx:1.27"), scaleway.ContainerSpec{
 		Port: fleet.Set(80), MinScale: fleet.Set(0), MaxScale: fleet.Set(2), MemoryMB: fleet.Set(256),
 		CPULimit: fleet.Set(140), TimeoutSec: fleet.Set(30), Env: fleet.Env{"URL": scaleway.RegistryEndpointOf(cns)},
-		SecretEnv: map[string]fleet.SecretField{"PW": spw}, Tags: tags,
+		SecretEnv: map[string]fleet.SecretField[scaleway.Secrets]{"PW": spw}, Tags: tags,
 	})
 	return f
 }

@@ -57,21 +57,37 @@ func (r Ref[K]) specValue() (spec.Value, bool, []string) {
 const zeroRef = "a zero fleet.Ref names no resource: use the handle the constructor returned"
 
 // SecretField is what a field that takes a secret accepts
-// (masterPasswordSecret, each entry of secretEnv): a handle on one of the
-// fleet's secrets, a Ref[K] of the cloud's Secrets kind, or another
-// fleet's secret export read through a slot (a SecretExport of
-// Slot.Exports()), which the engine reads at apply by its reference.
+// (masterPasswordSecret, each entry of secretEnv), K being the cloud's
+// Secrets kind: a handle on one of the fleet's secrets (a Ref[K]), or
+// another fleet's secret export read through a slot, made one with
+// SecretFrom[K], which the engine reads at apply by its reference.
 //
-// Only those two types implement it, so an Output[string], a literal or a
-// SecretValue does not compile there. Go cannot say "a Ref of this kind, or
-// a SecretExport" in one type, so a Ref of another kind or cloud does
-// compile, and is reported by Synth (wrong-kind-reference,
-// cross-cloud-reference); the parameter's documentation names the kind.
-type SecretField interface {
-	secretField() (v spec.Value, set bool, problems []string)
+// Only those implement it, and only for their K: an Output[string], a
+// literal, a SecretValue, a Ref of another kind or of another cloud's
+// secrets does not compile there.
+type SecretField[K Kind] interface {
+	secretField(K)
 }
 
-func (r Ref[K]) secretField() (spec.Value, bool, []string) { return r.specValue() }
+func (r Ref[K]) secretField(K) {}
+
+// SecretFrom makes another fleet's secret export (a slot's, from
+// Slot.Exports()) the value of a field that takes one of this fleet's
+// secrets of kind K:
+//
+//	cloud.Postgres("replica", "shop", fleet.SecretFrom[aws.Secrets](db.Exports().Password), fleet.PostgresSpec{})
+//
+// Which cloud holds the provider's secret is the provider's business:
+// the engine reads it by its reference with this fleet's credentials for
+// that cloud. A provider's own binding (aws.SecretRefOf) or an interface's
+// definition is reported.
+func SecretFrom[K Kind](e SecretExport) SecretField[K] { return secretFrom[K]{e} }
+
+type secretFrom[K Kind] struct{ e SecretExport }
+
+func (secretFrom[K]) secretField(K) {}
+
+func (s secretFrom[K]) specValue() (spec.Value, bool, []string) { return s.e.fieldValue() }
 
 // BucketRef is a reference to a bucket on any cloud: an object store on AWS
 // or Scaleway, or an AWS S3 bucket. Get one with Bucket. Its zero value is

@@ -112,8 +112,8 @@ func NewSecretExport(name string, lifecycle Lifecycle, locality Locality) Secret
 // URL that travels, like a secret export, as a reference to a secret of
 // the provider's, never as its bytes. It is a SecretExport on both sides:
 // the provider binds it to one of its secrets (aws.SecretRefOf), and a
-// consumer reads it only where a secret is taken (Composed, a
-// SecretField).
+// consumer reads it only where a secret is taken (Composed, or a
+// SecretField through SecretFrom).
 //
 //	fleet.NewSecretStringExport("url", fleet.AfterApply, fleet.AccountLocal)
 func NewSecretStringExport(name string, lifecycle Lifecycle, locality Locality) SecretExport {
@@ -190,8 +190,8 @@ func LitList[T string | int | float64 | bool](vs ...T) Output[[]T] {
 // it is bound to one of the fleet's secrets (aws.SecretRefOf,
 // scaleway.SecretRefOf), published as the secret's reference; on the
 // consumer's side it reads the wired reference. It is accepted only by
-// Composed and, read through a slot, by a field that takes a secret (a
-// SecretField: masterPasswordSecret, secretEnv): it is not an Output and
+// Composed and, read through a slot, by a field that takes a secret
+// (SecretFrom: masterPasswordSecret, secretEnv): it is not an Output and
 // not an Arg, so it cannot reach a plain field, an Env or Format. Printing
 // one shows "(sensitive)".
 type SecretExport struct {
@@ -220,14 +220,14 @@ func (s SecretExport) secretArg() (spec.Value, []string) {
 	return s.v, s.problems
 }
 
-// secretField makes a slot's secret export a SecretField: the field reads
+// fieldValue is a slot's secret export in a SecretField: the field reads
 // the provider's secret by its reference ({"use": SLOT, "export": E}).
 // Which cloud holds that secret is the provider's business, not this
 // fleet's: spec and the engine read it with this fleet's credentials for
 // the export's provider, so the field's cloud does not bound it here. A
 // provider's own binding (aws.SecretRefOf) and an interface's definition
 // are not what the field reads, and are reported.
-func (s SecretExport) secretField() (spec.Value, bool, []string) {
+func (s SecretExport) fieldValue() (spec.Value, bool, []string) {
 	switch v := s.v.(type) {
 	case spec.Import:
 		v.SecretField = true
@@ -559,7 +559,7 @@ func (s Slot[E]) Name() string { return s.name }
 
 // Exports returns the interface's exports as read through the slot: each
 // field is a value known once the provider has applied, accepted wherever
-// an Output is (a SecretExport only by Composed and by a SecretField). The
+// an Output is (a SecretExport only by Composed and by SecretFrom). The
 // zero Slot's are unset.
 func (s Slot[E]) Exports() E {
 	if s.name == "" {

@@ -292,12 +292,12 @@ func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[O
 //   - masterPasswordSecret: The secret holding the master password, read
 //     once at create. A handle on the secrets it uses; the reference is also
 //     an ordering edge. It takes a fleet.Ref of this cloud's Secrets kind,
-//     or another fleet's secret export read through a slot (a
-//     fleet.SecretExport); a handle of another kind or cloud compiles, and
-//     Synth reports it. It shapes creation only and is never compared.
+//     or another fleet's secret export read through a slot, given as
+//     fleet.SecretFrom[Secrets](export). It shapes creation only and is
+//     never compared.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
-func (c *Cloud) Postgres(name string, masterUsername string, masterPasswordSecret fleet.SecretField, opts fleet.PostgresSpec) fleet.Ref[Postgres] {
+func (c *Cloud) Postgres(name string, masterUsername string, masterPasswordSecret fleet.SecretField[Secrets], opts fleet.PostgresSpec) fleet.Ref[Postgres] {
 	return declare[Postgres](c, name, []sdk.Field{
 		{Name: "masterUsername", Value: masterUsername},
 		{Name: "masterPasswordSecret", Value: masterPasswordSecret},

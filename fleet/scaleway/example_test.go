@@ -36,7 +36,7 @@ func ExampleCloud_Container() {
 	token := cloud.Secrets("shop-token", fleet.FromEnv("SHOP_TOKEN"), fleet.SecretsSpec{})
 	cloud.In(scaleway.Warsaw).Container("shop-web", ns, fleet.Lit("nginx:1.27"), scaleway.ContainerSpec{
 		MaxScale:  fleet.Set(3),
-		SecretEnv: map[string]fleet.SecretField{"TOKEN": token},
+		SecretEnv: map[string]fleet.SecretField[scaleway.Secrets]{"TOKEN": token},
 	})
 	show.Fleet(f)
 	// Output:

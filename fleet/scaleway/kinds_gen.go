@@ -305,11 +305,11 @@ type ContainerSpec struct {
 	// SecretEnv is field secretEnv. Environment variables set from this fleet's
 	// secrets. A handle on the secrets it uses; the reference is also an ordering
 	// edge. It takes a fleet.Ref of this cloud's Secrets kind, or another fleet's
-	// secret export read through a slot (a fleet.SecretExport); a handle of
-	// another kind or cloud compiles, and Synth reports it. It shapes creation
-	// only and is never compared. Unset, it stays unknown (never compared) and
-	// the cloud picks at create.
-	SecretEnv map[string]fleet.SecretField
+	// secret export read through a slot, given as
+	// fleet.SecretFrom[Secrets](export). It shapes creation only and is never
+	// compared. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	SecretEnv map[string]fleet.SecretField[Secrets]
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.

@@ -51,7 +51,7 @@ func main() {
 // generated name can never collide with one.
 var handWritten = map[string][]string{
 	"fleet": {"Kind", "BucketKind", "Ref", "BucketRef", "Bucket", "Optional", "Set", "Output", "Lit", "Arg", "SecretArg", "Format", "Join", "Env", "Literals", "SecretSource", "FromEnv", "Composed", "SecretValue", "Fleet", "New", "Forget", "Exclude", "Main", "Run",
-		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "SecretField", "NewSecretExport", "NewSecretStringExport", "Raise", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
+		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "SecretField", "SecretFrom", "NewSecretExport", "NewSecretStringExport", "Raise", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
 		"Locality", "Global", "AccountLocal", "RegionLocal", "Capability", "ProvideOption", "OneConsumer", "Provide", "Expose", "Slot", "Use", "Wire", "WireOption", "StateAt",
 		"Requirement", "PredicateValue", "Equals", "NotEquals", "AtLeast", "Above", "AtMost", "Below", "OneOf"},
 	"aws": {"InstanceType", "InstanceTypeRaw", "Ingress"},
@@ -304,9 +304,9 @@ func goType(pkgName string, p spec.Provider, info *spec.KindInfo, f spec.Field, 
 			ref := q + "Ref[" + kindType(p, f.RefKinds[0]) + "]"
 			if f.Secret {
 				// A field that takes a secret takes a slot's secret export
-				// too; Go has no type for "this Ref or a SecretExport", so a
-				// Ref of another kind is refused by Synth, not the compiler.
-				ref = q + "SecretField"
+				// too (fleet.SecretFrom), and still only this cloud's
+				// secrets kind.
+				ref = q + "SecretField[" + kindType(p, f.RefKinds[0]) + "]"
 			}
 			if f.Type == spec.TypeRefMap {
 				return "map[string]" + ref, "sdk.AnyMap($)", nil
@@ -344,7 +344,7 @@ func fieldDoc(f spec.Field, param bool) string {
 		}
 		parts = append(parts, "A handle on the "+strings.Join(ks, " or ")+" it uses; the reference is also an ordering edge.")
 		if f.Secret {
-			parts = append(parts, "It takes a fleet.Ref of this cloud's Secrets kind, or another fleet's secret export read through a slot (a fleet.SecretExport); a handle of another kind or cloud compiles, and Synth reports it.")
+			parts = append(parts, "It takes a fleet.Ref of this cloud's Secrets kind, or another fleet's secret export read through a slot, given as fleet.SecretFrom[Secrets](export).")
 		}
 	}
 	if f.RegionLocal {

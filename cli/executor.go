@@ -160,6 +160,10 @@ func (g *globals) invokeRequest(ctx context.Context, opts *invokeOptions) (execu
 	req := executor.Request{Operation: op, ExpectPlanID: opts.expectPlanID, RunID: opts.runID,
 		Options: executor.Options{Force: opts.force, Unreviewed: opts.unreviewed, Write: opts.write,
 			Prefix: opts.prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes, Select: opts.selectExport}}
+	if g.lockTimeout > 0 {
+		// The executor waits, within what is left of its invocation.
+		req.Options.LockTimeout = g.lockTimeout.String()
+	}
 	if opts.planFile != "" {
 		if opts.expectPlanID != "" {
 			return req, usageError{fmt.Errorf("--plan and --expect-plan-id both name the plan; pass one")}

@@ -171,6 +171,9 @@ func (h *Handler) prepare(ctx context.Context, req Request) (*request, Response)
 	if err != nil {
 		return nil, failed("decode the document: " + err.Error())
 	}
+	if _, err := lockTimeout(ctx, req.Options.LockTimeout); err != nil {
+		return nil, failed(err.Error())
+	}
 	return h.request(ctx, req, doc), Response{}
 }
 
@@ -178,6 +181,7 @@ func (h *Handler) prepare(ctx context.Context, req Request) (*request, Response)
 // for one request; doc is nil for an output by fleet name.
 func (h *Handler) request(ctx context.Context, req Request, doc *spec.Document) *request {
 	st := &stateAt{h: h}
+	wait, _ := lockTimeout(ctx, req.Options.LockTimeout) // prepare refused a bad one
 	env := operations.Env{
 		Backends:     h.cfg.Backends,
 		Store:        st.store,
@@ -188,6 +192,7 @@ func (h *Handler) request(ctx context.Context, req Request, doc *spec.Document) 
 		Parallelism:  h.cfg.Parallelism,
 		Holder:       func(command string) operations.LockInfo { return h.lockInfo(req, requestID(ctx), command) },
 		Stale:        h.stale,
+		LockTimeout:  wait,
 		Warn:         func(msg string) { h.logf("warning: %s", msg) },
 		Now:          h.cfg.Now,
 	}
@@ -220,6 +225,22 @@ func (s *stateAt) store(ctx context.Context, fleet string) (operations.Store, er
 	}
 	s.blobs, s.prefix = blobs, prefix
 	return store, nil
+}
+
+// lockTimeout reads options.lockTimeout, cut to half of what is left of
+// the invocation: the rest is the operation's.
+func lockTimeout(ctx context.Context, option string) (time.Duration, error) {
+	if option == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(option)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("options.lockTimeout %q: want a duration such as \"90s\"", option)
+	}
+	if end, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(end)/2)
+	}
+	return d, nil
 }
 
 // farState opens the state a wire names ("state" on the wire): another

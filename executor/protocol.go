@@ -92,6 +92,10 @@ type Options struct {
 	// Select narrows output to one capability ("eu") or one export
 	// ("eu.endpoint").
 	Select string `json:"select,omitempty"`
+	// LockTimeout is how long a writing operation waits for a lock
+	// another run holds ("90s"), within what is left of the invocation;
+	// empty refuses at once.
+	LockTimeout string `json:"lockTimeout,omitempty"`
 }
 
 // Status is how an operation ended.

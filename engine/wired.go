@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,7 +52,7 @@ func (r *resolver) applyImport(ctx context.Context, im spec.Import) (any, error)
 	case !ok:
 		return nil, fmt.Errorf("slot %q was not resolved against the fleet it is wired to", im.Slot)
 	case !w.Known():
-		return nil, fmt.Errorf("%s is not published yet: apply %s first", w.Ref, fleetOf(w.Ref))
+		return nil, fmt.Errorf("%s is not published yet: apply %s first", w.Ref, w.Fleet)
 	case !w.Export.Secret:
 		return w.Export.Value, nil
 	case !im.InSecret:
@@ -80,8 +82,6 @@ func (r *resolver) importChanged(v spec.Value) bool {
 	}
 	return false
 }
-
-func fleetOf(ref string) string { f, _, _ := strings.Cut(ref, ":"); return f }
 
 // importRefs names the values from other fleets that v reads, sorted.
 func (r *resolver) importRefs(v spec.Value) []string {
@@ -123,11 +123,11 @@ func (p *Plan) Pending() *PendingError {
 		if !ok || a.Action == Delete || a.Action == Forget {
 			continue
 		}
-		for _, name := range sortedFieldNames(d) {
+		for _, name := range slices.Sorted(maps.Keys(d.Fields)) {
 			for _, im := range spec.ImportsIn(d.Fields[name]) {
 				if w, ok := m.Wired[spec.Import{Slot: im.Slot, Export: im.Export}]; ok && !w.Known() {
 					refs[w.Ref] = true
-					fleets[fleetOf(w.Ref)] = true
+					fleets[w.Fleet] = true
 				}
 			}
 		}
@@ -135,25 +135,7 @@ func (p *Plan) Pending() *PendingError {
 	if len(refs) == 0 {
 		return nil
 	}
-	return &PendingError{Refs: sortedSet(refs), Fleets: sortedSet(fleets)}
-}
-
-func sortedFieldNames(d *spec.Declared) []string {
-	out := make([]string, 0, len(d.Fields))
-	for k := range d.Fields {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return &PendingError{Refs: slices.Sorted(maps.Keys(refs)), Fleets: slices.Sorted(maps.Keys(fleets))}
 }
 
 // Published is the record this fleet publishes after the apply: each

@@ -87,8 +87,9 @@ func (p *Published) Exposed() []string {
 
 // Wired is what one import resolved to at plan.
 type Wired struct {
-	// Ref names the value: "pg-shared:eu.endpoint".
+	// Ref names the value: "pg-shared:eu.endpoint"; Fleet is its fleet.
 	Ref    string
+	Fleet  string
 	Export PublishedExport
 	// Last is what this fleet's last successful apply read under Ref (its
 	// own record's Reads), when HadLast: a field never compared (a secret
@@ -142,7 +143,7 @@ func ResolveWires(m *Model, far map[string]Far) []Diagnostic {
 			continue
 		}
 		for _, e := range sortedKeys(capab.Exports) {
-			m.Wired[Import{Slot: name, Export: e}] = Wired{Ref: fmt.Sprintf("%s:%s.%s", slot.Wire.Fleet, slot.Wire.Provides, e), Export: capab.Exports[e]}
+			m.Wired[Import{Slot: name, Export: e}] = Wired{Ref: fmt.Sprintf("%s:%s.%s", slot.Wire.Fleet, slot.Wire.Provides, e), Fleet: slot.Wire.Fleet, Export: capab.Exports[e]}
 		}
 		for _, p := range slot.Requires {
 			diags = append(diags, checkPredicate(slot, p, capab.Exports[p.Export])...)
@@ -331,7 +332,7 @@ func localityRows(m *Model) []Diagnostic {
 					// would hold in clear.
 					diags = append(diags, Errorf(RowSecretExportMisused, d.Address.String(),
 						`read it where a secret is taken (a secret's composed value, masterPasswordSecret, secretEnv), or wire a provider that publishes it public`,
-						"field %q reads %s, which %s publishes as a secret, into a field that does not take a secret", name, w.Ref, fleetOfRef(w.Ref)).
+						"field %q reads %s, which %s publishes as a secret, into a field that does not take a secret", name, w.Ref, w.Fleet).
 						WithEvidence(w.Ref+" is secret in the published record"))
 					continue
 				}
@@ -376,8 +377,6 @@ func leavesAccount(accounts map[Provider]string, d *Declared, w Wired) *Diagnost
 		"reads %s, which is %s-local (%s); %s is %s", w.Ref, e.Locality, owner, d.Address, where).WithEvidence(w.Ref + " lives in " + owner)
 	return &row
 }
-
-func fleetOfRef(ref string) string { f, _, _ := strings.Cut(ref, ":"); return f }
 
 // AccountRows checks the model's imports against the accounts the
 // credentials belong to, once the plan has established them: what

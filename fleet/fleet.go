@@ -30,6 +30,11 @@ type Fleet struct {
 	exposes    []string
 	uses       map[string]spec.Use
 	wires      map[string]spec.Wire
+	// components are the instances (compose.go), for the document's map.
+	components map[string]spec.ComponentInstance
+	// scope is set on the fleet a component's receive half declares
+	// through (Body.Fleet): its declarations go to the real fleet.
+	scope *bodyScope
 	// diags are the problems only the SDK can see, because the document
 	// cannot carry them (a zero Ref has no address to write). Everything the
 	// document can carry is left to spec.Validate, so a problem is reported
@@ -60,7 +65,7 @@ func (f *Fleet) Name() string {
 //
 //	fleet.Forget[aws.Queues](f, "old-jobs")
 func Forget[K Kind](f *Fleet, name string) {
-	if f == nil {
+	if f.inBody("fleet.Forget") {
 		return
 	}
 	f.forget = append(f.forget, addressOf[K](name).String())
@@ -72,7 +77,7 @@ func Forget[K Kind](f *Fleet, name string) {
 //
 //	fleet.Exclude[aws.ObjectStore](f, "legacy-*", "owned by the data team")
 func Exclude[K Kind](f *Fleet, name, why string) {
-	if f == nil {
+	if f.inBody("fleet.Exclude") {
 		return
 	}
 	f.exclusions = append(f.exclusions, spec.Exclusion{Address: addressOf[K](name).String(), Why: why})
@@ -109,6 +114,9 @@ func (f *Fleet) document() (*spec.Document, []spec.Diagnostic) {
 	doc.Exclusions = append([]spec.Exclusion(nil), f.exclusions...)
 	doc.Forget = append([]string(nil), f.forget...)
 	f.wiringDocument(doc)
+	if len(f.components) > 0 {
+		doc.Components = maps.Clone(f.components)
+	}
 	for i, r := range f.resources {
 		s := make(map[string]any, len(r.Spec))
 		for k, v := range r.Spec {
@@ -143,6 +151,10 @@ func (f *Fleet) declare(ref any, d sdk.Decl) {
 	if f == nil {
 		return
 	}
+	if f.scope != nil {
+		f.scope.declare(ref, d)
+		return
+	}
 	where := addr.String()
 	res := spec.Resource{Address: where, Region: d.Region, Spec: make(map[string]any, len(d.Fields))}
 	for _, field := range d.Fields {
@@ -162,6 +174,13 @@ func (f *Fleet) declare(ref any, d sdk.Decl) {
 // the document holds one of each per cloud.
 func (f *Fleet) use(p spec.Provider, account, region string) {
 	if f == nil {
+		return
+	}
+	if f.scope != nil {
+		if account != "" || region != "" {
+			f.scope.root.diags = append(f.scope.root.diags, spec.Errorf(spec.RowComponentBodyWiring, "components."+f.scope.in.name,
+				`give "" for both: the fleet chooses its accounts, and fleet.Place places a member`, "a component's receive half gives %s an account or a region", p))
+		}
 		return
 	}
 	f.setOnce(f.accounts, "accounts."+string(p), string(p)+" account", p, account)
@@ -279,4 +298,17 @@ func pointAtSecret(what string) func(out any, of spec.Address) {
 		}
 		s.setSecret(of, nil)
 	}
+}
+
+// inBody reports whether f is nil or a component's receive half's view of
+// a fleet, where only resources are declared; the latter is a row.
+func (f *Fleet) inBody(what string) bool {
+	if f == nil {
+		return true
+	}
+	if f.scope != nil {
+		f.scope.root.diags = append(f.scope.root.diags, bodyWiringRow(what))
+		return true
+	}
+	return false
 }

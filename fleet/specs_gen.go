@@ -10,18 +10,18 @@ package fleet
 type ComputeSpec struct {
 	// MemoryMB is field memoryMb. Unset, it stays unknown (never compared) and is
 	// created as 256.
-	MemoryMB Optional[int]
+	MemoryMB Optional[int] `infra:"memoryMb"`
 	// TimeoutSec is field timeoutSec. Unset, it stays unknown (never compared)
 	// and is created as 30.
-	TimeoutSec Optional[int]
+	TimeoutSec Optional[int] `infra:"timeoutSec"`
 	// Env is field env. Each value may be known only after apply (an Output);
 	// fleet.Literals lifts a plain map. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	Env Env
+	Env Env `infra:"env"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // IAMSpec holds the optional fields of the iam kind (an identity: an IAM user
@@ -33,11 +33,11 @@ type IAMSpec struct {
 	// Policies is field policies. Managed policies attached (AWS policy ARNs;
 	// Scaleway permission-set names). Order does not matter. Unset, it stays
 	// unknown (never compared) and is created as empty.
-	Policies []string
+	Policies []string `infra:"policies"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // ImageRegistrySpec holds the optional fields of the image-registry kind (a
@@ -49,11 +49,11 @@ type ImageRegistrySpec struct {
 	// ImmutableTags is field immutableTags. AWS only: tags cannot be overwritten
 	// (Scaleway Container Registry has no such setting). Unset, it stays unknown
 	// (never compared) and is created as false.
-	ImmutableTags Optional[bool]
+	ImmutableTags Optional[bool] `infra:"immutableTags"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // ObjectStoreSpec holds the optional fields of the object-store kind (an
@@ -64,16 +64,16 @@ type ImageRegistrySpec struct {
 type ObjectStoreSpec struct {
 	// Versioning is field versioning. Keep every version of every object. Unset,
 	// it stays unknown (never compared) and is created as true.
-	Versioning Optional[bool]
+	Versioning Optional[bool] `infra:"versioning"`
 	// ForceDestroy is field forceDestroy. Delete empties the bucket first;
 	// without it a non-empty bucket refuses deletion. It shapes creation only and
 	// is never compared. Unset, it stays unknown (never compared) and is created
 	// as false.
-	ForceDestroy Optional[bool]
+	ForceDestroy Optional[bool] `infra:"forceDestroy"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // PostgresSpec holds the optional fields of the postgres kind (a serverless
@@ -85,17 +85,17 @@ type PostgresSpec struct {
 	// EngineVersion is field engineVersion. The major version, such as "16"; a
 	// reported "16.6" satisfies it. Unset, it stays unknown (never compared) and
 	// is created as "16".
-	EngineVersion Optional[string]
+	EngineVersion Optional[string] `infra:"engineVersion"`
 	// MinCapacity is field minCapacity. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	MinCapacity Optional[float64]
+	MinCapacity Optional[float64] `infra:"minCapacity"`
 	// MaxCapacity is field maxCapacity. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	MaxCapacity Optional[float64]
+	MaxCapacity Optional[float64] `infra:"maxCapacity"`
 	// Tags is field tags. User tags (AWS only: the Scaleway product takes no
 	// tags; there the name prefix <fleet>- is the ownership mark). Unset, it
 	// stays unknown (never compared) and the cloud picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // QueuesSpec holds the optional fields of the queues kind (a message queue:
@@ -106,11 +106,11 @@ type PostgresSpec struct {
 type QueuesSpec struct {
 	// VisibilityTimeoutSec is field visibilityTimeoutSec. Unset, it stays unknown
 	// (never compared) and is created as 30.
-	VisibilityTimeoutSec Optional[int]
+	VisibilityTimeoutSec Optional[int] `infra:"visibilityTimeoutSec"`
 	// Tags is field tags. User tags (AWS only: the Scaleway product takes no
 	// tags; there the name prefix <fleet>- is the ownership mark). Unset, it
 	// stays unknown (never compared) and the cloud picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // SecretsSpec holds the optional fields of the secrets kind (a secret: Secrets
@@ -121,9 +121,9 @@ type QueuesSpec struct {
 type SecretsSpec struct {
 	// Description is field description. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	Description Optional[string]
+	Description Optional[string] `infra:"description"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }

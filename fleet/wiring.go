@@ -198,6 +198,10 @@ type SecretExport struct {
 	v        spec.Value
 	problems []string
 	export   *exportDef
+	// inFleet: read through a component slot bound to a sibling member,
+	// so v is this fleet's own secret (spec.SecretRef): Composed reads its
+	// value and a secret field refers to it.
+	inFleet bool
 }
 
 func (s *SecretExport) setSecret(of spec.Address, problems []string) {
@@ -215,6 +219,9 @@ func (s SecretExport) secretArg() (spec.Value, []string) {
 		}
 		return nil, []string{"an unset fleet.SecretExport"}
 	case spec.SecretRef:
+		if s.inFleet {
+			return spec.SecretValue{Of: v.Of}, s.problems
+		}
 		return nil, []string{fmt.Sprintf("the reference of %s is what a capability publishes, not a value: compose this fleet's own secret with SecretValueOf", v.Of)}
 	}
 	return s.v, s.problems
@@ -233,6 +240,9 @@ func (s SecretExport) fieldValue() (spec.Value, bool, []string) {
 		v.SecretField = true
 		return v, true, s.problems
 	case spec.SecretRef:
+		if s.inFleet {
+			return spec.Ref{To: v.Of}, true, s.problems
+		}
 		return nil, false, []string{fmt.Sprintf("%s.SecretRefOf(%s) binds an export of fleet.Provide, and is not a value: give the secret's handle (the fleet.Ref) itself, or a slot's secret export", v.Of.Provider, v.Of)}
 	case nil:
 		switch {
@@ -424,7 +434,7 @@ const OneConsumer ProvideOption = 1
 // Other fleets can wire to the capability once it is exposed (Expose).
 func Provide[E any](f *Fleet, name string, in Interface[E], exports E, opts ...ProvideOption) Capability {
 	c := Capability{name: name}
-	if f == nil {
+	if f.inBody("fleet.Provide") {
 		return c
 	}
 	where := "provides." + name
@@ -463,7 +473,7 @@ func Provide[E any](f *Fleet, name string, in Interface[E], exports E, opts ...P
 // Expose lets other fleets wire to capability c (the document's exposes).
 // Exposing it twice is harmless.
 func Expose(f *Fleet, c Capability) {
-	if f == nil {
+	if f.inBody("fleet.Expose") {
 		return
 	}
 	if c.name == "" {
@@ -552,7 +562,11 @@ func OneOf[T any, V PredicateValue](e Output[T], vs ...V) Requirement {
 type Slot[E any] struct {
 	name string
 	in   Interface[E]
+	// decl is set on a component's slot (Need): what it resolved to.
+	decl *slotDecl
 }
+
+func (s Slot[E]) componentSlot() *slotDecl { return s.decl }
 
 // Name is the slot's name.
 func (s Slot[E]) Name() string { return s.name }
@@ -562,6 +576,9 @@ func (s Slot[E]) Name() string { return s.name }
 // an Output is (a SecretExport only by Composed and by SecretFrom). The
 // zero Slot's are unset.
 func (s Slot[E]) Exports() E {
+	if s.decl != nil {
+		return s.componentExports()
+	}
 	if s.name == "" {
 		var zero E
 		return zero
@@ -577,7 +594,7 @@ func (s Slot[E]) Exports() E {
 //	db := fleet.Use(f, "db", pgdb.Database, fleet.AtLeast(pgdb.Database.Exports().Version, 16))
 func Use[E any](f *Fleet, name string, in Interface[E], requires ...Requirement) Slot[E] {
 	s := Slot[E]{name: name, in: in}
-	if f == nil {
+	if f.inBody("fleet.Use") {
 		return s
 	}
 	where := "uses." + name
@@ -622,7 +639,7 @@ func StateAt(location string) WireOption { return WireOption{state: location} }
 // Wire fills slot s of f with the capability provides of fleet
 // providerFleet, which that fleet must expose. A slot is wired once.
 func Wire[E any](f *Fleet, s Slot[E], providerFleet, provides string, opts ...WireOption) {
-	if f == nil {
+	if f.inBody("fleet.Wire") {
 		return
 	}
 	if s.name == "" {

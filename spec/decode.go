@@ -565,6 +565,8 @@ func (r *reader) document() (*Document, error) {
 			err = r.uses(&doc)
 		case "wires":
 			err = r.wires(&doc)
+		case "components":
+			err = r.components(&doc)
 		default:
 			err = r.unknown(&doc.extra, key)
 		}

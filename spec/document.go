@@ -32,6 +32,10 @@ type Document struct {
 	Uses       map[string]Use          `json:"uses,omitempty"`
 	Wires      map[string]Wire         `json:"wires,omitempty"`
 
+	// Components says which component instance and member each resource
+	// comes from (docs/components.md); the resources stay flat.
+	Components map[string]ComponentInstance `json:"components,omitempty"`
+
 	// extra holds top-level keys this build does not know, compacted.
 	// Validate reports them rather than the decoder refusing them, so they
 	// come out with every other problem; the encoder writes them back, so
@@ -66,6 +70,7 @@ var documentKeys = map[string]bool{
 	"apiVersion": true, "fleet": true, "accounts": true, "placement": true,
 	"exclusions": true, "resources": true, "forget": true,
 	"interfaces": true, "provides": true, "exposes": true, "uses": true, "wires": true,
+	"components": true,
 }
 
 // DecodeDocument reads a fleet document. Only input that is not a JSON

@@ -27,6 +27,8 @@ type Model struct {
 	// Wired is what each import resolved to against the far fleets'
 	// published records (ResolveWires); empty until then.
 	Wired map[Import]Wired
+	// Components is where each resource comes from (docs/components.md).
+	Components Components
 
 	index map[Address]int
 }
@@ -160,6 +162,7 @@ func Compile(doc *Document) (*Model, []Diagnostic) {
 	c.header()
 	c.resources()
 	c.wiring()
+	c.components()
 	c.references()
 	c.cycles()
 	c.forgets()

@@ -200,4 +200,23 @@ const (
 	RowLocalityAccount RowID = "locality-account"
 	// A public export fills a field that takes a secret (masterPasswordSecret, secretEnv).
 	RowSecretExportExpected RowID = "secret-export-expected"
+
+	// Components (docs/components.md).
+
+	// The document's component map is inconsistent with its resources: a member names a resource the document lacks, a resource belongs to two members, an origin or placement is unknown.
+	RowComponentMap RowID = "component-map"
+	// A user setting writes a path the component fixed; the evidence names both places.
+	RowComponentFixed RowID = "component-fixed"
+	// Settings, a cut, a placement or a wire are written for a member the component does not have; the resolution lists its members.
+	RowComponentMemberUnknown RowID = "component-member-unknown"
+	// Settings, a placement or a wire are written for a member that was cut.
+	RowComponentMemberCut RowID = "component-member-cut"
+	// A member's use is neither bound by the component nor wired by the user (wire.<member>.<use>); the resolution lists what the fleet's wires could offer.
+	RowComponentSlotUnfilled RowID = "component-slot-unfilled"
+	// A member's placement contradicts the region of a region-local export it reads from another member; the evidence names both members, both regions and the export.
+	RowComponentPlacement RowID = "component-placement"
+	// A component binds a member's use to a capability of another interface, or to a capability the member does not offer.
+	RowComponentBinding RowID = "component-binding"
+	// A component declares its uses, provides and wires in its ask half, not through the body's fleet.
+	RowComponentBodyWiring RowID = "component-body-wiring"
 )

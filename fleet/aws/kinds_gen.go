@@ -186,14 +186,14 @@ func (SecurityGroup) attrVPCID() {}
 type InstanceSpec struct {
 	// KeyName is field keyName. Changing it replaces the resource. Unset, it
 	// stays unknown (never compared) and the cloud picks at create.
-	KeyName fleet.Optional[string]
+	KeyName fleet.Optional[string] `infra:"keyName"`
 	// SubnetID is field subnetId. Changing it replaces the resource. Unset, it
 	// stays unknown (never compared) and the cloud picks at create.
-	SubnetID fleet.Optional[string]
+	SubnetID fleet.Optional[string] `infra:"subnetId"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // Instance declares a resource of kind aws-instance on AWS (an EC2 instance)
@@ -325,18 +325,18 @@ func (c *Cloud) Queues(name string, opts fleet.QueuesSpec) fleet.Ref[Queues] {
 type S3BucketSpec struct {
 	// Versioning is field versioning. Unset, it stays unknown (never compared)
 	// and is created as true.
-	Versioning fleet.Optional[bool]
+	Versioning fleet.Optional[bool] `infra:"versioning"`
 	// ObjectLock is field objectLock. Object lock is set at create, so changing
 	// it replaces the bucket. Changing it replaces the resource. Unset, it stays
 	// unknown (never compared) and is created as false.
-	ObjectLock fleet.Optional[bool]
+	ObjectLock fleet.Optional[bool] `infra:"objectLock"`
 	// ForceDestroy is field forceDestroy. It shapes creation only and is never
 	// compared. Unset, it stays unknown (never compared) and is created as false.
-	ForceDestroy fleet.Optional[bool]
+	ForceDestroy fleet.Optional[bool] `infra:"forceDestroy"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // S3Bucket declares a resource of kind s3-bucket on AWS (an S3 bucket with the
@@ -376,11 +376,11 @@ type SecurityGroupSpec struct {
 	// Ingress is field ingress. TCP ports open to CIDR blocks. Order does not
 	// matter. Unset, it stays unknown (never compared) and the cloud picks at
 	// create.
-	Ingress []Ingress
+	Ingress []Ingress `infra:"ingress"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // SecurityGroup declares a resource of kind security-group on AWS (an EC2

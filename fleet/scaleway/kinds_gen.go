@@ -282,26 +282,26 @@ func (c *Cloud) Queues(name string, opts fleet.QueuesSpec) fleet.Ref[Queues] {
 type ContainerSpec struct {
 	// Port is field port. Unset, it stays unknown (never compared) and is created
 	// as 8080.
-	Port fleet.Optional[int]
+	Port fleet.Optional[int] `infra:"port"`
 	// MinScale is field minScale. Unset, it stays unknown (never compared) and is
 	// created as 0.
-	MinScale fleet.Optional[int]
+	MinScale fleet.Optional[int] `infra:"minScale"`
 	// MaxScale is field maxScale. Unset, it stays unknown (never compared) and is
 	// created as 1.
-	MaxScale fleet.Optional[int]
+	MaxScale fleet.Optional[int] `infra:"maxScale"`
 	// MemoryMB is field memoryMb. Unset, it stays unknown (never compared) and is
 	// created as 256.
-	MemoryMB fleet.Optional[int]
+	MemoryMB fleet.Optional[int] `infra:"memoryMb"`
 	// CPULimit is field cpuLimit. Unset, it stays unknown (never compared) and is
 	// created as 140.
-	CPULimit fleet.Optional[int]
+	CPULimit fleet.Optional[int] `infra:"cpuLimit"`
 	// TimeoutSec is field timeoutSec. Unset, it stays unknown (never compared)
 	// and is created as 30.
-	TimeoutSec fleet.Optional[int]
+	TimeoutSec fleet.Optional[int] `infra:"timeoutSec"`
 	// Env is field env. Each value may be known only after apply (an Output);
 	// fleet.Literals lifts a plain map. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	Env fleet.Env
+	Env fleet.Env `infra:"env"`
 	// SecretEnv is field secretEnv. Environment variables set from this fleet's
 	// secrets. A handle on the secrets it uses; the reference is also an ordering
 	// edge. It takes a fleet.Ref of this cloud's Secrets kind, or another fleet's
@@ -309,11 +309,11 @@ type ContainerSpec struct {
 	// fleet.SecretFrom[Secrets](export). It shapes creation only and is never
 	// compared. Unset, it stays unknown (never compared) and the cloud picks at
 	// create.
-	SecretEnv map[string]fleet.SecretField[Secrets]
+	SecretEnv map[string]fleet.SecretField[Secrets] `infra:"secretEnv"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // Container declares a resource of kind scaleway-container on Scaleway (a
@@ -349,11 +349,11 @@ func (c *Cloud) Container(name string, namespace fleet.Ref[ContainerNamespace], 
 type ContainerNamespaceSpec struct {
 	// Description is field description. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	Description fleet.Optional[string]
+	Description fleet.Optional[string] `infra:"description"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // ContainerNamespace declares a resource of kind scaleway-container-namespace
@@ -373,24 +373,24 @@ func (c *Cloud) ContainerNamespace(name string, opts ContainerNamespaceSpec) fle
 type FunctionSpec struct {
 	// Handler is field handler. Unset, it stays unknown (never compared) and is
 	// created as "handler.handle".
-	Handler fleet.Optional[string]
+	Handler fleet.Optional[string] `infra:"handler"`
 	// Code is field code. Inline source, deployed at create. It shapes creation
 	// only and is never compared. Unset, it stays unknown (never compared) and
 	// the cloud picks at create.
-	Code fleet.Optional[string]
+	Code fleet.Optional[string] `infra:"code"`
 	// SourceBucket is field sourceBucket. A bucket on any cloud, passed as
 	// SOURCE_BUCKET. A handle on the object-store or s3-bucket it uses; the
 	// reference is also an ordering edge. Unset, it stays unknown (never
 	// compared) and the cloud picks at create.
-	SourceBucket fleet.BucketRef
+	SourceBucket fleet.BucketRef `infra:"sourceBucket"`
 	// Env is field env. Each value may be known only after apply (an Output);
 	// fleet.Literals lifts a plain map. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	Env fleet.Env
+	Env fleet.Env `infra:"env"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // Function declares a resource of kind scaleway-function on Scaleway (a
@@ -421,11 +421,11 @@ func (c *Cloud) Function(name string, namespace fleet.Ref[FunctionNamespace], ru
 type FunctionNamespaceSpec struct {
 	// Description is field description. Unset, it stays unknown (never compared)
 	// and the cloud picks at create.
-	Description fleet.Optional[string]
+	Description fleet.Optional[string] `infra:"description"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
-	Tags map[string]string
+	Tags map[string]string `infra:"tags"`
 }
 
 // FunctionNamespace declares a resource of kind scaleway-function-namespace on

@@ -1,0 +1,740 @@
+package fleet
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/infra-iac/infra/fleet/internal/sdk"
+	"github.com/infra-iac/infra/spec"
+)
+
+// InstanceOption is what the author of an instance writes about its
+// members: settings, cuts, wires and placements, each by member path.
+type InstanceOption struct {
+	kind   string // "settings", "cut", "wire", "place"
+	path   string
+	value  any
+	wire   spec.Wire
+	source string
+}
+
+// Settings gives the member at path (a sub-component, "db", or a resource
+// a component declares, "assets" or "db.pg") settings of its own type: a
+// sub-component's settings struct, or a resource's spec struct
+// (fleet.ObjectStoreSpec …). They reach the member directly, so no
+// component forwards them; each field that is set overrides the
+// component's default, and setting a fixed one is a row.
+func Settings(path string, v any) InstanceOption {
+	return InstanceOption{kind: "settings", path: path, value: v, source: caller(1)}
+}
+
+// Cut deletes the member at path from the declaration
+// (members.<path>.enabled = false). The uses bound to what it offered
+// become unfilled slots, to be filled with WireMember; its resources that
+// exist are deleted, under a heading of their own.
+func Cut(path string) InstanceOption {
+	return InstanceOption{kind: "cut", path: path, source: caller(1)}
+}
+
+// WireMember fills the slot at path (member path, then the use: "api.db";
+// the instance's own use: "db") with the capability provides of fleet
+// providerFleet: a name across the fleet boundary, as Wire writes one.
+func WireMember(path, providerFleet, provides string, opts ...WireOption) InstanceOption {
+	w := spec.Wire{Fleet: providerFleet, Provides: provides}
+	for _, o := range opts {
+		if o.state != "" {
+			w.State = o.state
+		}
+	}
+	return InstanceOption{kind: "wire", path: path, wire: w, source: caller(1)}
+}
+
+// Place puts the member at path ("" for the whole instance) in region r.
+// A member with no placement of its own follows the member it reads a
+// region-local export from, and otherwise its parent's.
+func Place[R ~string](path string, r R) InstanceOption {
+	return InstanceOption{kind: "place", path: path, value: string(r), source: caller(1)}
+}
+
+// instance is one Instantiate being composed.
+type instance struct {
+	f      *Fleet
+	name   string
+	source string
+	opts   map[string]map[string]*InstanceOption // kind → path → option
+	used   map[*InstanceOption]bool
+	record spec.ComponentInstance
+	nodes  []*node // every node, parents before children
+}
+
+// Instantiate adds an instance of component c called name to f, with the
+// component's own settings and what the author writes about its members.
+// The instance's resources are named name-…, and the document's
+// component map says which member each comes from.
+//
+//	fleet.Instantiate(f, "shop-a", webapp.WebApp, webapp.Settings{Image: "…"},
+//		fleet.Cut("db"), fleet.WireMember("api.db", "pg-shared", "eu"))
+func Instantiate[S any](f *Fleet, name string, c Component[S], settings S, opts ...InstanceOption) {
+	if f == nil {
+		return
+	}
+	if f.scope != nil {
+		f.scope.root.diags = append(f.scope.root.diags, bodyWiringRow("fleet.Instantiate"))
+		return
+	}
+	in := &instance{f: f, name: name, source: caller(1), opts: map[string]map[string]*InstanceOption{}, used: map[*InstanceOption]bool{},
+		record: spec.ComponentInstance{Component: c.name, Source: c.source, Members: map[string]spec.ComponentMember{}, Settings: map[string]spec.SettingOrigin{}}}
+	if _, dup := f.components[name]; dup {
+		f.diags = append(f.diags, spec.Errorf(spec.RowGivenTwice, "components."+name, "give each instance its own name", "component instance %q declared twice", name))
+		return
+	}
+	for i := range opts {
+		o := &opts[i]
+		if in.opts[o.kind] == nil {
+			in.opts[o.kind] = map[string]*InstanceOption{}
+		}
+		in.opts[o.kind][o.path] = o
+	}
+	if c.ask == nil {
+		f.diags = append(f.diags, spec.Errorf(spec.RowInvalidValue, "components."+name, "make it with fleet.DefineComponent", "a zero fleet.Component"))
+		return
+	}
+	root := c.ask(settings)
+	for _, r := range settingRecordsOf("", reflect.ValueOf(settings), nil, in.source, nil) {
+		in.record.Settings[r.path] = spec.SettingOrigin{Origin: spec.OriginUser, Source: in.source}
+	}
+	in.compose(root)
+	if f.components == nil {
+		f.components = map[string]spec.ComponentInstance{}
+	}
+	f.components[name] = in.record
+}
+
+// compose runs the asks, resolves the slots, runs the receives and places
+// the members.
+func (in *instance) compose(root *node) {
+	in.place(root, nil)
+	in.expand(root)
+	for _, n := range in.nodes {
+		in.resolve(n)
+	}
+	in.receive(root)
+	for _, n := range in.nodes {
+		in.follow(n)
+	}
+	in.unused()
+}
+
+// option returns the author's option of kind at path, marking it used.
+func (in *instance) option(kind, path string) *InstanceOption {
+	o := in.opts[kind][path]
+	if o != nil {
+		in.used[o] = true
+	}
+	return o
+}
+
+func (in *instance) row(id spec.RowID, path, resolution, format string, args ...any) spec.Diagnostic {
+	d := spec.Errorf(id, in.name+pathSuffix(path), resolution, format, args...)
+	in.f.diags = append(in.f.diags, d)
+	return d
+}
+
+func pathSuffix(path string) string {
+	if path == "" {
+		return ""
+	}
+	return "." + path
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// expand asks every member of n, depth first, in the order the members
+// were made.
+func (in *instance) expand(n *node) {
+	in.nodes = append(in.nodes, n)
+	for _, p := range n.problems {
+		in.row(spec.RowInvalidValue, n.path, "", "%s", p)
+	}
+	for _, s := range n.slots {
+		s.owner = n
+	}
+	for _, o := range n.offers {
+		o.owner = n
+	}
+	slices.SortFunc(n.members, func(a, b *memberDecl) int { return int(a.seq) - int(b.seq) })
+	for _, m := range n.members {
+		path := joinPath(n.path, m.name)
+		rec := spec.ComponentMember{Component: m.component}
+		if in.option("cut", path) != nil {
+			rec.Cut = true
+			in.record.Members[path] = rec
+			m.node = &node{component: m.component, path: path, parent: n, cut: true}
+			continue
+		}
+		var user any
+		var userSource string
+		if o := in.option("settings", path); o != nil {
+			user, userSource = o.value, o.source
+		}
+		child, records, diags := m.ask(path, user, userSource, in.fixedFor(n, m))
+		for _, d := range diags {
+			d.Subject = in.name + "." + d.Subject
+			in.f.diags = append(in.f.diags, d)
+		}
+		for _, r := range records {
+			in.record.Settings[r.path] = spec.SettingOrigin{Origin: r.origin, Source: r.source}
+		}
+		child.path, child.parent = path, n
+		m.node = child
+		in.place(child, n)
+		in.record.Members[path] = rec
+		in.expand(child)
+	}
+}
+
+// fixedFor returns the lookup of fixed paths that holds for a member m of
+// n: what n and each of its ancestors fixed, and m's own component.
+func (in *instance) fixedFor(n *node, m *memberDecl) func(string) (string, bool) {
+	return func(path string) (string, bool) {
+		for _, fp := range m.fixed {
+			if joinPath(joinPath(n.path, m.name), fp.path) == path {
+				return fp.source, true
+			}
+		}
+		return fixedAbove(n, path)
+	}
+}
+
+func fixedAbove(n *node, path string) (string, bool) {
+	for a := n; a != nil; a = a.parent {
+		for _, fp := range a.fixed {
+			if joinPath(a.path, fp.path) == path {
+				return fp.source, true
+			}
+		}
+	}
+	return "", false
+}
+
+// place sets a node's placement before its receive: the author's, else
+// its parent's.
+func (in *instance) place(n, parent *node) {
+	if o := in.option("place", n.path); o != nil {
+		n.region, n.placedBy = o.value.(string), spec.PlacedByUser
+		return
+	}
+	if parent != nil {
+		n.region = parent.region
+	}
+}
+
+// resolve fills n's slots: from the bindings its parent wrote, else from
+// the author's wire, else a row listing what the fleet's wires offer.
+func (in *instance) resolve(n *node) {
+	if n.parent != nil {
+		for _, m := range n.parent.members {
+			if m.node == n {
+				in.bind(n, m)
+			}
+		}
+	}
+	for _, s := range n.slots {
+		path := joinPath(n.path, s.name)
+		w := in.option("wire", path)
+		switch {
+		case s.bound != nil && w != nil:
+			in.row(spec.RowComponentBinding, path, "remove the wire, or cut the member the component binds it to",
+				"slot %s is bound by the component to %s; a wire cannot fill it too", path, s.bound.owner.path+"."+s.bound.name)
+		case s.bound != nil:
+		case w != nil:
+			in.wireSlot(s, path, w.wire)
+		default:
+			in.row(spec.RowComponentSlotUnfilled, "wire."+path, in.candidates(s, path),
+				"slot %s (interface %s) is filled by nothing: the component does not bind it, or the member it was bound to is cut", path, s.iface)
+		}
+	}
+}
+
+// bind resolves the bindings of member m, whose node is n.
+func (in *instance) bind(n *node, m *memberDecl) {
+	for _, b := range m.binds {
+		slot := findSlot(n, b.use)
+		switch {
+		case slot == nil:
+			in.row(spec.RowComponentBinding, n.path, "bind one of its uses: "+slotNames(n), "member %s has no use %q (bound at %s)", n.path, b.use, b.source)
+		case b.provider == nil || b.provider.node == nil || b.provider.node.parent != n.parent:
+			in.row(spec.RowComponentBinding, joinPath(n.path, b.use), "bind it to a member made before it in the same ask half", "slot %s is bound to a member that is not its sibling (at %s)", joinPath(n.path, b.use), b.source)
+		case b.provider.node.cut:
+			// A hole: the author's wire fills it, or resolve reports it.
+		default:
+			o := findOffer(b.provider.node, b.offer)
+			switch {
+			case o == nil:
+				in.row(spec.RowComponentBinding, joinPath(n.path, b.use), "bind it to one of "+offerNames(b.provider.node),
+					"member %s offers no capability %q (bound at %s)", b.provider.node.path, b.offer, b.source)
+			case o.iface != slot.iface:
+				in.row(spec.RowComponentBinding, joinPath(n.path, b.use), "bind it to a capability of interface "+slot.iface,
+					"slot %s uses interface %s, and %s.%s is a %s (bound at %s)", joinPath(n.path, b.use), slot.iface, b.provider.node.path, o.name, o.iface, b.source)
+			default:
+				slot.bound = o
+			}
+		}
+	}
+}
+
+// wireSlot makes a member's slot a use of the fleet, wired by the author.
+func (in *instance) wireSlot(s *slotDecl, path string, w spec.Wire) {
+	name := in.name + "-" + strings.ReplaceAll(path, ".", "-")
+	in.f.addInterface(s.iface, s.doc, s.problems)
+	u := spec.Use{Interface: s.iface}
+	for _, r := range s.requires {
+		if r.export == nil || r.export.iface != s.iface {
+			continue
+		}
+		req := spec.Requirement{Export: r.export.name, Op: r.op, Value: r.value}
+		if r.want {
+			req.Severity = "want"
+		}
+		u.Requires = append(u.Requires, req)
+	}
+	if in.f.uses == nil {
+		in.f.uses = map[string]spec.Use{}
+	}
+	if in.f.wires == nil {
+		in.f.wires = map[string]spec.Wire{}
+	}
+	in.f.uses[name], in.f.wires[name] = u, w
+	s.wired = name
+}
+
+// candidates is an unfilled slot's resolution: the wires of the fleet to
+// a capability of the slot's interface, which the author could reuse.
+func (in *instance) candidates(s *slotDecl, path string) string {
+	var seen []string
+	for _, slot := range sortedNames(in.f.uses) {
+		if in.f.uses[slot].Interface == s.iface {
+			if w, ok := in.f.wires[slot]; ok {
+				seen = append(seen, w.Fleet+"/"+w.Provides)
+			}
+		}
+	}
+	fix := fmt.Sprintf("wire it: fleet.WireMember(%q, FLEET, CAPABILITY)", path)
+	if len(seen) == 0 {
+		return fix + "; the fleet wires no capability of interface " + s.iface + " yet"
+	}
+	return fix + "; the fleet's wires offer: " + strings.Join(slices.Compact(seen), ", ")
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func findSlot(n *node, name string) *slotDecl {
+	for _, s := range n.slots {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func findOffer(n *node, name string) *offerDecl {
+	for _, o := range n.offers {
+		if o.name == name {
+			return o
+		}
+	}
+	return nil
+}
+
+func slotNames(n *node) string {
+	var out []string
+	for _, s := range n.slots {
+		out = append(out, s.name)
+	}
+	if len(out) == 0 {
+		return "(it has none)"
+	}
+	return strings.Join(out, ", ")
+}
+
+func offerNames(n *node) string {
+	var out []string
+	for _, o := range n.offers {
+		out = append(out, o.name)
+	}
+	if len(out) == 0 {
+		return "(it offers none)"
+	}
+	return strings.Join(out, ", ")
+}
+
+// receive runs the receive halves: each member's before its parent's, in
+// the order the members were made, so that a provider has filled its
+// offers before its consumers read them.
+func (in *instance) receive(n *node) {
+	for _, m := range n.members {
+		if m.node != nil && !m.node.cut {
+			in.receive(m.node)
+		}
+	}
+	if n.receive != nil {
+		n.receive(&Body{f: &Fleet{name: in.f.name, scope: &bodyScope{root: in.f, in: in, node: n}}})
+	}
+}
+
+// unused reports what the author wrote for members that do not exist or
+// were cut: never a silent no-op.
+func (in *instance) unused() {
+	paths := in.record.MemberPaths()
+	for _, kind := range []string{"settings", "cut", "wire", "place"} {
+		for _, path := range sortedNames(in.opts[kind]) {
+			o := in.opts[kind][path]
+			if in.used[o] {
+				continue
+			}
+			if cut := in.cutAbove(path); cut != "" {
+				in.row(spec.RowComponentMemberCut, path, "remove it, or do not cut "+cut,
+					"%s for %s, which is inside the cut member %s (written at %s)", kind, path, cut, o.source)
+				continue
+			}
+			in.row(spec.RowComponentMemberUnknown, path, "the instance's members: "+strings.Join(paths, ", "),
+				"%s for %s, which instance %s (component %s) does not have (written at %s)", kind, path, in.name, in.record.Component, o.source)
+		}
+	}
+}
+
+func (in *instance) cutAbove(path string) string {
+	for p, m := range in.record.Members {
+		if m.Cut && (path == p || strings.HasPrefix(path, p+".")) {
+			return p
+		}
+	}
+	return ""
+}
+
+// bodyScope is a receive half's view of the fleet: it declares resources
+// into root, named, placed and recorded as the member's.
+type bodyScope struct {
+	root *Fleet
+	in   *instance
+	node *node
+}
+
+func bodyWiringRow(what string) spec.Diagnostic {
+	return spec.Errorf(spec.RowComponentBodyWiring, "components", "declare uses with fleet.Need, offers with fleet.Offer and members with fleet.NewMember in the ask half",
+		"%s inside a component's receive half: a component declares what it needs and offers before it sees any value", what)
+}
+
+// declare adds a resource of the member: named after the instance and
+// the member path, with the author's settings over the component's, and
+// placed where the member is unless the component placed it itself.
+func (s *bodyScope) declare(ref any, d sdk.Decl) {
+	in, n := s.in, s.node
+	path := joinPath(n.path, d.Name)
+	d.Name = in.name + "-" + strings.ReplaceAll(path, ".", "-")
+	explicit := d.Region != ""
+	if !explicit {
+		d.Region = n.region
+	}
+	var user []sdk.Field
+	var userSource string
+	if o := in.option("settings", path); o != nil {
+		user, userSource = specFields(o.value), o.source
+		if user == nil {
+			in.row(spec.RowInvalidValue, path, "give a resource member its kind's spec struct, such as fleet.ObjectStoreSpec", "settings for %s are a %T, which is not a spec struct", path, o.value)
+		}
+	}
+	d.Fields = in.mergeFields(n, path, d.Fields, user, userSource)
+	idx := len(s.root.resources)
+	for _, f := range d.Fields {
+		if v, set, _ := value(f.Value); set {
+			for _, obs := range spec.ObservedIn(v) {
+				n.reads = append(n.reads, readAt{idx: idx, obs: obs})
+			}
+		}
+	}
+	s.root.declare(ref, d)
+	if idx == len(s.root.resources) {
+		return
+	}
+	n.resources = append(n.resources, idx)
+	if explicit {
+		n.explicit = append(n.explicit, idx)
+	}
+	in.record.Members[path] = spec.ComponentMember{Resource: s.root.resources[idx].Address}
+}
+
+// mergeFields lays the author's set fields over the component's, and
+// records each set field's origin; a fixed one the author set is a row.
+func (in *instance) mergeFields(n *node, path string, fields, user []sdk.Field, userSource string) []sdk.Field {
+	out := append([]sdk.Field(nil), fields...)
+	for _, u := range user {
+		if _, set, _ := value(u.Value); !set {
+			continue
+		}
+		at := joinPath(path, u.Name)
+		if src, fixed := fixedAbove(n, at); fixed {
+			in.fixedRow(at, src, userSource)
+			continue
+		}
+		replaced := false
+		for i := range out {
+			if out[i].Name == u.Name {
+				out[i].Value, replaced = u.Value, true
+			}
+		}
+		if !replaced {
+			out = append(out, u)
+		}
+		in.record.Settings[at] = spec.SettingOrigin{Origin: spec.OriginUser, Source: userSource}
+	}
+	for _, f := range out {
+		at := joinPath(path, f.Name)
+		if _, done := in.record.Settings[at]; done {
+			continue
+		}
+		if _, set, _ := value(f.Value); !set {
+			continue
+		}
+		origin := spec.OriginDefault
+		src := n.source
+		if s, fixed := fixedAbove(n, at); fixed {
+			origin, src = spec.OriginFixed, s
+		}
+		in.record.Settings[at] = spec.SettingOrigin{Origin: origin, Source: src}
+	}
+	return out
+}
+
+func (in *instance) fixedRow(at, componentSource, userSource string) {
+	d := spec.Errorf(spec.RowComponentFixed, in.name+"."+at, "remove the setting: the component fixed it at "+componentSource,
+		"%s is fixed by component %s (at %s), and is set at %s", at, in.record.Component, componentSource, userSource).
+		WithEvidence(componentSource + " " + userSource)
+	in.f.diags = append(in.f.diags, d)
+}
+
+// specFields is a spec struct's set fields, by their document names (the
+// generated structs tag each field with infra:"name").
+func specFields(v any) []sdk.Field {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []sdk.Field
+	for i := 0; i < rv.NumField(); i++ {
+		name := rv.Type().Field(i).Tag.Get("infra")
+		if name == "" {
+			return nil
+		}
+		out = append(out, sdk.Field{Name: name, Value: rv.Field(i).Interface()})
+	}
+	return out
+}
+
+// settingRecord is the origin of one setting of a member's settings.
+type settingRecord struct{ path, origin, source string }
+
+// settingName is a settings field's name in paths: its infra tag, else
+// its Go name with the first letter lowered.
+func settingName(f reflect.StructField) string {
+	if t := f.Tag.Get("infra"); t != "" {
+		return t
+	}
+	r := []rune(f.Name)
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
+}
+
+// settingRecordsOf lists the set fields of a settings struct at prefix,
+// with their origin: fixed where the lookup says so, else origin.
+func settingRecordsOf(prefix string, v reflect.Value, fixed func(string) (string, bool), source string, origin *string) []settingRecord {
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []settingRecord
+	for i := 0; i < v.NumField(); i++ {
+		sf := v.Type().Field(i)
+		if !sf.IsExported() || v.Field(i).IsZero() {
+			continue
+		}
+		r := settingRecord{path: joinPath(prefix, settingName(sf)), origin: spec.OriginUser, source: source}
+		if origin != nil {
+			r.origin = *origin
+		}
+		if fixed != nil {
+			if src, ok := fixed(r.path); ok {
+				r.origin, r.source = spec.OriginFixed, src
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// mergeSettings lays the author's settings for a member over the
+// component's defaults, field by field; setting a fixed field is a row
+// naming both places, and the default stays.
+func mergeSettings[S any](prefix string, defaults S, user any, userSource string, fixed func(string) (string, bool), componentSource string) (S, []settingRecord, []spec.Diagnostic) {
+	out := defaults
+	def := spec.OriginDefault
+	records := settingRecordsOf(prefix, reflect.ValueOf(defaults), fixed, componentSource, &def)
+	if user == nil {
+		return out, records, nil
+	}
+	u, ok := user.(S)
+	if !ok {
+		return out, records, []spec.Diagnostic{spec.Errorf(spec.RowInvalidValue, prefix, fmt.Sprintf("give it a %T", defaults),
+			"settings for %s are a %T, and the member takes a %T (written at %s)", prefix, user, defaults, userSource)}
+	}
+	var diags []spec.Diagnostic
+	ov, uv := reflect.ValueOf(&out).Elem(), reflect.ValueOf(u)
+	for i := 0; i < uv.NumField(); i++ {
+		sf := uv.Type().Field(i)
+		if !sf.IsExported() || uv.Field(i).IsZero() {
+			continue
+		}
+		at := joinPath(prefix, settingName(sf))
+		if src, isFixed := fixed(at); isFixed {
+			diags = append(diags, spec.Errorf(spec.RowComponentFixed, at, "remove the setting: the component fixed it at "+src,
+				"%s is fixed by the component (at %s), and is set at %s", at, src, userSource).WithEvidence(src+" "+userSource))
+			continue
+		}
+		ov.Field(i).Set(uv.Field(i))
+		records = slices.DeleteFunc(records, func(r settingRecord) bool { return r.path == at })
+		records = append(records, settingRecord{path: at, origin: spec.OriginUser, source: userSource})
+	}
+	return out, records, diags
+}
+
+// componentExports is a component slot's exports: the provider member's
+// own bindings when the component bound the slot, the wired fleet-level
+// slot's when the author wired it, and unset when nothing fills it (a
+// row says so).
+func (s Slot[E]) componentExports() E {
+	d := s.decl
+	switch {
+	case d.bound != nil:
+		e, ok := d.bound.filled.(E)
+		if !ok {
+			var zero E
+			return zero
+		}
+		return s.in.each(e, func(_ *exportDef, field exportField) {
+			if se, ok := field.(*SecretExport); ok {
+				se.inFleet = true
+			}
+		})
+	case d.wired != "":
+		return s.in.each(s.in.exports, func(_ *exportDef, field exportField) { field.readFrom(d.wired) })
+	}
+	var zero E
+	return zero
+}
+
+// readAt is an attribute of another resource that a member's resource
+// reads, for co-placement.
+type readAt struct {
+	idx int
+	obs spec.Observed
+}
+
+// follow places a member that reads a region-local export of a sibling in
+// that export's region, once every receive has run: a member with a
+// placement of its own that contradicts it is a row naming both members,
+// both regions and the export.
+func (in *instance) follow(n *node) {
+	if n.cut {
+		return
+	}
+	rec := in.record.Members[n.path]
+	if n.placedBy == spec.PlacedByUser {
+		rec.Region, rec.Placement = n.region, spec.PlacedByUser
+	}
+	for _, s := range n.slots {
+		if s.bound != nil && s.bound.filled == nil {
+			in.row(spec.RowComponentBinding, joinPath(n.path, s.name), "fill it in the member's receive half: fleet.Fill(b, offer, exports)",
+				"slot %s is bound to %s.%s, which the member's receive half never fills", joinPath(n.path, s.name), s.bound.owner.path, s.bound.name)
+		}
+	}
+	for _, r := range n.reads {
+		for _, s := range n.slots {
+			if s.bound == nil {
+				continue
+			}
+			export, ok := s.bound.regionLocal[r.obs]
+			if !ok {
+				continue
+			}
+			region, provider, found := in.regionOf(r.obs.Of)
+			if !found || !strings.HasPrefix(in.f.resources[r.idx].Address, provider) {
+				continue
+			}
+			ref := fmt.Sprintf("%s.%s.%s", s.bound.owner.path, s.bound.name, export)
+			if n.placedBy == spec.PlacedByUser && n.region != region {
+				in.row(spec.RowComponentPlacement, n.path, "remove the placement of "+n.path+", or place "+s.bound.owner.path+" in "+n.region,
+					"%s is placed in %s, and reads %s, which is region-local: %s is in %s", n.path, n.region, ref, s.bound.owner.path, region).
+					WithEvidence(fmt.Sprintf("%s in %s; %s in %s; export %s", n.path, n.region, s.bound.owner.path, region, ref))
+				continue
+			}
+			if n.placedBy == "" {
+				n.placedBy = spec.PlacedByFollowing
+				n.because = fmt.Sprintf("it reads %s, which is region-local (%s)", ref, region)
+				in.move(n, region)
+				rec.Region, rec.Placement, rec.Because = region, spec.PlacedByFollowing, n.because
+			}
+		}
+	}
+	if n.path != "" {
+		in.record.Members[n.path] = rec
+	}
+}
+
+// move places n, and the members under it that have no placement of
+// their own, in region.
+func (in *instance) move(n *node, region string) {
+	explicit := map[int]bool{}
+	for _, i := range n.explicit {
+		explicit[i] = true
+	}
+	for _, i := range n.resources {
+		if !explicit[i] {
+			in.f.resources[i].Region = region
+		}
+	}
+	n.region = region
+	for _, m := range n.members {
+		if m.node != nil && !m.node.cut && m.node.placedBy == "" {
+			in.move(m.node, region)
+		}
+	}
+}
+
+// regionOf is the region a resource of the fleet is in (its own, else the
+// fleet's placement for its cloud), and its address's provider prefix.
+func (in *instance) regionOf(a spec.Address) (region, provider string, ok bool) {
+	for _, r := range in.f.resources {
+		if r.Address == a.String() {
+			region = r.Region
+			if region == "" {
+				region = in.f.placement[a.Provider]
+			}
+			return region, string(a.Provider) + "/", region != ""
+		}
+	}
+	return "", "", false
+}

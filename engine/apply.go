@@ -514,7 +514,11 @@ func (ar *applyRun) target(ctx context.Context, a spec.Address, op string) (*pro
 func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) error {
 	ar.rn.world.set(a, r)
 	return ar.record(func(l *state.Ledger) bool {
-		put := l.Put(state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region})
+		row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region}
+		if m, ok := ar.rn.model.Components.Of(a); ok {
+			row.Member = m.Path()
+		}
+		put := l.Put(row)
 		return l.DropIntent(a) || put
 	})
 }

@@ -197,6 +197,9 @@ func (pl *planner) decide() []decision {
 		if ours {
 			pl.run.managed++
 			row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: obs.Region}
+			if m, ok := pl.m.Components.Of(a); ok {
+				row.Member = m.Path()
+			}
 			pl.run.adopt = append(pl.run.adopt, row)
 		}
 		ds = append(ds, decision{d: d, exists: true, ours: ours})

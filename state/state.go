@@ -24,6 +24,11 @@ type Row struct {
 	Kind     spec.Kind     `json:"kind"`
 	Name     string        `json:"name"`
 	Region   string        `json:"region"`
+	// Member is the component member that declared the resource
+	// (instance.member, such as "shop.db.pg"), when one did: once the
+	// member is cut, the resource is no longer declared, and this is how
+	// a plan says its delete is the cut's (docs/components.md).
+	Member string `json:"member,omitempty"`
 }
 
 // Address is the row's resource address.

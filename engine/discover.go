@@ -102,7 +102,11 @@ func taggedRows(m *spec.Model, ledger *state.Ledger, owned []tagged) []state.Row
 			continue
 		}
 		known[physicalKey(a)] = true
-		out = append(out, state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: o.Region})
+		row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: o.Region}
+		if mem, ok := m.Components.Of(a); ok {
+			row.Member = mem.Path()
+		}
+		out = append(out, row)
 	}
 	return out
 }

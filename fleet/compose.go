@@ -691,7 +691,12 @@ func (in *instance) follow(n *node) {
 					WithEvidence(fmt.Sprintf("%s in %s; %s in %s; export %s", n.path, n.region, s.bound.owner.path, region, ref))
 				continue
 			}
-			if n.placedBy == "" {
+			otherwise := n.region
+			if otherwise == "" {
+				provider, _, _ := strings.Cut(in.f.resources[r.idx].Address, "/")
+				otherwise = in.f.placement[spec.Provider(provider)]
+			}
+			if n.placedBy == "" && region != otherwise {
 				n.placedBy = spec.PlacedByFollowing
 				n.because = fmt.Sprintf("it reads %s, which is region-local (%s)", ref, region)
 				in.move(n, region)

@@ -289,7 +289,7 @@ func (c *compiler) componentMember(where string, at MemberOf, m ComponentMember)
 	}
 	if m.Placement == PlacedByFollowing {
 		c.add(Warnf(RowRegionFollowed, at.Path(), "place the member yourself to put it elsewhere",
-			"%s is placed in %s: %s; it has no placement of its own", at.Path(), m.Region, m.Because).WithEvidence(m.Because))
+			"placed in %s: %s; it has no placement of its own", m.Region, m.Because).WithEvidence(m.Because))
 	}
 	if m.Resource == "" {
 		return

@@ -1,7 +1,8 @@
-// Command shop is a fleet with two instances of the web-app component:
-// "shop-a" with its private database, and "shop-b", which cuts the
-// database member and wires its api to the pg-shared fleet's capability
-// "eu" instead (examples/wiring/pgshared).
+// Command shop is a fleet with two instances of the web-app component,
+// each with its private database: "shop-a" gives its database member a
+// setting of its own, which reaches the member directly, and "shop-b"
+// keeps the component's defaults. examples/components/shopmoved is the
+// same fleet once shop-b has moved to a shared database.
 //
 //	go run ./examples/components/shop synth
 package main
@@ -14,16 +15,11 @@ import (
 
 func main() { fleet.Main(shop()) }
 
-const role = "arn:aws:iam::123456789012:role/shop-api"
-
 func shop() *fleet.Fleet {
 	f := fleet.New("shop")
 	aws.Use(f, "", aws.Paris)
-	fleet.Instantiate(f, "shop-a", webapp.WebApp, webapp.Settings{Image: "123456789012.dkr.ecr.eu-west-3.amazonaws.com/shop:1", Role: role},
-		// Reaches the database member directly: the web app forwards nothing.
+	fleet.Instantiate(f, "shop-a", webapp.WebApp, webapp.Example,
 		fleet.Settings("db", webapp.DatabaseSettings{MaxCapacity: 4}))
-	fleet.Instantiate(f, "shop-b", webapp.WebApp, webapp.Settings{Image: "123456789012.dkr.ecr.eu-west-3.amazonaws.com/shop:1", Role: role},
-		fleet.Cut("db"),
-		fleet.WireMember("api.db", "pg-shared", "eu"))
+	fleet.Instantiate(f, "shop-b", webapp.WebApp, webapp.Example)
 	return f
 }

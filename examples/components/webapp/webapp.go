@@ -114,3 +114,10 @@ var API = fleet.DefineComponent("api",
 			Env:      fleet.Env{"DB_URL_SECRET": aws.ARNOf(url)},
 		})
 	})
+
+// Example is the settings the examples and their tests use: an image in
+// Paris, and the api's execution role.
+var Example = Settings{
+	Image: "123456789012.dkr.ecr.eu-west-3.amazonaws.com/shop:1",
+	Role:  "arn:aws:iam::123456789012:role/shop-api",
+}

@@ -3,10 +3,10 @@ package main
 import (
 	"testing"
 
-	"github.com/infra-iac/infra/examples/wiring/internal/wiringtest"
+	"github.com/infra-iac/infra/examples/internal/synthtest"
 )
 
 // TestSynthMatchesTheDocument: pgshared is spec/testdata/wiring/pg-shared.json.
 func TestSynthMatchesTheDocument(t *testing.T) {
-	wiringtest.SameDocument(t, pgShared(), "pg-shared")
+	synthtest.SameDocument(t, pgShared(), "wiring/pg-shared")
 }

@@ -3,10 +3,10 @@ package main
 import (
 	"testing"
 
-	"github.com/infra-iac/infra/examples/wiring/internal/wiringtest"
+	"github.com/infra-iac/infra/examples/internal/synthtest"
 )
 
 // TestSynthMatchesTheDocument: shopeu is spec/testdata/wiring/shop-eu.json.
 func TestSynthMatchesTheDocument(t *testing.T) {
-	wiringtest.SameDocument(t, shopEU(), "shop-eu")
+	synthtest.SameDocument(t, shopEU(), "wiring/shop-eu")
 }

@@ -1,7 +1,7 @@
-// Package wiringtest holds the wiring examples to the documents of
-// spec/testdata/wiring, which spec's and operations' tests are written
-// against: each Go fleet synthesizes that document.
-package wiringtest
+// Package synthtest holds the examples to the documents of spec/testdata
+// (wiring/, components/), which spec's and operations' tests are written
+// against: each Go fleet synthesizes its document.
+package synthtest
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 )
 
 // SameDocument fails t unless f, synthesized, is the document
-// spec/testdata/wiring/<name>.json (both decoded and encoded again), and
+// spec/testdata/<name>.json (name is "wiring/shop-eu" …) (both decoded and encoded again), and
 // f has no diagnostic. The interface hash the SDK writes must also be the
 // one spec computes for the document's own exports.
 func SameDocument(t *testing.T, f *fleet.Fleet, name string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "spec", "testdata", "wiring", name+".json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "spec", "testdata", filepath.FromSlash(name)+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -510,3 +510,14 @@ func describe(x any) string {
 	}
 	return fmt.Sprintf("%T", x)
 }
+
+// ObservedIn returns the observed attributes v reads, in walk order.
+func ObservedIn(v Value) []Observed {
+	var out []Observed
+	walk(v, func(w Value) {
+		if o, ok := w.(Observed); ok {
+			out = append(out, o)
+		}
+	})
+	return out
+}

@@ -49,7 +49,8 @@ func TestReplaceCauseNamesTheFieldAndWhatItReads(t *testing.T) {
 
 // No kind today has a field that both forces a replace and takes an
 // expression, so the compiled model is edited to reach the case: an
-// instance whose imageId reads a database's endpoint.
+// instance whose imageId reads a database's endpoint, then another
+// fleet's value.
 func TestReplaceCauseNamesTheObservedValueItReads(t *testing.T) {
 	f := newFixture(t)
 	f.env["DB_PASSWORD"] = "hunter2"
@@ -63,6 +64,20 @@ func TestReplaceCauseNamesTheObservedValueItReads(t *testing.T) {
 	}
 	p := f.planWith(m, PlanOptions{})
 	want := `field "imageId" forces a replace; it reads aws/postgres/main.endpoint`
+	if a := actionAt(t, p, "aws/aws-instance/web-1"); a.Action != Replace || a.Cause != want {
+		t.Fatalf("instance: %s %q, want %q", a.Action, a.Cause, want)
+	}
+	// Read from another fleet instead, the value is named as the wire
+	// names it (Change.From).
+	im := spec.Import{Slot: "images", Export: "web"}
+	m.Wired = map[spec.Import]spec.Wired{im: {Ref: "images:web", Fleet: "images", Export: spec.PublishedExport{Value: "ami-new"}}}
+	for i := range m.Resources {
+		if m.Resources[i].Address.String() == "aws/aws-instance/web-1" {
+			m.Resources[i].Fields["imageId"] = im
+		}
+	}
+	p = f.planWith(m, PlanOptions{})
+	want = `field "imageId" forces a replace; it reads images:web`
 	if a := actionAt(t, p, "aws/aws-instance/web-1"); a.Action != Replace || a.Cause != want {
 		t.Fatalf("instance: %s %q, want %q", a.Action, a.Cause, want)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -194,11 +193,7 @@ func TestBrakeCountsCutDeletes(t *testing.T) {
 			t.Fatalf("not a cut delete: %+v", a)
 		}
 	}
-	_, err := f.engine().Apply(context.Background(), p, ApplyOptions{Store: f.store})
-	var brake *BrakeError
-	if !errors.As(err, &brake) || brake.Destructive != 2 || brake.Managed != 3 {
-		t.Fatalf("want the brake to refuse 2 of 3, got %v", err)
-	}
+	f.wantBrake(p, 2, 3)
 }
 
 // Every action carries the component and member the hook gives, and the

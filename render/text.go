@@ -99,7 +99,7 @@ const (
 // and its cause.
 func textAction(a engine.Action, width int, paint func(color, s string) string) string {
 	st := actionStyle[a.Action]
-	detail := spec.Printable(joinDetail(actionDetail(a), readsDetail(a)))
+	detail := spec.Printable(joinNonEmpty(actionDetail(a), readsDetail(a), " "))
 	line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, spec.Printable(a.Address.String()), a.Action)
 	if detail == "" {
 		line = strings.TrimRight(line, " ")
@@ -135,15 +135,7 @@ func splitCut(as []engine.Action) (cut, rest []engine.Action) {
 
 // memberLabel is "shop-a.db", what every rendering shows next to the
 // address of a component's resource; empty for a resource of none.
-func memberLabel(component, member string) string {
-	switch {
-	case component == "":
-		return member
-	case member == "":
-		return component
-	}
-	return component + "." + member
-}
+func memberLabel(component, member string) string { return joinNonEmpty(component, member, ".") }
 
 // SummaryLine is the count line. It claims that the cloud matches the
 // fleet only when nothing needs attention either.
@@ -196,14 +188,15 @@ func readsDetail(a engine.Action) string {
 	return "(reads " + strings.Join(refs, ", ") + ")"
 }
 
-func joinDetail(a, b string) string {
+// joinNonEmpty joins a and b with sep, or is the one that is not empty.
+func joinNonEmpty(a, b, sep string) string {
 	switch {
 	case a == "":
 		return b
 	case b == "":
 		return a
 	}
-	return a + " " + b
+	return a + sep + b
 }
 
 func actionDetail(a engine.Action) string {

@@ -512,11 +512,14 @@ func describe(x any) string {
 }
 
 // ObservedIn returns the observed attributes v reads, in walk order.
-func ObservedIn(v Value) []Observed {
-	var out []Observed
+func ObservedIn(v Value) []Observed { return exprsIn[Observed](v) }
+
+// exprsIn returns the expressions of type T within v, in walk order.
+func exprsIn[T Value](v Value) []T {
+	var out []T
 	walk(v, func(w Value) {
-		if o, ok := w.(Observed); ok {
-			out = append(out, o)
+		if x, ok := w.(T); ok {
+			out = append(out, x)
 		}
 	})
 	return out

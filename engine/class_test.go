@@ -142,6 +142,11 @@ func TestRunTimeReferenceToAnUpdatedSecretIsAContract(t *testing.T) {
 	if len(q.Contracts) != 0 || q.ID != p.ID {
 		t.Errorf("without the reference: contracts %+v, id %s, want no contract and id %s", q.Contracts, q.ID, p.ID)
 	}
+	// A replaced reference says so.
+	if c := (&planner{}).contract(want.Address, "secretEnv", want.Reads, Replace); c.Cause !=
+		"reads scaleway/secrets/shop-db-url at run time, which is replaced; no action on scaleway/scaleway-container/api" {
+		t.Errorf("replace: %q", c.Cause)
+	}
 	// Nothing changes: no contract either.
 	if r := f.planWith(model(t, scwDoc(scwNS, scwSecret, scwContainer)), PlanOptions{}, spec.Scaleway); len(r.Contracts) != 0 || len(r.Actions) != 0 {
 		t.Errorf("an empty plan has %v and contracts %+v", actionsOf(r), r.Contracts)

@@ -76,6 +76,24 @@ type Action struct {
 	Order ReplaceOrder `json:"order,omitempty"`
 	// DependsOn lists the actions of this plan that must finish first.
 	DependsOn []spec.Address `json:"dependsOn,omitempty"`
+	// Class is how a reviewer reads the action (ClassOf its kind): an
+	// update is an update in place, which the PR comment groups apart
+	// from a replace. Cause is the short why of the class: the fields that
+	// change, the field that forces a replace and what it reads, or
+	// "cut: members.db". Both explain the action; neither decides it, and
+	// the id leaves them out (computeID).
+	Class ActionClass `json:"class,omitempty"`
+	Cause string      `json:"cause,omitempty"`
+	// Component and Member place the resource in the component instance
+	// it belongs to ("shop-a", "db"), from PlanOptions.Members, so that a
+	// reviewer sees a component's resources together. Empty for a resource
+	// of no component.
+	Component string `json:"component,omitempty"`
+	Member    string `json:"member,omitempty"`
+	// Cut is, for a delete whose cause is a component member the document
+	// no longer has, that member's path ("shop-a.db"), from
+	// PlanOptions.CutOf.
+	Cut string `json:"cut,omitempty"`
 }
 
 // Account is one provider's header line: the account the credentials
@@ -94,6 +112,10 @@ type Summary struct {
 	Delete  int `json:"delete"`
 	Forget  int `json:"forget"`
 	Adopt   int `json:"adopt"`
+	// Contract counts the plan's contracts. They change nothing, so
+	// Changes leaves them out; omitted when zero, so that a plan without
+	// contracts reads as before.
+	Contract int `json:"contract,omitempty"`
 }
 
 // Changes is the number of actions that change the cloud.
@@ -103,13 +125,17 @@ func (s Summary) Changes() int { return s.Create + s.Update + s.Replace + s.Dele
 // the header. Its ID is a hash of its canonical content, which is what "the
 // reviewed plan" means.
 type Plan struct {
-	FormatVersion int               `json:"formatVersion"`
-	Fleet         string            `json:"fleet"`
-	ID            string            `json:"id"`
-	Destroy       bool              `json:"destroy,omitempty"`
-	Accounts      []Account         `json:"accounts"`
-	Actions       []Action          `json:"actions"`
-	Diagnostics   []spec.Diagnostic `json:"diagnostics"`
+	FormatVersion int       `json:"formatVersion"`
+	Fleet         string    `json:"fleet"`
+	ID            string    `json:"id"`
+	Destroy       bool      `json:"destroy,omitempty"`
+	Accounts      []Account `json:"accounts"`
+	Actions       []Action  `json:"actions"`
+	// Contracts are the resources with no action of their own that read,
+	// at run time, a resource this plan updates or replaces. They are
+	// told, never applied, and not part of the id (computeID).
+	Contracts   []Contract        `json:"contracts,omitempty"`
+	Diagnostics []spec.Diagnostic `json:"diagnostics"`
 	// Attention lists what the plan found in the cloud and leaves alone,
 	// which a person should look at: a declared resource another fleet or
 	// nobody owns, a ledger row now tagged for another fleet, an excluded
@@ -141,7 +167,11 @@ func (p *Plan) HasDestroys() bool { return p.Summary.Delete+p.Summary.Replace > 
 // computeID hashes the canonical form of everything that decides what an
 // apply would do: fleet, accounts, the ordered actions and their changes.
 // Diagnostics and timestamps stay out, so the same inputs against the same
-// cloud always give the same id.
+// cloud always give the same id. So do the contracts, which apply never
+// reads, and each action's class, cause, component, member and cut: they
+// are drawn from what the id binds already (the kind, the changes) or from
+// the component map, which shapes the review, not the apply. Leaving them
+// out also keeps the id of a plan saved before they existed.
 func (p *Plan) computeID() string {
 	canon := struct {
 		FormatVersion int       `json:"formatVersion"`
@@ -167,6 +197,7 @@ func bindReferences(actions []Action) []Action {
 	out := make([]Action, len(actions))
 	for i, a := range actions {
 		out[i] = a
+		out[i].Class, out[i].Cause, out[i].Component, out[i].Member, out[i].Cut = "", "", "", "", ""
 		out[i].Changes = make([]Change, len(a.Changes))
 		for j, c := range a.Changes {
 			if len(c.From) > 0 {
@@ -198,6 +229,7 @@ func (p *Plan) Summarize() {
 			p.Summary.Adopt++
 		}
 	}
+	p.Summary.Contract = len(p.Contracts)
 }
 
 // DecodePlan reads plan JSON as infra writes it (render.JSON).

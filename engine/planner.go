@@ -17,6 +17,18 @@ type PlanOptions struct {
 	// Destroy plans the teardown of everything the fleet manages: the target
 	// declares nothing.
 	Destroy bool
+	// Members, when set, places a resource in the component instance it
+	// belongs to and names its member path there ("shop-a", "db"); the
+	// planner copies both onto every action and contract. Nil, or ""
+	// from it: the resource belongs to no component. It shapes the review
+	// only, never what apply does.
+	Members func(spec.Address) (component, member string)
+	// CutOf, when set, returns the member path ("shop-a.db") whose cut
+	// from its component is why a resource the document no longer
+	// declares is deleted, or "" when none is: the planner sets the
+	// delete's Cut and its cause "cut: members.db". Nil: no member was
+	// cut. A cut delete is a delete like any other for the brake.
+	CutOf func(spec.Address) string
 }
 
 // run is what Apply needs from the planning that the plan JSON must not
@@ -92,7 +104,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	rn := &run{model: m, ledger: ledger.Clone(), world: w, destroy: opts.Destroy,
 		orphans: map[spec.Address]bool{}, release: map[spec.Address]bool{},
 		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}, claimed: map[spec.Address]state.Intent{}}
-	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w}
+	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w, opts: opts}
 	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}, replaced: map[spec.Address]bool{}}
 	pl.declared()
 	pl.undeclared(ledger.Rows, false)
@@ -108,6 +120,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 		return nil, err
 	}
 	p.Actions = ordered
+	p.Contracts = pl.contracts(ordered)
 	p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, pl.diags...))
 	p.Attention = spec.SortDiagnostics(append(p.Attention, pl.diags...))
 	p.Summarize()
@@ -123,6 +136,7 @@ type planner struct {
 	ledger  *state.Ledger
 	run     *run
 	w       *world
+	opts    PlanOptions
 	res     *resolver
 	actions []Action
 	diags   []spec.Diagnostic
@@ -132,6 +146,7 @@ type planner struct {
 
 func (pl *planner) add(a Action) {
 	pl.markImports(&a)
+	pl.classify(&a)
 	pl.run.regions[a.Address] = a.Region
 	pl.actions = append(pl.actions, a)
 }

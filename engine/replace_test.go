@@ -180,10 +180,17 @@ func TestBrakeCountsPropagatedReplaces(t *testing.T) {
 	if p.Summary.Replace != 3 {
 		t.Fatalf("want 3 replaces, got %v", actionsOf(p))
 	}
+	f.wantBrake(p, 3, 4)
+}
+
+// wantBrake applies p without force and wants the brake to refuse it,
+// counting destructive of managed.
+func (f *fixture) wantBrake(p *Plan, destructive, managed int) {
+	f.t.Helper()
 	_, err := f.engine().Apply(context.Background(), p, ApplyOptions{Store: f.store})
 	var brake *BrakeError
-	if !errors.As(err, &brake) || brake.Destructive != 3 || brake.Managed != 4 {
-		t.Fatalf("want the brake to count 3 of 4, got %v", err)
+	if !errors.As(err, &brake) || brake.Destructive != destructive || brake.Managed != managed {
+		f.t.Fatalf("want the brake to count %d of %d, got %v", destructive, managed, err)
 	}
 }
 

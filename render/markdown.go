@@ -3,6 +3,7 @@ package render
 import (
 	"github.com/infra-iac/infra/engine"
 
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -59,8 +60,10 @@ func MarkdownCode(s string) string { return code(s) }
 
 // Markdown renders the plan for a pull request: the marker, the
 // header (accounts and regions), the counts, the destroys and replaces in
-// a warning block, one collapsible section per changed resource, the
-// diagnostics table and the plan id with the head commit. It draws from
+// a warning block, the actions grouped by class (replace, delete, the
+// deletes of cut members, update in place, create, adopt, forget), each a
+// collapsible section or a line, then the contracts, the diagnostics
+// table and the plan id with the head commit. It draws from
 // the same engine.Plan as Text and RenderJSON, so they never disagree, and
 // it never shows a secret: a sensitive change reads (sensitive).
 //
@@ -84,13 +87,12 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	const noteRoom = 600
 	left := max(limit-len(head)-len(foot)-3*noteRoom, 0)
 	errs, warns := spec.CountDiagnostics(p.Diagnostics)
-	destructive, rest := splitDestructive(p.Actions)
+	destructive, _ := splitDestructive(p.Actions)
 	warning, wcut := warningBlock(destructive, min(left, limit/3))
 	left -= len(warning)
 	diags, dcut := diagnosticsTable(p.Diagnostics, errs, warns, min(left, limit/4))
 	left -= len(diags)
-	ordered := append(append([]engine.Action{}, destructive...), rest...)
-	details, xcut := detailsSections(ordered, left)
+	details, xcut := detailsSections(classGroups(p.Actions), p.Contracts, left)
 
 	var b strings.Builder
 	b.WriteString(head)
@@ -190,7 +192,7 @@ func warningBlock(as []engine.Action, budget int) (string, int) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "> [!WARNING]\n> **This plan destroys or replaces %d resource(s).** Replacing deletes the resource and creates it anew: its data and identity are lost.\n>\n", len(as))
 	for i, a := range as {
-		line := fmt.Sprintf("> - `%s` **%s** %s", strings.TrimSpace(actionStyle[a.Action].symbol), a.Action, code(a.Address.String()))
+		line := fmt.Sprintf("> - `%s` **%s** %s", strings.TrimSpace(actionStyle[a.Action].symbol), a.Action, code(a.Address.String())+markdownMember(a.Component, a.Member))
 		if d := actionDetail(a); d != "" {
 			line += " " + cell(clip(d))
 		}
@@ -224,52 +226,163 @@ func diagnosticsTable(ds []spec.Diagnostic, errs, warns, budget int) (string, in
 	return b.String(), 0
 }
 
-// detailsSections gives each action with field changes a collapsible
-// section holding its field diff, and each other action one line. It
-// returns how many actions did not fit in budget.
-func detailsSections(as []engine.Action, budget int) (string, int) {
-	if len(as) == 0 {
+// group is one heading of the details and the actions under it.
+type group struct {
+	title   string
+	actions []engine.Action
+}
+
+// classTitles head the classes in the details.
+var classTitles = map[engine.ActionClass]string{
+	engine.ClassReplace: "Replace", engine.ClassDelete: "Delete", engine.ClassUpdateInPlace: "Update in place",
+	engine.ClassCreate: "Create", engine.ClassAdopt: "Adopt", engine.ClassForget: "Forget",
+}
+
+// classGroups groups the actions by class, in engine.Classes' order, the
+// deletes of cut members apart after the other deletes; within a group
+// the actions of one component stand together.
+func classGroups(as []engine.Action) []group {
+	var gs []group
+	for _, c := range engine.Classes {
+		var in, cut []engine.Action
+		for _, a := range as {
+			switch {
+			case a.Classified() != c:
+			case a.Cut != "":
+				cut = append(cut, a)
+			default:
+				in = append(in, a)
+			}
+		}
+		if len(in) > 0 {
+			gs = append(gs, group{classTitles[c], byComponent(in, func(a engine.Action) string { return a.Component })})
+		}
+		if len(cut) > 0 {
+			gs = append(gs, group{CutHeading, byComponent(cut, func(a engine.Action) string { return a.Component })})
+		}
+	}
+	return gs
+}
+
+// byComponent moves the entries of each component up to the first of
+// them, keeping the order otherwise; entries of no component stay put.
+func byComponent[T any](xs []T, component func(T) string) []T {
+	out := make([]T, 0, len(xs))
+	done := map[string]bool{}
+	for _, x := range xs {
+		c := component(x)
+		if c == "" {
+			out = append(out, x)
+			continue
+		}
+		if done[c] {
+			continue
+		}
+		done[c] = true
+		for _, y := range xs {
+			if component(y) == c {
+				out = append(out, y)
+			}
+		}
+	}
+	return out
+}
+
+// detailsSections gives each group a heading, each action with field
+// changes a collapsible section holding its field diff and each other
+// action one line, then the contracts one line each. It returns how many
+// actions and contracts did not fit in budget.
+func detailsSections(gs []group, contracts []engine.Contract, budget int) (string, int) {
+	var entries []string
+	for _, g := range gs {
+		heading := fmt.Sprintf("##### %s (%d)\n\n", g.title, len(g.actions))
+		for i, a := range g.actions {
+			if i == 0 {
+				entries = append(entries, heading+detailsOf(a))
+				continue
+			}
+			entries = append(entries, detailsOf(a))
+		}
+	}
+	for i, c := range contracts {
+		line := contractLine(c)
+		if i == 0 {
+			line = "#### " + ContractsHeading + "\n\n" + line
+		}
+		entries = append(entries, line)
+	}
+	if len(entries) == 0 {
 		return "", 0
 	}
 	var b strings.Builder
 	const heading = "#### Resources\n\n"
 	if budget < len(heading) {
-		return "", len(as)
+		return "", len(entries)
 	}
-	b.WriteString(heading)
-	for i, a := range as {
-		s := detailsOf(a)
+	if len(gs) > 0 {
+		b.WriteString(heading)
+	}
+	for i, s := range entries {
 		if b.Len()+len(s) > budget {
-			return b.String(), len(as) - i
+			return b.String(), len(entries) - i
 		}
 		b.WriteString(s)
 	}
 	return b.String(), 0
 }
 
+// contractLine names the resource, its component, the field and the
+// cause. The blank line after the list ends it before what follows.
+func contractLine(c engine.Contract) string {
+	return fmt.Sprintf("- %s%s %s: %s\n\n", code(c.Address.String()), markdownMember(c.Component, c.Member), code(c.Field), cell(clip(c.Cause)))
+}
+
+// markdownMember is " (shop-a.db)" for a component's resource.
+func markdownMember(component, member string) string {
+	if l := memberLabel(component, member); l != "" {
+		return " (" + cell(l) + ")"
+	}
+	return ""
+}
+
 func detailsOf(a engine.Action) string {
 	symbol := strings.TrimSpace(actionStyle[a.Action].symbol)
+	member := markdownMember(a.Component, a.Member)
 	if len(a.Changes) == 0 {
-		line := fmt.Sprintf("- %s %s", code(symbol+" "+a.Address.String()), a.Action)
+		line := fmt.Sprintf("- %s%s %s", code(symbol+" "+a.Address.String()), member, a.Action)
 		if a.Region != "" {
 			line += " in " + cell(a.Region)
 		}
-		if a.Reason != "" {
-			line += ": " + cell(clip(a.Reason))
+		// The cause is the reason, but for a cut member's delete.
+		if why := cmp.Or(a.Cause, a.Reason); why != "" {
+			line += ": " + cell(clip(why))
 		}
 		// The blank line ends the list item, so that a <details> after it
 		// starts an HTML block instead of continuing the item.
 		return line + "\n\n"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<details><summary><code>%s %s</code> %s", symbol, htmlEscape(a.Address.String()), a.Action)
+	fmt.Fprintf(&b, "<details><summary><code>%s %s</code>%s %s", symbol, htmlEscape(a.Address.String()), member, a.Action)
 	if a.Region != "" {
 		b.WriteString(" in " + htmlEscape(a.Region))
 	}
 	fmt.Fprintf(&b, ", %d field(s)</summary>\n\n", len(a.Changes))
+	if a.Cause != "" {
+		b.WriteString("Cause: " + cell(clip(a.Cause)) + "\n\n")
+	}
 	if a.Reason != "" {
 		b.WriteString(cell(clip(a.Reason)) + "\n\n")
 	}
+	b.WriteString(fieldTable(a))
+	// An HTML block runs to the next blank line: without this one, what
+	// follows </details> would be swallowed as raw HTML.
+	b.WriteString("\n</details>\n\n")
+	return b.String()
+}
+
+// fieldTable is an action's changes, before and after.
+func fieldTable(a engine.Action) string {
+	var b strings.Builder
 	// A create has no before: the column would only repeat "(unset)".
 	if a.Action == engine.Create {
 		b.WriteString("| field | value |\n| --- | --- |\n")
@@ -287,9 +400,6 @@ func detailsOf(a engine.Action) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", code(c.Field), code(clip(FormatValue(c, true))), after)
 	}
-	// An HTML block runs to the next blank line: without this one, what
-	// follows </details> would be swallowed as raw HTML.
-	b.WriteString("\n</details>\n\n")
 	return b.String()
 }
 

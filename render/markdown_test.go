@@ -21,22 +21,47 @@ func addr(s string) spec.Address {
 }
 
 // samplePlan has one action of every kind, out of the destroys-first
-// order, a sensitive change, a value known after apply and diagnostics.
+// order, a sensitive change, a value known after apply and diagnostics;
+// classes and causes as the planner sets them, resources of two
+// components (one of them interleaved with others), the delete of a cut
+// member and a contract.
 func samplePlan() *engine.Plan {
 	p := &engine.Plan{FormatVersion: engine.FormatVersion, Fleet: "shop",
-		Accounts: []engine.Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-3"}}},
+		Accounts: []engine.Account{{Provider: spec.AWS, Account: "123456789012", Regions: []string{"eu-west-3"}},
+			{Provider: spec.Scaleway, Account: "11111111-2222-3333-4444-555555555555", Regions: []string{"fr-par"}}},
 		Actions: []engine.Action{
 			{Address: addr("aws/secrets/db-password"), Action: engine.Create, Region: "eu-west-3",
-				Changes: []engine.Change{{Field: "value", Sensitive: true}}},
+				Changes: []engine.Change{{Field: "value", Sensitive: true}}, Class: engine.ClassCreate, Cause: "declared, not in the cloud"},
 			{Address: addr("aws/queues/jobs"), Action: engine.Update, Region: "eu-west-3",
-				Changes: []engine.Change{{Field: "visibilityTimeoutSec", Before: 30.0, After: 120.0}}},
+				Changes: []engine.Change{{Field: "visibilityTimeoutSec", Before: 30.0, After: 120.0}}, Class: engine.ClassUpdateInPlace,
+				Cause: "changes: visibilityTimeoutSec", Component: "shop-a", Member: "jobs"},
 			{Address: addr("aws/secrets/db-url"), Action: engine.Create, Region: "eu-west-3",
-				Changes: []engine.Change{{Field: "value", Sensitive: true}, {Field: "description", KnownAfterApply: true}}},
+				Changes: []engine.Change{{Field: "value", Sensitive: true}, {Field: "description", KnownAfterApply: true}},
+				Class:   engine.ClassCreate, Cause: "declared, not in the cloud", Component: "shop-a", Member: "db-url"},
 			{Address: addr("aws/security-group/web"), Action: engine.Replace, Region: "eu-west-3",
-				Changes: []engine.Change{{Field: "description", Before: "web", After: "web tier", ForcesReplacement: true}}},
-			{Address: addr("aws/object-store/old-assets"), Action: engine.Delete, Region: "eu-west-3", Reason: "no longer declared"},
-			{Address: addr("aws/queues/mail"), Action: engine.Adopt, Region: "eu-west-3", Reason: "exists and is tagged for this fleet"},
+				Changes: []engine.Change{{Field: "description", Before: "web", After: "web tier", ForcesReplacement: true}},
+				Class:   engine.ClassReplace, Cause: `field "description" forces a replace`},
+			{Address: addr("aws/object-store/old-assets"), Action: engine.Delete, Region: "eu-west-3", Reason: "no longer declared",
+				Class: engine.ClassDelete, Cause: "no longer declared"},
+			{Address: addr("aws/queues/mail"), Action: engine.Adopt, Region: "eu-west-3", Reason: "exists and is tagged for this fleet",
+				Class: engine.ClassAdopt, Cause: "exists and is tagged for this fleet"},
+			{Address: addr("aws/secrets/api-key"), Action: engine.Create, Region: "eu-west-3",
+				Changes: []engine.Change{{Field: "value", Sensitive: true}}, Class: engine.ClassCreate, Cause: "declared, not in the cloud",
+				Component: "shop-b", Member: "key"},
+			{Address: addr("aws/queues/orders"), Action: engine.Create, Region: "eu-west-3",
+				Changes: []engine.Change{{Field: "visibilityTimeoutSec", After: 30.0}}, Class: engine.ClassCreate,
+				Cause: "declared, not in the cloud", Component: "shop-a", Member: "orders"},
+			{Address: addr("aws/postgres/shop-a-db"), Action: engine.Delete, Region: "eu-west-3", Reason: "no longer declared",
+				Class: engine.ClassDelete, Cause: "cut: members.db", Component: "shop-a", Member: "db", Cut: "shop-a.db"},
+			{Address: addr("scaleway/secrets/shop-db-url"), Action: engine.Update, Region: "fr-par",
+				Changes: []engine.Change{{Field: "value", Sensitive: true}}, Reason: "scaleway/postgres/db is replaced",
+				Class: engine.ClassUpdateInPlace, Cause: "changes: value"},
+			{Address: addr("aws/queues/old"), Action: engine.Forget, Region: "eu-west-3", Reason: "forget: the ledger row goes, the resource stays",
+				Class: engine.ClassForget, Cause: "forget: the ledger row goes, the resource stays"},
 		},
+		Contracts: []engine.Contract{{Address: addr("scaleway/scaleway-container/api"), Field: "secretEnv", Reads: addr("scaleway/secrets/shop-db-url"),
+			Change: engine.Update, Component: "shop-a", Member: "api",
+			Cause: "reads scaleway/secrets/shop-db-url at run time, which changes; no action on scaleway/scaleway-container/api"}},
 		Diagnostics: []spec.Diagnostic{{Severity: spec.Warning, ID: spec.RowLedgerForeignOwner, Subject: "aws/queues/legacy", Message: "owned by fleet billing: left alone", Resolution: "exclude it | or rename", Evidence: "billing"}},
 	}
 	p.Summarize()
@@ -45,22 +70,36 @@ func samplePlan() *engine.Plan {
 }
 
 func TestMarkdownGolden(t *testing.T) {
-	got := Markdown(samplePlan(), MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567"})
-	golden := filepath.Join("testdata", "plan.md")
+	golden(t, "plan.md", Markdown(samplePlan(), MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567"}))
+}
+
+func TestTextGolden(t *testing.T) {
+	var b strings.Builder
+	if err := Text(&b, samplePlan(), TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "plan.txt", b.String())
+}
+
+// golden compares got with testdata/name; INFRA_UPDATE_GOLDEN=1 rewrites
+// the file first.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
 	if os.Getenv("INFRA_UPDATE_GOLDEN") != "" {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (INFRA_UPDATE_GOLDEN=1 writes it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("markdown differs from %s (INFRA_UPDATE_GOLDEN=1 rewrites it):\n%s", golden, got)
+		t.Errorf("rendering differs from %s (INFRA_UPDATE_GOLDEN=1 rewrites it):\n%s", path, got)
 	}
 }
 
@@ -260,5 +299,41 @@ func TestMarkdownFooter(t *testing.T) {
 	want := "\n---\nPlan `" + p.ID + "`. Made by `infra plan`, which changes nothing.\n"
 	if !strings.HasSuffix(md, want) || strings.Contains(md, "Merging") {
 		t.Fatalf("footer: want the suffix %q:\n%s", want, md)
+	}
+}
+
+// The comment reads by class, destroys first, the deletes of cut members
+// under their own heading, and the contracts after every action; a
+// component's resources stand together within their class.
+func TestMarkdownGroupsByClass(t *testing.T) {
+	md := Markdown(samplePlan(), MarkdownOptions{})
+	details := md[strings.Index(md, "#### Resources"):]
+	last := -1
+	for _, heading := range []string{"##### Replace (1)", "##### Delete (1)", "##### " + CutHeading + " (1)", "##### Update in place (2)",
+		"##### Create (4)", "##### Adopt (1)", "##### Forget (1)", "#### " + ContractsHeading, "#### Diagnostics"} {
+		i := strings.Index(details, heading)
+		if i <= last {
+			t.Fatalf("%q is at %d, after %d:\n%s", heading, i, last, details)
+		}
+		last = i
+	}
+	cut := details[strings.Index(details, CutHeading):strings.Index(details, "##### Update in place")]
+	if !strings.Contains(cut, "`- aws/postgres/shop-a-db` (shop-a.db) delete in eu-west-3: cut: members.db") {
+		t.Errorf("the cut delete does not show its cause:\n%s", cut)
+	}
+	// shop-a's two creates stand together, before shop-b's, though the
+	// plan has shop-b's between them.
+	if i, j, k := strings.Index(details, "(shop-a.db-url)"), strings.Index(details, "(shop-a.orders)"), strings.Index(details, "(shop-b.key)"); !(i < j && j < k) {
+		t.Errorf("components not grouped (%d, %d, %d):\n%s", i, j, k, details)
+	}
+	if !strings.Contains(details, "- `scaleway/scaleway-container/api` (shop-a.api) `secretEnv`: reads scaleway/secrets/shop-db-url at run time, which changes; no action on scaleway/scaleway-container/api") {
+		t.Errorf("the contract is not named with its cause:\n%s", details)
+	}
+	// Contracts share the details' budget: cut short, they are counted.
+	p := samplePlan()
+	whole, n := detailsSections(classGroups(p.Actions), p.Contracts, 1<<20)
+	short, m := detailsSections(classGroups(p.Actions), p.Contracts, len(whole)-1)
+	if n != 0 || m != 1 || strings.Contains(short, ContractsHeading) || !strings.Contains(whole, ContractsHeading) {
+		t.Errorf("cut %d then %d; the contract in the short one: %v", n, m, strings.Contains(short, ContractsHeading))
 	}
 }

@@ -39,8 +39,10 @@ var actionStyle = map[engine.ActionKind]struct{ symbol, color string }{
 	engine.Forget:  {"  #", ansiBlue},
 }
 
-// Text writes the plan as the terminal shows it: the account lines,
-// one line per action in dependency order, then the count line.
+// Text writes the plan as the terminal shows it: the account lines, one
+// line per action in dependency order with its class and cause on the
+// line under it, the deletes of cut members under their own heading, the
+// contracts, then the count line.
 func Text(w io.Writer, p *engine.Plan, opts TextOptions) error {
 	paint := func(color, s string) string {
 		if !opts.Color || color == "" {
@@ -56,27 +58,84 @@ func Text(w io.Writer, p *engine.Plan, opts TextOptions) error {
 	}
 	width := 36
 	for _, a := range p.Actions {
-		if n := len(spec.Printable(a.Address.String())); n > width {
-			width = n
+		width = max(width, len(spec.Printable(a.Address.String())))
+	}
+	for _, c := range p.Contracts {
+		width = max(width, len(spec.Printable(c.Address.String())))
+	}
+	cut, rest := splitCut(p.Actions)
+	for _, a := range rest {
+		b.WriteString(textAction(a, width, paint))
+	}
+	if len(cut) > 0 {
+		b.WriteString(CutHeading + ":\n")
+		for _, a := range cut {
+			b.WriteString(textAction(a, width, paint))
 		}
 	}
-	for _, a := range p.Actions {
-		st := actionStyle[a.Action]
-		detail := spec.Printable(joinDetail(actionDetail(a), readsDetail(a)))
-		line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, spec.Printable(a.Address.String()), a.Action)
-		if detail == "" {
-			line = strings.TrimRight(line, " ")
+	if len(p.Contracts) > 0 {
+		b.WriteString(ContractsHeading + ":\n")
+		for _, c := range p.Contracts {
+			line := fmt.Sprintf("  > %-*s contract %s", width, spec.Printable(c.Address.String()), spec.Printable(c.Field+": "+c.Cause))
+			if l := memberLabel(c.Component, c.Member); l != "" {
+				line += spec.Printable(" [" + l + "]")
+			}
+			b.WriteString(line + "\n")
 		}
-		line = paint(st.color, line)
-		if detail != "" {
-			line += " " + paint(ansiDim, detail)
-		}
-		b.WriteString(line + "\n")
 	}
 	b.WriteString(SummaryLine(p) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// CutHeading and ContractsHeading head, in every rendering, the deletes
+// whose cause is a component member's cut and the contracts.
+const (
+	CutHeading       = "Deleted because a component member was cut"
+	ContractsHeading = "Contracts: resolved at run time, no resource changes"
+)
+
+// textAction is an action's line, and under it its class, its component
+// and its cause.
+func textAction(a engine.Action, width int, paint func(color, s string) string) string {
+	st := actionStyle[a.Action]
+	detail := spec.Printable(joinNonEmpty(actionDetail(a), readsDetail(a), " "))
+	line := fmt.Sprintf("%s %-*s %-7s", st.symbol, width, spec.Printable(a.Address.String()), a.Action)
+	if detail == "" {
+		line = strings.TrimRight(line, " ")
+	}
+	line = paint(st.color, line)
+	if detail != "" {
+		line += " " + paint(ansiDim, detail)
+	}
+	why := "[" + string(a.Classified()) + "]"
+	sep := " "
+	if l := memberLabel(a.Component, a.Member); l != "" {
+		why, sep = why+" "+l, ": "
+	}
+	// A delete's, an adopt's or a forget's cause is the reason its line
+	// shows already.
+	if a.Cause != "" && a.Cause != a.Reason {
+		why += sep + a.Cause
+	}
+	return line + "\n" + paint(ansiDim, "      "+spec.Printable(why)) + "\n"
+}
+
+// splitCut keeps the plan's order within each part.
+func splitCut(as []engine.Action) (cut, rest []engine.Action) {
+	for _, a := range as {
+		if a.Cut != "" {
+			cut = append(cut, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	return cut, rest
+}
+
+// memberLabel is "shop-a.db", what every rendering shows next to the
+// address of a component's resource; empty for a resource of none.
+func memberLabel(component, member string) string { return joinNonEmpty(component, member, ".") }
 
 // SummaryLine is the count line. It claims that the cloud matches the
 // fleet only when nothing needs attention either.
@@ -101,7 +160,11 @@ func SummaryLine(p *engine.Plan) string {
 	if s.Forget > 0 {
 		line += fmt.Sprintf(", %d to forget", s.Forget)
 	}
-	return line + "." + attention
+	line += "."
+	if n := len(p.Contracts); n > 0 {
+		line += fmt.Sprintf(" %d contract(s): resolved at run time, no resource changes.", n)
+	}
+	return line + attention
 }
 
 // readsDetail names the values from other fleets an action's changes read,
@@ -125,14 +188,15 @@ func readsDetail(a engine.Action) string {
 	return "(reads " + strings.Join(refs, ", ") + ")"
 }
 
-func joinDetail(a, b string) string {
+// joinNonEmpty joins a and b with sep, or is the one that is not empty.
+func joinNonEmpty(a, b, sep string) string {
 	switch {
 	case a == "":
 		return b
 	case b == "":
 		return a
 	}
-	return a + " " + b
+	return a + sep + b
 }
 
 func actionDetail(a engine.Action) string {
@@ -158,6 +222,9 @@ func actionDetail(a engine.Action) string {
 		}
 		return strings.TrimSpace(detail)
 	case engine.Delete, engine.Adopt, engine.Forget:
+		if a.Cut != "" {
+			return "(" + a.Cause + ")"
+		}
 		if a.Reason != "" {
 			return "(" + a.Reason + ")"
 		}

@@ -18,7 +18,8 @@ func TestTextEscapesHostileStrings(t *testing.T) {
 		Accounts: []engine.Account{{Provider: spec.AWS, Account: "1" + evil, Regions: []string{"raw:eu" + evil}}},
 		Actions: []engine.Action{
 			{Address: spec.Address{Provider: spec.AWS, Kind: spec.AWSInstance, Name: "web" + evil}, Action: engine.Replace,
-				Changes: []engine.Change{{Field: "instanceType", Before: "t3.micro", After: evil, ForcesReplacement: true}}},
+				Changes: []engine.Change{{Field: "instanceType", Before: "t3.micro", After: evil, ForcesReplacement: true}},
+				Cause:   "field instanceType " + evil, Component: "shop" + evil, Member: "web"},
 			{Address: spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: "jobs"}, Action: engine.Delete, Reason: "gone " + evil},
 		}}
 	p.Summarize()
@@ -34,13 +35,14 @@ func TestTextEscapesHostileStrings(t *testing.T) {
 		t.Fatalf("a control or bidirectional character got through:\n%q", out)
 	}
 	for _, want := range []string{`aws: 1\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp in raw:eu\u001b[2J`,
-		`"\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp" (forces replacement)`, `(gone \u001b[2J\u001b[31mEVIL\u009b2J\u202egnp)`} {
+		`"\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp" (forces replacement)`, `(gone \u001b[2J\u001b[31mEVIL\u009b2J\u202egnp)`,
+		`[replace] shop\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp.web: field instanceType \u001b[2J`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %s:\n%s", want, out)
 		}
 	}
 	lines := strings.Split(out, "\n")
-	if i, j := strings.Index(lines[1], "replace"), strings.Index(lines[2], "delete"); i != j {
+	if i, j := strings.Index(lines[1], "replace"), strings.Index(lines[3], "delete"); i != j {
 		t.Errorf("columns do not line up (%d, %d):\n%s", i, j, out)
 	}
 	stripped := colour.String()

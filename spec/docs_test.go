@@ -149,8 +149,12 @@ func renderFields() string {
 			if f.Secret {
 				secret = "yes"
 			}
+			notes := f.Doc
+			if f.RunTime {
+				notes += "; read at run time: a plan that changes what it references lists a contract, not an action"
+			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				f.Name, typeName(f.Type), required, def, change, compared, exprs(f), secret, f.Doc)
+				f.Name, typeName(f.Type), required, def, change, compared, exprs(f), secret, notes)
 		}
 		b.WriteString("\n")
 	}

@@ -81,6 +81,12 @@ type Field struct {
 	// field it means the engine hands the driver the referenced secret's
 	// value at create.
 	Secret bool
+	// RunTime: the workload resolves the field's references itself, each
+	// time it runs (a container's secretEnv reads the secret's current
+	// value at start), so the engine sends nothing when what it references
+	// changes. A plan that updates or replaces a referenced resource lists
+	// a contract for this one instead of an action (engine.Contract).
+	RunTime bool
 	// RefKinds are the kinds a reference field may point at.
 	RefKinds []Kind
 	// RegionLocal: a reference that must stay within one region.

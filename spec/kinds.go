@@ -366,7 +366,7 @@ var kindTable = []KindInfo{
 			{Name: "cpuLimit", Type: TypeInt, Default: 140.0},
 			{Name: "timeoutSec", Type: TypeInt, Default: 30.0},
 			{Name: "env", Type: TypeStringMap, Compare: CompareSet, Expr: true},
-			{Name: "secretEnv", Type: TypeRefMap, Compare: CompareNever, Secret: true, SameProvider: true,
+			{Name: "secretEnv", Type: TypeRefMap, Compare: CompareNever, Secret: true, SameProvider: true, RunTime: true,
 				RefKinds: []Kind{Secrets}, Doc: "environment variables set from this fleet's secrets"},
 			tags(),
 		},

@@ -522,3 +522,17 @@ func describe(x any) string {
 	}
 	return fmt.Sprintf("%T", x)
 }
+
+// ObservedIn returns the observed attributes v reads, in walk order.
+func ObservedIn(v Value) []Observed { return exprsIn[Observed](v) }
+
+// exprsIn returns the expressions of type T within v, in walk order.
+func exprsIn[T Value](v Value) []T {
+	var out []T
+	walk(v, func(w Value) {
+		if x, ok := w.(T); ok {
+			out = append(out, x)
+		}
+	})
+	return out
+}

@@ -635,15 +635,7 @@ func (m *Model) Imports() []Import {
 }
 
 // ImportsIn lists the imports v reads.
-func ImportsIn(v Value) []Import {
-	var out []Import
-	walk(v, func(w Value) {
-		if im, ok := w.(Import); ok {
-			out = append(out, im)
-		}
-	})
-	return out
-}
+func ImportsIn(v Value) []Import { return exprsIn[Import](v) }
 
 func containsTag[T ~string](tags []T, t T) bool {
 	for _, x := range tags {

@@ -83,18 +83,6 @@ func Deps(v Value) []Address {
 	return out
 }
 
-// ObservedIn returns the attributes of other resources v reads, in the
-// order they appear.
-func ObservedIn(v Value) []Observed {
-	var out []Observed
-	walk(v, func(w Value) {
-		if o, ok := w.(Observed); ok {
-			out = append(out, o)
-		}
-	})
-	return out
-}
-
 // IsLiteral reports whether v holds no expression at all.
 func IsLiteral(v Value) bool {
 	lit := true

@@ -189,10 +189,7 @@ func (pl *planner) contracts(actions []Action) []Contract {
 			continue
 		}
 		for f, v := range setFields(d) {
-			if !f.RunTime {
-				continue
-			}
-			for _, dep := range spec.Deps(v) {
+			for _, dep := range runTimeReads(f, v) {
 				if k := acted[dep]; k == Update || k == Replace {
 					out = append(out, pl.contract(d.Address, f.Name, dep, k))
 				}
@@ -208,6 +205,24 @@ func (pl *planner) contracts(actions []Action) []Contract {
 		}
 		return strings.Compare(x.Reads.String(), y.Reads.String())
 	})
+	return out
+}
+
+// runTimeReads are the resources whose values a field hands the workload
+// to read at run time: every reference of a run-time field (secretEnv),
+// and in any field a secret's own name (its ARN or id), which a workload
+// reads the value behind when it runs. Neither changes when the value
+// does.
+func runTimeReads(f spec.Field, v spec.Value) []spec.Address {
+	if f.RunTime {
+		return spec.Deps(v)
+	}
+	var out []spec.Address
+	for _, o := range spec.ObservedIn(v) {
+		if o.Of.Kind == spec.Secrets && (o.Attribute == "arn" || o.Attribute == "id") && !slices.Contains(out, o.Of) {
+			out = append(out, o.Of)
+		}
+	}
 	return out
 }
 

@@ -71,6 +71,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	if ledger == nil {
 		ledger = state.NewLedger()
 	}
+	opts = componentHooks(opts, m, ledger)
 	p := &Plan{FormatVersion: FormatVersion, Fleet: m.Fleet, Destroy: opts.Destroy, Accounts: []Account{}, Actions: []Action{},
 		Diagnostics: append([]spec.Diagnostic{}, diags...), Attention: []spec.Diagnostic{}}
 	if spec.HasErrors(diags) {
@@ -570,4 +571,33 @@ func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 
 func physicalKey(a spec.Address) string {
 	return string(a.Provider) + "/" + spec.PhysicalClass(a.Provider, a.Kind) + "/" + a.Name
+}
+
+// componentHooks fills the hooks the caller left nil from the document's
+// component map and the ledger: a resource's member is the map's, and a
+// delete is a cut's when the ledger recorded the member that declared it
+// and the document cuts that member (or one above it).
+func componentHooks(opts PlanOptions, m *spec.Model, ledger *state.Ledger) PlanOptions {
+	if opts.Members == nil {
+		opts.Members = func(a spec.Address) (string, string) {
+			if at, ok := m.Components.Of(a); ok {
+				return at.Instance, at.Member
+			}
+			return "", ""
+		}
+	}
+	if opts.CutOf == nil {
+		opts.CutOf = func(a spec.Address) string {
+			row, ok := ledger.Get(a)
+			if !ok || row.Member == "" {
+				return ""
+			}
+			if cut, ok := m.Components.IsCut(row.Member); ok {
+				instance, _, _ := strings.Cut(row.Member, ".")
+				return instance + "." + cut
+			}
+			return ""
+		}
+	}
+	return opts
 }

@@ -38,8 +38,11 @@ func newWiringRig(t *testing.T) *wiringRig {
 		Backends: DefaultBackends(nil),
 		Store:    func(ctx context.Context, fleet string) (state.Store, error) { return state.OpenFile(dir, fleet) },
 		Getenv: func(k string) string {
-			if k == "PG_EU_PASSWORD" {
+			switch k {
+			case "PG_EU_PASSWORD":
 				return canary
+			case "WEBAPP_DB_PASSWORD":
+				return "webapp-private-password"
 			}
 			return ""
 		},
@@ -50,7 +53,13 @@ func newWiringRig(t *testing.T) *wiringRig {
 // doc reads a document of spec/testdata/wiring, edited.
 func (r *wiringRig) doc(name string, edit func(m map[string]any)) *spec.Document {
 	r.t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "spec", "testdata", "wiring", name+".json"))
+	return r.docAt("wiring/"+name, edit)
+}
+
+// docAt reads the document spec/testdata/<name>.json, edited.
+func (r *wiringRig) docAt(name string, edit func(m map[string]any)) *spec.Document {
+	r.t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "spec", "testdata", filepath.FromSlash(name)+".json"))
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -99,10 +99,15 @@ type Wired struct {
 }
 
 // Changed reports whether the value is known and differs from what the
-// last apply read.
+// last apply read, or was not read by it: a resource that exists and now
+// reads a value its fleet has no record of reading (a wire new since: a
+// component member cut and its hole wired) was last sent something else.
 func (w Wired) Changed() bool {
-	if !w.Known() || !w.HadLast {
+	if !w.Known() {
 		return false
+	}
+	if !w.HadLast {
+		return true
 	}
 	a, _ := json.Marshal(w.Export.Value)
 	b, _ := json.Marshal(w.Last)

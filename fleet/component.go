@@ -162,6 +162,26 @@ type offerDecl struct {
 	// export is, for co-placement: a consumer that reads one is placed in
 	// its resource's region.
 	regionLocal map[spec.Observed]string
+	// provide writes the filled offer as a capability of a fleet.
+	provide func(f *Fleet, name string, opts []ProvideOption) Capability
+	// from is set on a re-export (ReExport): the member's offer it is.
+	from *binding
+}
+
+// target is the offer a re-export stands for, followed to its end, or the
+// path of the cut member it came from.
+func (o *offerDecl) target() (*offerDecl, string) {
+	for seen := 0; o != nil && o.from != nil && seen < 64; seen++ {
+		m := o.from.provider
+		if m == nil || m.node == nil {
+			return nil, ""
+		}
+		if m.node.cut {
+			return nil, m.node.path
+		}
+		o = findOffer(m.node, o.from.offer)
+	}
+	return o, ""
 }
 
 // memberDecl is a sub-component made by NewMember: its name, how to ask
@@ -202,6 +222,15 @@ func Offer[E any](name string, in Interface[E]) Offered[E] {
 	return Offered[E]{in: in, decl: &offerDecl{name: name, iface: in.name}}
 }
 
+// ReExport declares that the component offers, as its own capability
+// name, the capability offer of its member from: what a parent passes up
+// from a member it composes, for ProvideFrom. When the author cuts from,
+// the re-export can no longer be offered: silent while nothing provides
+// it, a row as soon as ProvideFrom does.
+func ReExport[E any](name string, from Member, offer string, in Interface[E]) Offered[E] {
+	return Offered[E]{in: in, decl: &offerDecl{name: name, iface: in.name, from: &binding{provider: from.d, offer: offer, source: caller(1)}}}
+}
+
 // Offered is a capability a component offers, declared by Offer.
 type Offered[E any] struct {
 	in   Interface[E]
@@ -217,6 +246,9 @@ func Fill[E any](b *Body, o Offered[E], exports E) {
 		return
 	}
 	o.decl.filled = exports
+	o.decl.provide = func(f *Fleet, name string, opts []ProvideOption) Capability {
+		return Provide(f, name, o.in, exports, opts...)
+	}
 	o.decl.regionLocal = map[spec.Observed]string{}
 	o.in.each(exports, func(def *exportDef, field exportField) {
 		v, _, _ := field.binding()

@@ -62,6 +62,7 @@ func Place[R ~string](path string, r R) InstanceOption {
 // instance is one Instantiate being composed.
 type instance struct {
 	f      *Fleet
+	root   *node
 	name   string
 	source string
 	opts   map[string]map[string]*InstanceOption // kind → path → option
@@ -77,19 +78,19 @@ type instance struct {
 //
 //	fleet.Instantiate(f, "shop-a", webapp.WebApp, webapp.Settings{Image: "…"},
 //		fleet.Cut("db"), fleet.WireMember("api.db", "pg-shared", "eu"))
-func Instantiate[S any](f *Fleet, name string, c Component[S], settings S, opts ...InstanceOption) {
+func Instantiate[S any](f *Fleet, name string, c Component[S], settings S, opts ...InstanceOption) Instance {
 	if f == nil {
-		return
+		return Instance{}
 	}
 	if f.scope != nil {
 		f.scope.root.diags = append(f.scope.root.diags, bodyWiringRow("fleet.Instantiate"))
-		return
+		return Instance{}
 	}
 	in := &instance{f: f, name: name, source: caller(1), opts: map[string]map[string]*InstanceOption{}, used: map[*InstanceOption]bool{},
 		record: spec.ComponentInstance{Component: c.name, Source: c.source, Members: map[string]spec.ComponentMember{}, Settings: map[string]spec.SettingOrigin{}}}
 	if _, dup := f.components[name]; dup {
 		f.diags = append(f.diags, spec.Errorf(spec.RowGivenTwice, "components."+name, "give each instance its own name", "component instance %q declared twice", name))
-		return
+		return Instance{}
 	}
 	for i := range opts {
 		o := &opts[i]
@@ -100,9 +101,10 @@ func Instantiate[S any](f *Fleet, name string, c Component[S], settings S, opts 
 	}
 	if c.ask == nil {
 		f.diags = append(f.diags, spec.Errorf(spec.RowInvalidValue, "components."+name, "make it with fleet.DefineComponent", "a zero fleet.Component"))
-		return
+		return Instance{}
 	}
 	root := c.ask(settings)
+	in.root = root
 	for _, r := range settingRecordsOf("", reflect.ValueOf(settings), nil, in.source, nil) {
 		in.record.Settings[r.path] = spec.SettingOrigin{Origin: spec.OriginUser, Source: in.source}
 	}
@@ -111,6 +113,44 @@ func Instantiate[S any](f *Fleet, name string, c Component[S], settings S, opts 
 		f.components = map[string]spec.ComponentInstance{}
 	}
 	f.components[name] = in.record
+	return Instance{in: in}
+}
+
+// Instance is a handle on a component instance, for ProvideFrom.
+type Instance struct{ in *instance }
+
+// ProvideFrom makes the capability offer of instance i (one its component
+// offers, Offer, or re-exports from a member, ReExport) a capability of f
+// called name, as Provide would; Expose then lets other fleets wire to it.
+// A capability re-exported from a member the author cut cannot be
+// provided, and is a row naming the cut.
+func ProvideFrom(f *Fleet, name string, i Instance, offer string, opts ...ProvideOption) Capability {
+	c := Capability{name: name}
+	if f.inBody("fleet.ProvideFrom") || i.in == nil {
+		return c
+	}
+	in := i.in
+	o := findOffer(in.root, offer)
+	if o == nil {
+		in.row(spec.RowComponentBinding, "", "provide one of "+offerNames(in.root), "instance %s (component %s) offers no capability %q", in.name, in.record.Component, offer)
+		return c
+	}
+	target, cut := o.target()
+	switch {
+	case cut != "":
+		in.row(spec.RowComponentExposeCut, offer, "wire the consumers to another provider, or do not cut "+cut,
+			"capability %s of %s is re-exported from member %s, which is cut", offer, in.name, cut).WithEvidence(in.name + "." + cut + " is cut")
+		return c
+	case target != nil && target.iface != o.iface:
+		in.row(spec.RowComponentBinding, offer, "re-export a capability of interface "+o.iface,
+			"capability %s of %s is a %s, and re-exports a %s", offer, in.name, o.iface, target.iface)
+		return c
+	case target == nil || target.provide == nil:
+		in.row(spec.RowComponentBinding, offer, "fill it in the receive half: fleet.Fill(b, offer, exports)",
+			"capability %s of %s is never filled", offer, in.name)
+		return c
+	}
+	return target.provide(f, name, opts)
 }
 
 // compose runs the asks, resolves the slots, runs the receives and places

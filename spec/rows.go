@@ -217,6 +217,8 @@ const (
 	RowComponentPlacement RowID = "component-placement"
 	// A component binds a member's use to a capability of another interface, or to a capability the member does not offer.
 	RowComponentBinding RowID = "component-binding"
+	// A capability is provided (and so offered to other fleets) that the component re-exports from a member that was cut.
+	RowComponentExposeCut RowID = "component-expose-cut"
 	// A component declares its uses, provides and wires in its ask half, not through the body's fleet.
 	RowComponentBodyWiring RowID = "component-body-wiring"
 )

@@ -38,10 +38,13 @@ type APISettings struct {
 	MemoryMB    int
 }
 
-// webApp is what the web app's ask half returns: its members.
+// webApp is what the web app's ask half returns: its members, and the
+// database it re-exports, which a fleet may provide to others
+// (fleet.ProvideFrom).
 type webApp struct {
-	DB  fleet.Member
-	API fleet.Member
+	DB       fleet.Member
+	API      fleet.Member
+	Database fleet.Offered[pgdb.Exports]
 }
 
 // WebApp is the web-app component. Its database's engine version is
@@ -53,7 +56,7 @@ func askWebApp(s Settings) webApp {
 	db := fleet.NewMember("db", Database, DatabaseSettings{EngineVersion: "16", MaxCapacity: 2})
 	api := fleet.NewMember("api", API, APISettings{Image: s.Image, Role: s.Role, MemoryMB: 512},
 		fleet.Bind("db", db, "main"))
-	return webApp{DB: db, API: api}
+	return webApp{DB: db, API: api, Database: fleet.ReExport("database", db, "main", pgdb.Database)}
 }
 
 func receiveWebApp(b *fleet.Body, _ webApp) {

@@ -171,3 +171,26 @@ func TestReceiveHalfCannotDeclareWiring(t *testing.T) {
 		t.Fatalf("rows = %v, want one component-body-wiring", diags)
 	}
 }
+
+func TestAReExportFromACutMemberCannotBeOffered(t *testing.T) {
+	f := fleet.New("shop")
+	aws.Use(f, "", aws.Paris)
+	a := fleet.Instantiate(f, "a", webapp.WebApp, settings)
+	fleet.Expose(f, fleet.ProvideFrom(f, "a-db", a, "database"))
+	// Cut, and nothing provides the re-export: silent.
+	fleet.Instantiate(f, "b", webapp.WebApp, settings, fleet.Cut("db"), fleet.WireMember("api.db", "pg-shared", "eu"))
+	doc, diags := f.Synth()
+	if errs := errorsOf(diags); len(errs) > 0 {
+		t.Fatalf("rows: %v", errs)
+	}
+	if p := doc.Provides["a-db"]; p.Interface != "postgres-database" || p.Exports["endpoint"] == nil {
+		t.Fatalf("provides a-db = %+v", p)
+	}
+
+	c := fleet.Instantiate(f, "c", webapp.WebApp, settings, fleet.Cut("db"), fleet.WireMember("api.db", "pg-shared", "eu"))
+	fleet.Expose(f, fleet.ProvideFrom(f, "c-db", c, "database"))
+	_, diags = f.Synth()
+	if got := rows(diags, spec.RowComponentExposeCut); len(got) != 1 || !strings.Contains(got[0].Message, "member db, which is cut") {
+		t.Fatalf("rows = %v, want one component-expose-cut", diags)
+	}
+}

@@ -39,12 +39,16 @@ func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
 			diags = []spec.Diagnostic{}
 		}
 		if err := render.JSON(out, struct {
-			Diagnostics []spec.Diagnostic `json:"diagnostics"`
-		}{diags}); err != nil {
+			Diagnostics []spec.Diagnostic          `json:"diagnostics"`
+			Components  []render.ComponentInstance `json:"components,omitempty"`
+		}{diags, render.Components(doc)}); err != nil {
 			return err
 		}
 	} else {
 		printDiagnostics(out, diags, g.io().ColorEnabled())
+		for _, c := range render.Components(doc) {
+			fmt.Fprintln(out, render.ComponentLine(c))
+		}
 		errs, warns := spec.CountDiagnostics(diags)
 		if errs+warns == 0 {
 			fmt.Fprintf(out, "ok: fleet %s, %d resource(s), no problems\n", doc.Fleet, len(doc.Resources))
@@ -72,7 +76,7 @@ func printDiagnostics(w io.Writer, ds []spec.Diagnostic, color bool) {
 				sev = ansiYellow + sev + ansiReset
 			}
 		}
-		line := fmt.Sprintf("%s: %s: %s", sev, spec.Printable(d.Subject), spec.Printable(d.Message))
+		line := fmt.Sprintf("%s: %s: %s", sev, d.Where(), spec.Printable(d.Message))
 		if d.Resolution != "" {
 			line += " (hint: " + spec.Printable(d.Resolution) + ")"
 		}

@@ -214,7 +214,7 @@ func diagnosticsTable(ds []spec.Diagnostic, errs, warns, budget int) (string, in
 	var b strings.Builder
 	fmt.Fprintf(&b, "#### Diagnostics: %d error(s), %d warning(s)\n\n| severity | subject | message | resolution | id |\n| --- | --- | --- | --- | --- |\n", errs, warns)
 	for i, d := range ds {
-		row := fmt.Sprintf("| %s | %s | %s | %s | %s |\n", cell(string(d.Severity)), code(d.Subject), cell(clip(d.Message)), cell(clip(d.Resolution)), code(string(d.ID)))
+		row := fmt.Sprintf("| %s | %s | %s | %s | %s |\n", cell(string(d.Severity)), subjectCell(d), cell(clip(d.Message)), cell(clip(d.Resolution)), code(string(d.ID)))
 		if b.Len()+len(row) > budget {
 			if i == 0 {
 				return "", len(ds)
@@ -456,4 +456,12 @@ func regionList(rs []string) string {
 		return "(no region)"
 	}
 	return strings.Join(rs, ", ")
+}
+
+// subjectCell is a row's subject, with its component member beside it.
+func subjectCell(d spec.Diagnostic) string {
+	if d.Member == "" {
+		return code(d.Subject)
+	}
+	return code(d.Subject) + " (" + cell(d.Member) + ")"
 }

@@ -327,3 +327,18 @@ func (in ComponentInstance) MemberPaths() []string {
 	sort.Strings(out)
 	return out
 }
+
+// name sets the member of each row about a resource a component declared,
+// so that a row names the component.member path beside the address.
+func (c Components) name(diags []Diagnostic) {
+	if len(c.of) == 0 {
+		return
+	}
+	for i := range diags {
+		if a, err := ParseAddress(diags[i].Subject); err == nil {
+			if m, ok := c.of[a]; ok {
+				diags[i].Member = m.Path()
+			}
+		}
+	}
+}

@@ -40,6 +40,9 @@ type Diagnostic struct {
 	Evidence string
 	// Resolution says what to do.
 	Resolution string
+	// Member is the component member (instance.member, "shop-a.db.pg")
+	// of the resource the row is about, when a component declared it.
+	Member string
 }
 
 // diagnosticJSON is a Diagnostic on the wire, with the v1 names beside the
@@ -53,13 +56,14 @@ type diagnosticJSON struct {
 	Evidence   string   `json:"evidence,omitempty"`
 	Resolution string   `json:"resolution,omitempty"`
 	Hint       string   `json:"hint,omitempty"`
+	Member     string   `json:"member,omitempty"`
 }
 
 // MarshalJSON writes the row with "address" and "hint" repeating subject
 // and resolution for v1 readers.
 func (d Diagnostic) MarshalJSON() ([]byte, error) {
 	return json.Marshal(diagnosticJSON{Severity: d.Severity, ID: d.ID, Subject: d.Subject, Address: d.Subject,
-		Message: d.Message, Evidence: d.Evidence, Resolution: d.Resolution, Hint: d.Resolution})
+		Message: d.Message, Evidence: d.Evidence, Resolution: d.Resolution, Hint: d.Resolution, Member: d.Member})
 }
 
 // UnmarshalJSON reads a row, a v1 one (only "address" and "hint") too.
@@ -69,7 +73,7 @@ func (d *Diagnostic) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*d = Diagnostic{Severity: w.Severity, ID: w.ID, Subject: w.Subject, Message: w.Message,
-		Evidence: w.Evidence, Resolution: w.Resolution}
+		Evidence: w.Evidence, Resolution: w.Resolution, Member: w.Member}
 	if d.Subject == "" {
 		d.Subject = w.Address
 	}
@@ -82,7 +86,7 @@ func (d *Diagnostic) UnmarshalJSON(data []byte) error {
 // String is the row as text, escaped (Printable): its subject, message
 // and resolution quote the document. The rule's id ends the line.
 func (d Diagnostic) String() string {
-	s := fmt.Sprintf("%s: %s: %s", d.Severity, Printable(d.Subject), Printable(d.Message))
+	s := fmt.Sprintf("%s: %s: %s", d.Severity, d.Where(), Printable(d.Message))
 	if d.Resolution != "" {
 		s += " (" + Printable(d.Resolution) + ")"
 	}
@@ -161,4 +165,14 @@ func diagnosticLess(a, b Diagnostic) bool {
 		return a.Resolution < b.Resolution
 	}
 	return a.Evidence < b.Evidence
+}
+
+// Where is the row's subject as text, printable, with its component
+// member beside it when it has one: "aws/postgres/shop-a-db-pg
+// (shop-a.db.pg)".
+func (d Diagnostic) Where() string {
+	if d.Member == "" {
+		return Printable(d.Subject)
+	}
+	return Printable(d.Subject) + " (" + Printable(d.Member) + ")"
 }

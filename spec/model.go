@@ -166,6 +166,7 @@ func Compile(doc *Document) (*Model, []Diagnostic) {
 	c.references()
 	c.cycles()
 	c.forgets()
+	c.m.Components.name(c.diags)
 	return c.m, SortDiagnostics(c.diags)
 }
 

@@ -285,9 +285,9 @@ func (a *action) annotate(f *fleetDoc, ds []spec.Diagnostic) {
 		msg += " [" + string(d.ID) + "]"
 		g := a.gha.WithFieldsMap(fields)
 		if d.Severity == spec.Error {
-			g.Errorf("%s: %s", d.Subject, msg)
+			g.Errorf("%s: %s", d.Where(), msg)
 		} else {
-			g.Warningf("%s: %s", d.Subject, msg)
+			g.Warningf("%s: %s", d.Where(), msg)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -578,8 +579,16 @@ func (c *compiler) cycles() {
 		names := make([]string, len(cycle))
 		for i, a := range cycle {
 			names[i] = a.String()
+			if m, ok := c.m.Components.Of(a); ok {
+				names[i] += " (" + m.Path() + ")"
+			}
 		}
-		c.add(Errorf(RowCycle, cycle[0].String(), "break the cycle: one of these must not refer to the next",
+		next := cycle[0]
+		if len(cycle) > 1 {
+			next = cycle[1]
+		}
+		c.add(Errorf(RowCycle, cycle[0].String(),
+			fmt.Sprintf("give the value a third owner: what %s reads of %s belongs in a resource of its own (a secret that holds it) that neither of them reads back, so that no member of the cycle refers to itself", cycle[0], next),
 			"dependency cycle among: %s", strings.Join(names, ", ")).WithEvidence(strings.Join(names, ", ")))
 	}
 }

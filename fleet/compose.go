@@ -447,6 +447,11 @@ func (in *instance) unused() {
 			if in.used[o] {
 				continue
 			}
+			if m, ok := in.record.Members[path]; ok && kind == "cut" && m.Resource != "" {
+				in.row(spec.RowComponentMemberUnknown, path, "cut the sub-component it belongs to, or set its fields",
+					"cut of %s, which is a resource the component declares (%s): only a sub-component member can be cut (written at %s)", path, m.Resource, o.source)
+				continue
+			}
 			if cut := in.cutAbove(path); cut != "" {
 				in.row(spec.RowComponentMemberCut, path, "remove it, or do not cut "+cut,
 					"%s for %s, which is inside the cut member %s (written at %s)", kind, path, cut, o.source)

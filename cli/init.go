@@ -412,6 +412,7 @@ func declare() *fleet.Fleet {
 	// api(cloud)        // image-registry and compute
 	// web(cloud)        // security-group and aws-instance
 	// serverless(f)     // the Scaleway kinds (and a second cloud)
+	// workers(f)        // a component, instantiated twice
 	return f
 }
 
@@ -497,4 +498,35 @@ func serverless(f *fleet.Fleet) {
 	containers := scw.ContainerNamespace("[[.Name]]-containers", scaleway.ContainerNamespaceSpec{})
 	scw.Container("[[.Name]]-worker", containers, fleet.Lit("rg.fr-par.scw.cloud/[[.Name]]/worker:v1"), scaleway.ContainerSpec{})
 }
+
+// workers instantiates the worker component twice (docs/components.md):
+// each instance's resources are named after it, and a setting reaches a
+// member directly, here the results bucket of "reports".
+func workers(f *fleet.Fleet) {
+	fleet.Instantiate(f, "[[.Name]]-emails", worker, workerSettings{VisibilityTimeoutSec: 30})
+	fleet.Instantiate(f, "[[.Name]]-reports", worker, workerSettings{VisibilityTimeoutSec: 300},
+		fleet.Settings("results", fleet.ObjectStoreSpec{ForceDestroy: fleet.Set(true)}))
+}
+
+// workerSettings are the worker component's own settings.
+type workerSettings struct{ VisibilityTimeoutSec int }
+
+// workerAsk is what the worker's ask half returns, for its receive half:
+// its settings. It needs nothing from another fleet and has no
+// sub-components; a component that reads a database declares its slot
+// here (fleet.Need).
+type workerAsk struct{ Settings workerSettings }
+
+// worker is a component: a queue of jobs and a bucket for their results.
+// Its ask half sees only its settings; its receive half declares the
+// resources. The results bucket's versioning is fixed: an instance that
+// sets it gets a row naming this line and its own.
+var worker = fleet.DefineComponent("worker",
+	func(s workerSettings) workerAsk { return workerAsk{Settings: s} },
+	func(b *fleet.Body, x workerAsk) {
+		cloud := aws.Use(b.Fleet(), "", "")
+		cloud.Queues("jobs", fleet.QueuesSpec{VisibilityTimeoutSec: fleet.Set(x.Settings.VisibilityTimeoutSec)})
+		cloud.ObjectStore("results", fleet.ObjectStoreSpec{Versioning: fleet.Set(true)})
+	},
+	fleet.Fixed("results.versioning"))
 `))

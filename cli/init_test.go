@@ -131,13 +131,13 @@ func TestInitScaffoldCompilesAndChecks(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	if enabled != 7 {
-		t.Fatalf("uncommented %d example calls, want 7", enabled)
+	if enabled != 8 {
+		t.Fatalf("uncommented %d example calls, want 8", enabled)
 	}
 	write(t, main, strings.Join(lines, "\n"))
 	goCmd("vet", "./infra")
 	got := goCmd("run", "./infra", "check")
-	if !strings.Contains(got, "ok: fleet demo, 15 resource(s), no problems") {
+	if !strings.Contains(got, "ok: fleet demo, 19 resource(s), no problems") {
 		t.Fatalf("the scaffold with every example:\n%s", got)
 	}
 	doc := goCmd("run", "./infra", "synth")

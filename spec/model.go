@@ -27,6 +27,9 @@ type Model struct {
 	// Wired is what each import resolved to against the far fleets'
 	// published records (ResolveWires); empty until then.
 	Wired map[Import]Wired
+	// WiredAll is what each import of a reach-all slot resolved to: one
+	// entry per capability of the set, sorted by key (ResolveWires).
+	WiredAll map[Import][]Wired
 
 	index map[Address]int
 }
@@ -521,7 +524,8 @@ func (c *compiler) references() {
 							"field %q reads attribute %q, which %s does not publish", name, e.Attribute, e.Of).WithEvidence(e.Of.String()))
 					}
 				case Import:
-					c.importRow(where, name, e)
+					whole, _ := v.(Import)
+					c.importRow(where, f, e, whole == e)
 				case SecretValue:
 					t, ok := c.m.Lookup(e.Of)
 					switch {

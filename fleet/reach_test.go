@@ -1,6 +1,7 @@
 package fleet_test
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,5 +91,28 @@ func TestReachAllTheSDKReports(t *testing.T) {
 				t.Fatalf("want %q, got:\n%s", tc.want, got)
 			}
 		})
+	}
+}
+
+// TestReachDocsQuoteTheTest keeps docs/sdk.md's reach section true: its Go
+// block is quoted from TestUseAllAndWireAll.
+func TestReachDocsQuoteTheTest(t *testing.T) {
+	page, err := os.ReadFile("../docs/sdk.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const heading = "## Reaching all capabilities\n"
+	start := strings.Index(string(page), heading)
+	if start < 0 {
+		t.Fatal("docs/sdk.md has no reach section")
+	}
+	section := string(page[start+len(heading):])
+	section = section[:strings.Index(section, "\n## ")]
+	src, err := os.ReadFile("reach_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if block := firstBlock(section, "go"); block == "" || !strings.Contains(string(src), block) {
+		t.Errorf("docs/sdk.md's reach block is not quoted from fleet/reach_test.go:\n%s", block)
 	}
 }

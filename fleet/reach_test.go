@@ -97,17 +97,7 @@ func TestReachAllTheSDKReports(t *testing.T) {
 // TestReachDocsQuoteTheTest keeps docs/sdk.md's reach section true: its Go
 // block is quoted from TestUseAllAndWireAll.
 func TestReachDocsQuoteTheTest(t *testing.T) {
-	page, err := os.ReadFile("../docs/sdk.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const heading = "## Reaching all capabilities\n"
-	start := strings.Index(string(page), heading)
-	if start < 0 {
-		t.Fatal("docs/sdk.md has no reach section")
-	}
-	section := string(page[start+len(heading):])
-	section = section[:strings.Index(section, "\n## ")]
+	section := sdkSection(t, "## Reaching all capabilities\n")
 	src, err := os.ReadFile("reach_test.go")
 	if err != nil {
 		t.Fatal(err)
@@ -115,4 +105,19 @@ func TestReachDocsQuoteTheTest(t *testing.T) {
 	if block := firstBlock(section, "go"); block == "" || !strings.Contains(string(src), block) {
 		t.Errorf("docs/sdk.md's reach block is not quoted from fleet/reach_test.go:\n%s", block)
 	}
+}
+
+// sdkSection is the section of docs/sdk.md under heading, up to the next.
+func sdkSection(t *testing.T, heading string) string {
+	t.Helper()
+	page, err := os.ReadFile("../docs/sdk.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(string(page), heading)
+	if start < 0 {
+		t.Fatalf("docs/sdk.md has no section %q", strings.TrimSpace(heading))
+	}
+	section := string(page[start+len(heading):])
+	return section[:strings.Index(section, "\n## ")]
 }

@@ -99,12 +99,18 @@ func TestReachAllDecodesAndRoundTrips(t *testing.T) {
 	if b2, _ := EncodeDocument(again); string(b2) != string(b) {
 		t.Fatalf("encode/decode changed the document:\n%s\n%s", b, b2)
 	}
+	// An empty list is an empty set, and stays a list.
+	empty := reachDoc(t, func(m map[string]any) { wiresOf(m)["queues"] = []any{} })
+	b, _ = EncodeDocument(empty)
+	if again, err := DecodeDocument(b); err != nil || !again.Wires["queues"].List {
+		t.Fatalf("an empty list wire reads back as %+v (%v):\n%s", again.Wires["queues"], err, b)
+	}
 	// A published record keeps the list as a list.
 	var w Wire
 	if err := json.Unmarshal([]byte(`[{"fleet":"a","provides":"jobs"}]`), &w); err != nil || !w.List || len(w.Each()) != 1 {
 		t.Fatalf("wire %+v: %v", w, err)
 	}
-	if out, _ := json.Marshal(Wire{List: true}); string(out) != "null" && string(out) != "[]" {
+	if out, _ := json.Marshal(Wire{List: true}); string(out) != "[]" {
 		t.Fatalf("an empty list wire is written %s", out)
 	}
 }

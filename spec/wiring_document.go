@@ -112,7 +112,8 @@ func (x Requirement) MarshalJSON() ([]byte, error) {
 // slot's) as the list of its entries.
 func (x Wire) MarshalJSON() ([]byte, error) {
 	if x.List {
-		return marshal(x.Entries)
+		// An empty list stays a list: null would read back as one object.
+		return marshal(append([]Wire{}, x.Entries...))
 	}
 	type plain Wire
 	return marshalWithExtra(plain(x), x.extra)

@@ -143,6 +143,8 @@ func TestReachRows(t *testing.T) {
 		{"a capability listed twice", func(m map[string]any) {
 			wiresOf(m)["queues"] = append(wiresOf(m)["queues"].([]any), map[string]any{"fleet": "a", "provides": "jobs"})
 		}, RowReachKeyDuplicate, `slot "queues" lists a:jobs twice (items 1 and 3)`},
+		{"a set wired to nothing", func(m map[string]any) { delete(m, "wires") },
+			RowWireUnfilled, `slot "queues" is wired to nothing (wire it to a list: "wires": {"queues": [{"fleet": "…", "provides": "…"}, …]})`},
 		{"an entry wired to itself", func(m map[string]any) {
 			wiresOf(m)["queues"].([]any)[1].(map[string]any)["fleet"] = "worker"
 		}, RowWireSelf, `wires.queues[1]: slot "queues" is wired to this fleet itself`},

@@ -531,7 +531,11 @@ func (c *compiler) uses() {
 			slot.Wire = &w
 			c.wireShape(slot, w)
 		} else {
-			c.add(Errorf(RowWireUnfilled, where, fmt.Sprintf(`wire it: "wires": {%q: {"fleet": "…", "provides": "…"}}`, name), "slot %q is wired to nothing", name))
+			hint := fmt.Sprintf(`wire it: "wires": {%q: {"fleet": "…", "provides": "…"}}`, name)
+			if slot.All {
+				hint = fmt.Sprintf(`wire it to a list: "wires": {%q: [{"fleet": "…", "provides": "…"}, …]}`, name)
+			}
+			c.add(Errorf(RowWireUnfilled, where, hint, "slot %q is wired to nothing", name))
 		}
 		c.m.Uses[name] = slot
 	}

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -10,12 +11,12 @@ import (
 // lists, and an export read through it is a set keyed FLEET/REGION, known
 // only at plan, from the providers' records. It is its own type so that
 // the one-capability API does not take it: Wire takes a Slot, Exports is
-// not a method of a SlotAll, and the set fills a whole Env, never a field
-// of one value.
+// not a method of a SlotAll, and the set fills a whole Env or map of tags,
+// never a field of one value.
 
 // SlotAll is a slot that reaches all the capabilities its wire lists
 // ("reach": "all"). Declare it with UseAll, wire it with WireAll and read
-// it with Each.
+// it with Each or EachTags.
 type SlotAll[E any] struct {
 	name string
 	in   Interface[E]
@@ -106,6 +107,38 @@ func (s SlotAll[E]) Each(pick func(E) Output[string]) Env {
 		return Env{eachKey: {problems: []string{fmt.Sprintf("slot %q: Each picks a field of the exports it is given, not another value", s.name)}}}
 	}
 	return Env{eachKey: o}
+}
+
+// EachTags is the set of one string export as a whole map of tags, for
+// the Tags of a spec: {FLEET/REGION: value}, filled in at plan. It is Each
+// for the fields that take tags, whose keys take the '/' of a key (an AWS
+// function's environment does not). Given more entries, it is reported.
+//
+//	Tags: queues.EachTags(func(q jobs.Exports) fleet.Output[string] { return q.URL })
+func (s SlotAll[E]) EachTags(pick func(E) Output[string]) map[string]string {
+	o := s.Each(pick)[eachKey]
+	if len(o.problems) > 0 {
+		return map[string]string{eachKey: "\x00" + o.problems[0]}
+	}
+	im := o.v.(spec.Import)
+	return map[string]string{eachKey: im.Slot + "\x00" + im.Export}
+}
+
+// tagsSet is a map of tags made by EachTags: the set as the field's whole
+// value. isSet is false for any other map.
+func tagsSet(m map[string]string) (v spec.Value, problems []string, isSet bool) {
+	enc, ok := m[eachKey]
+	if !ok {
+		return nil, nil, false
+	}
+	slot, export, _ := strings.Cut(enc, "\x00")
+	switch {
+	case len(m) > 1:
+		return nil, []string{"a set read with SlotAll.EachTags fills the whole map of tags: it cannot be given other tags"}, true
+	case slot == "":
+		return nil, []string{export}, true
+	}
+	return spec.Import{Slot: slot, Export: export}, nil, true
 }
 
 // keyedSet is an Env made by Each: the set as the field's whole value.

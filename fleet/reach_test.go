@@ -8,6 +8,7 @@ import (
 
 	"github.com/infra-iac/infra/fleet"
 	"github.com/infra-iac/infra/fleet/aws"
+	"github.com/infra-iac/infra/fleet/scaleway"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -16,7 +17,12 @@ func TestUseAllAndWireAll(t *testing.T) {
 	cloud := aws.Use(f, awsAccount, aws.Paris)
 	queues := fleet.UseAll(f, "queues", jobQueue, fleet.AtLeast(jobQueue.Exports().Shards, 2))
 	fleet.WireAll(f, queues, fleet.At("a", "main"), fleet.At("b", "main", fleet.StateAt("s3://state-bucket/b")))
-	cloud.Compute("worker-api", fleet.Lit("nginx:1.27"), fleet.Lit("arn:aws:iam::123456789012:role/worker"), fleet.ComputeSpec{
+	cloud.Queues("worker-in", fleet.QueuesSpec{
+		Tags: queues.EachTags(func(q queueExports) fleet.Output[string] { return q.URL }),
+	})
+	scw := scaleway.Use(f, scwProject, scaleway.Paris)
+	ns := scw.ContainerNamespace("worker", scaleway.ContainerNamespaceSpec{})
+	scw.Container("worker-api", ns, fleet.Lit("nginx:1.27"), scaleway.ContainerSpec{
 		Env: queues.Each(func(q queueExports) fleet.Output[string] { return q.URL }),
 	})
 	doc, diags := synth(t, f)
@@ -29,8 +35,12 @@ func TestUseAllAndWireAll(t *testing.T) {
 	if !w.List || !reflect.DeepEqual(w.Entries, want) {
 		t.Errorf("wires.queues = %+v", w)
 	}
-	if env := specOf(t, doc, "aws/compute/worker-api")["env"]; !reflect.DeepEqual(env, map[string]any{"use": "queues", "export": "url"}) {
+	set := map[string]any{"use": "queues", "export": "url"}
+	if env := specOf(t, doc, "scaleway/scaleway-container/worker-api")["env"]; !reflect.DeepEqual(env, set) {
 		t.Errorf("env = %v, want the whole set", env)
+	}
+	if tags := specOf(t, doc, "aws/queues/worker-in")["tags"]; !reflect.DeepEqual(tags, set) {
+		t.Errorf("tags = %v, want the whole set", tags)
 	}
 	m, diags := spec.Compile(doc)
 	noErrors(t, diags)
@@ -60,6 +70,24 @@ func TestReachAllTheSDKReports(t *testing.T) {
 			env := queues.Each(func(q queueExports) fleet.Output[string] { return q.URL }).Merge(fleet.Literals(map[string]string{"X": "y"}))
 			cloud.Compute("api", fleet.Lit("nginx"), fleet.Lit("arn:aws:iam::123456789012:role/api"), fleet.ComputeSpec{Env: env})
 		}, "fills the whole Env: it cannot be merged with other entries"},
+		{"the set given other tags", func(f *fleet.Fleet, cloud *aws.Cloud) {
+			queues := fleet.UseAll(f, "queues", jobQueue)
+			fleet.WireAll(f, queues, fleet.At("a", "main"))
+			tags := queues.EachTags(func(q queueExports) fleet.Output[string] { return q.URL })
+			tags["team"] = "jobs"
+			cloud.Queues("in", fleet.QueuesSpec{Tags: tags})
+		}, "fills the whole map of tags: it cannot be given other tags"},
+		{"tags of a value that is not the slot's", func(f *fleet.Fleet, cloud *aws.Cloud) {
+			queues := fleet.UseAll(f, "queues", jobQueue)
+			fleet.WireAll(f, queues, fleet.At("a", "main"))
+			cloud.Queues("in", fleet.QueuesSpec{Tags: queues.EachTags(func(queueExports) fleet.Output[string] { return fleet.Lit("x") })})
+		}, `slot "queues": Each picks a field of the exports it is given`},
+		{"a set in a Lambda's environment", func(f *fleet.Fleet, cloud *aws.Cloud) {
+			queues := fleet.UseAll(f, "queues", jobQueue)
+			fleet.WireAll(f, queues, fleet.At("a", "main"))
+			env := queues.Each(func(q queueExports) fleet.Output[string] { return q.URL })
+			cloud.Compute("api", fleet.Lit("nginx"), fleet.Lit("arn:aws:iam::123456789012:role/api"), fleet.ComputeSpec{Env: env})
+		}, "Lambda takes environment variable names of letters, digits and '_' only"},
 		{"a value that is not the slot's", func(f *fleet.Fleet, cloud *aws.Cloud) {
 			queues := fleet.UseAll(f, "queues", jobQueue)
 			fleet.WireAll(f, queues, fleet.At("a", "main"))

@@ -525,7 +525,7 @@ func (c *compiler) references() {
 					}
 				case Import:
 					whole, _ := v.(Import)
-					c.importRow(where, f, e, whole == e)
+					c.importRow(d.Address, f, e, whole == e)
 				case SecretValue:
 					t, ok := c.m.Lookup(e.Of)
 					switch {

@@ -55,10 +55,16 @@ func (c *compiler) wireShape(slot Slot, w Wire) {
 // reachFieldRow is the row for an import whose shape is not the field's:
 // a reach-all set is a map, read only as the whole value of a map field
 // (tags, env); a reach-one export is one value, never a whole map.
-func reachFieldRow(where string, f Field, slot Slot, e Import, whole bool) *Diagnostic {
+func reachFieldRow(at Address, f Field, slot Slot, e Import, whole bool) *Diagnostic {
+	where := at.String()
 	asMap := whole && f.Type == TypeStringMap
 	var row Diagnostic
 	switch {
+	case slot.All && asMap && f.Name == "env" && at.Provider == AWS && at.Kind == Compute:
+		// Lambda takes variable names of letters, digits and '_' only,
+		// and would refuse the keys halfway through an apply.
+		row = Errorf(RowReachField, where, fmt.Sprintf(`read the set into the function's tags, "tags": {"use": %q, "export": %q}, whose keys take '/'`, e.Slot, e.Export),
+			"field %q reads the set %s.%s, keyed FLEET/REGION, and Lambda takes environment variable names of letters, digits and '_' only", f.Name, e.Slot, e.Export)
 	case slot.All && !asMap:
 		row = Errorf(RowReachField, where, fmt.Sprintf(`read it as the whole value of a map field, such as "tags": {"use": %q, "export": %q}, or make the slot reach one`, e.Slot, e.Export),
 			"field %q reads %s.%s, a set keyed by fleet and region (slot %q reaches all), where it takes one value", f.Name, e.Slot, e.Export, e.Slot)

@@ -140,6 +140,10 @@ func TestReachRows(t *testing.T) {
 			m["uses"].(map[string]any)["queues"].(map[string]any)["reach"] = "one"
 			wiresOf(m)["queues"] = map[string]any{"fleet": "a", "provides": "jobs"}
 		}, RowReachField, `field "tags" takes a map, and queues.url is one value (slot "queues" reaches one)`},
+		{"a set in a Lambda's environment", func(m map[string]any) {
+			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/compute/api",
+				"spec": map[string]any{"image": "nginx", "executionRole": "arn:aws:iam::123456789012:role/api", "env": map[string]any{"use": "queues", "export": "url"}}})
+		}, RowReachField, `field "env" reads the set queues.url, keyed FLEET/REGION, and Lambda takes environment variable names of letters, digits and '_' only`},
 		{"a capability listed twice", func(m map[string]any) {
 			wiresOf(m)["queues"] = append(wiresOf(m)["queues"].([]any), map[string]any{"fleet": "a", "provides": "jobs"})
 		}, RowReachKeyDuplicate, `slot "queues" lists a:jobs twice (items 1 and 3)`},

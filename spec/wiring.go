@@ -609,14 +609,14 @@ func checkPredicateValue(op string, v any) error {
 
 // importRow checks a field's {"use": SLOT, "export": E}; whole says it is
 // the field's whole value, which is how a map field reads a reach-all set.
-func (c *compiler) importRow(where string, f Field, e Import, whole bool) {
-	field := f.Name
+func (c *compiler) importRow(at Address, f Field, e Import, whole bool) {
+	where, field := at.String(), f.Name
 	slot, ok := c.m.Uses[e.Slot]
 	if !ok {
 		c.add(Errorf(RowUseUnknownSlot, where, "the fleet uses: "+declaredList(sortedKeys(c.m.Uses)), "field %q reads slot %q, which the fleet does not use", field, e.Slot))
 		return
 	}
-	if row := reachFieldRow(where, f, slot, e, whole); row != nil {
+	if row := reachFieldRow(at, f, slot, e, whole); row != nil {
 		c.add(*row)
 		return
 	}

@@ -38,6 +38,14 @@ func (r *resolver) wired(im spec.Import) (spec.Wired, bool) {
 // planImport is an import's value at plan: unknown while pending, and a
 // secret is never read while planning.
 func (r *resolver) planImport(im spec.Import) (any, error) {
+	if r.m.Uses[im.Slot].All {
+		return r.setOf(im, func(w spec.Wired) (any, error) {
+			if !w.Known() || w.Export.Secret {
+				return nil, errUnknown
+			}
+			return w.Export.Value, nil
+		})
+	}
 	w, ok := r.wired(im)
 	if !ok || !w.Known() || w.Export.Secret {
 		return nil, errUnknown
@@ -47,6 +55,19 @@ func (r *resolver) planImport(im spec.Import) (any, error) {
 
 // applyImport is an import's value for a driver call.
 func (r *resolver) applyImport(ctx context.Context, im spec.Import) (any, error) {
+	if r.m.Uses[im.Slot].All {
+		return r.setOf(im, func(w spec.Wired) (any, error) {
+			switch {
+			case !w.Known():
+				return nil, fmt.Errorf("%s is not published yet: apply %s first", w.Ref, w.Fleet)
+			case w.Export.Secret:
+				// Refused at plan: a set fills a map field, which never
+				// takes a secret.
+				return nil, fmt.Errorf("%s is secret, and this field does not take a secret", w.Ref)
+			}
+			return w.Export.Value, nil
+		})
+	}
 	w, ok := r.wired(im)
 	switch {
 	case !ok:
@@ -72,12 +93,28 @@ func (r *resolver) applyImport(ctx context.Context, im spec.Import) (any, error)
 	return val, nil
 }
 
+// setOf is a reach-all import's value: a map from each entry's key
+// (FLEET/REGION) to its value, even of one entry or none.
+func (r *resolver) setOf(im spec.Import, value func(spec.Wired) (any, error)) (any, error) {
+	out := map[string]any{}
+	for _, w := range r.m.WiredOf(im) {
+		v, err := value(w)
+		if err != nil {
+			return nil, err
+		}
+		out[w.Key] = v
+	}
+	return out, nil
+}
+
 // importChanged reports whether v reads another fleet's value that has
 // changed since this fleet's last apply read it.
 func (r *resolver) importChanged(v spec.Value) bool {
 	for _, im := range spec.ImportsIn(v) {
-		if w, ok := r.wired(im); ok && w.Changed() {
-			return true
+		for _, w := range r.m.WiredOf(im) {
+			if w.Changed() {
+				return true
+			}
 		}
 	}
 	return false
@@ -88,9 +125,11 @@ func (r *resolver) importRefs(v spec.Value) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, im := range spec.ImportsIn(v) {
-		if w, ok := r.wired(im); ok && !seen[w.Ref] {
-			seen[w.Ref] = true
-			out = append(out, w.Ref)
+		for _, w := range r.m.WiredOf(im) {
+			if !seen[w.Ref] {
+				seen[w.Ref] = true
+				out = append(out, w.Ref)
+			}
 		}
 	}
 	sort.Strings(out)
@@ -102,7 +141,7 @@ func (r *resolver) importRefs(v spec.Value) []string {
 // that may be pending at review.
 func (pl *planner) markImports(a *Action) {
 	d, ok := pl.m.Lookup(a.Address)
-	if !ok || len(pl.m.Wired) == 0 {
+	if !ok || !pl.m.ReadsOthers() {
 		return
 	}
 	for i := range a.Changes {
@@ -125,9 +164,11 @@ func (p *Plan) Pending() *PendingError {
 		}
 		for _, name := range slices.Sorted(maps.Keys(d.Fields)) {
 			for _, im := range spec.ImportsIn(d.Fields[name]) {
-				if w, ok := m.Wired[spec.Import{Slot: im.Slot, Export: im.Export}]; ok && !w.Known() {
-					refs[w.Ref] = true
-					fleets[w.Fleet] = true
+				for _, w := range m.WiredOf(im) {
+					if !w.Known() {
+						refs[w.Ref] = true
+						fleets[w.Fleet] = true
+					}
 				}
 			}
 		}

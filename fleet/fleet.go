@@ -227,6 +227,9 @@ func value(x any) (spec.Value, bool, []string) {
 		if v == nil {
 			return nil, false, nil
 		}
+		if set, problems, isSet := tagsSet(v); isSet {
+			return set, set != nil, problems // SlotAll.EachTags: the whole field
+		}
 		out := make(spec.Map, len(v))
 		for k, s := range v {
 			out[k] = spec.Lit{V: s}

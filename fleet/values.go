@@ -396,6 +396,9 @@ func (e Env) specValue() (spec.Value, bool, []string) {
 	if e == nil {
 		return nil, false, nil
 	}
+	if v, set, problems, isSet := e.keyedSet(); isSet {
+		return v, set, problems // SlotAll.Each: the whole field
+	}
 	out := make(spec.Map, len(e))
 	var problems []string
 	for _, k := range slices.Sorted(maps.Keys(e)) {

@@ -711,12 +711,15 @@ func (f *Fleet) wiringDocument(doc *spec.Document) {
 	if len(f.uses) > 0 {
 		doc.Uses = make(map[string]spec.Use, len(f.uses))
 		for k, u := range f.uses {
-			doc.Uses[k] = spec.Use{Interface: u.Interface, Requires: append([]spec.Requirement(nil), u.Requires...)}
+			doc.Uses[k] = spec.Use{Interface: u.Interface, Reach: u.Reach, Requires: append([]spec.Requirement(nil), u.Requires...)}
 		}
 	}
 	if len(f.wires) > 0 {
 		doc.Wires = make(map[string]spec.Wire, len(f.wires))
 		for k, w := range f.wires {
+			if w.List {
+				w.Entries = append([]spec.Wire{}, w.Entries...)
+			}
 			doc.Wires[k] = w
 		}
 	}

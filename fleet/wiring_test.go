@@ -305,17 +305,7 @@ func TestWiringOnANilFleet(t *testing.T) {
 // each of its Go blocks is quoted from examples/wiring, whose fleets are
 // tested against spec/testdata/wiring.
 func TestWiringDocsQuoteTheExamples(t *testing.T) {
-	page, err := os.ReadFile("../docs/sdk.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const heading = "## Wiring fleets together\n"
-	start := strings.Index(string(page), heading)
-	if start < 0 {
-		t.Fatal("docs/sdk.md has no wiring section")
-	}
-	section := string(page[start+len(heading):])
-	section = section[:strings.Index(section, "\n## ")]
+	section := sdkSection(t, "## Wiring fleets together\n")
 	var sources []string
 	for _, path := range []string{"pgdb/pgdb.go", "pgshared/main.go", "shopeu/main.go"} {
 		b, err := os.ReadFile(filepath.Join("..", "examples", "wiring", path))

@@ -40,7 +40,7 @@ func (s *session) plan(ctx context.Context, destroy, force bool) (*engine.Plan, 
 	if err != nil {
 		return nil, err
 	}
-	if p.Applicable && len(s.model.Wired) > 0 {
+	if p.Applicable && s.model.ReadsOthers() {
 		// The accounts the credentials belong to are known now.
 		accounts := map[spec.Provider]string{}
 		for _, a := range p.Accounts {

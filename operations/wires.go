@@ -64,21 +64,44 @@ func (s *session) resolveWires(ctx context.Context, upstream map[string]*spec.Pu
 	// What the last apply read, so that a secret composed from a value
 	// that changed since is sent again.
 	if own, err := s.ownRecord(ctx); err == nil && own != nil {
+		last := func(w *spec.Wired) {
+			if v, ok := own.Reads[w.Ref]; ok {
+				w.Last, w.HadLast = v, true
+			}
+		}
 		for im, w := range s.model.Wired {
-			if last, ok := own.Reads[w.Ref]; ok {
-				w.Last, w.HadLast = last, true
-				s.model.Wired[im] = w
+			last(&w)
+			s.model.Wired[im] = w
+		}
+		for _, set := range s.model.WiredAll {
+			for i := range set {
+				last(&set[i])
 			}
 		}
 	}
 }
 
-// wires are the model's wires, by slot name.
+// wires are the capabilities the model's wires name, by slot name, each
+// entry of a reach-all slot's list in turn.
 func (s *session) wires() []*spec.Wire {
 	var out []*spec.Wire
 	for _, name := range slices.Sorted(maps.Keys(s.model.Uses)) {
 		if w := s.model.Uses[name].Wire; w != nil {
-			out = append(out, w)
+			for _, e := range w.Each() {
+				out = append(out, &e)
+			}
+		}
+	}
+	return out
+}
+
+// wiredCapabilities are the capabilities a set of wires names, by
+// FLEET:CAPABILITY: what a claim is held on, whichever slot reads it.
+func wiredCapabilities(wires map[string]spec.Wire) map[string]spec.Wire {
+	out := map[string]spec.Wire{}
+	for _, w := range wires {
+		for _, e := range w.Each() {
+			out[e.Fleet+":"+e.Provides] = e
 		}
 	}
 	return out
@@ -110,18 +133,21 @@ func (s *session) readFar(ctx context.Context, w *spec.Wire) spec.Far {
 }
 
 // claim records this fleet's claim on each capability it reads, in the
-// provider's state, before the apply changes anything. A capability that
-// serves one consumer is claimed by one guarded write, so of two racing
-// consumers one wins and the other is refused.
+// provider's state, before the apply changes anything: a reach-all slot
+// claims each capability of its set. A capability that serves one
+// consumer is claimed by one guarded write, so of two racing consumers one
+// wins and the other is refused.
 func (s *session) claim(ctx context.Context) error {
 	for _, slot := range slices.Sorted(maps.Keys(s.model.Uses)) {
 		w := s.model.Uses[slot].Wire
 		if w == nil {
 			continue
 		}
-		one := s.far[w.Fleet].Record != nil && s.far[w.Fleet].Record.Capabilities[w.Provides].Consumers == "one"
-		if err := s.claimOne(ctx, *w, spec.Claim{Fleet: s.model.Fleet, Slot: slot}, one); err != nil {
-			return err
+		for _, e := range w.Each() {
+			one := s.far[e.Fleet].Record != nil && s.far[e.Fleet].Record.Capabilities[e.Provides].Consumers == "one"
+			if err := s.claimOne(ctx, e, spec.Claim{Fleet: s.model.Fleet, Slot: slot}, one); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -217,20 +243,27 @@ func (s *session) publish(ctx context.Context, p *engine.Plan, destroy bool) err
 				rec.Reads[w.Ref] = w.Export.Value
 			}
 		}
+		for _, set := range s.model.WiredAll {
+			for _, w := range set {
+				if w.Known() {
+					rec.Reads[w.Ref] = w.Export.Value
+				}
+			}
+		}
 	}
+	// What the last record read and this one does not is unclaimed; a
+	// destroy reads nothing, so it unclaims what the document wires too.
 	gone := map[string]spec.Wire{}
 	if prev != nil {
-		maps.Copy(gone, prev.Wires)
+		gone = wiredCapabilities(prev.Wires)
 	}
 	if destroy {
 		for _, w := range s.wires() {
-			gone["now:"+w.Fleet+":"+w.Provides] = *w
+			gone[w.Fleet+":"+w.Provides] = *w
 		}
 	}
-	for name, w := range rec.Wires {
-		if old, ok := gone[name]; ok && old.Fleet == w.Fleet && old.Provides == w.Provides {
-			delete(gone, name)
-		}
+	for name := range wiredCapabilities(rec.Wires) {
+		delete(gone, name)
 	}
 	for _, name := range slices.Sorted(maps.Keys(gone)) {
 		if err := s.unclaim(ctx, gone[name]); err != nil {

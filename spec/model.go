@@ -30,6 +30,9 @@ type Model struct {
 	Wired map[Import]Wired
 	// Components is where each resource comes from (docs/components.md).
 	Components Components
+	// WiredAll is what each import of a reach-all slot resolved to: one
+	// entry per capability of the set, sorted by key (ResolveWires).
+	WiredAll map[Import][]Wired
 
 	index map[Address]int
 }
@@ -526,7 +529,8 @@ func (c *compiler) references() {
 							"field %q reads attribute %q, which %s does not publish", name, e.Attribute, e.Of).WithEvidence(e.Of.String()))
 					}
 				case Import:
-					c.importRow(where, name, e)
+					whole, _ := v.(Import)
+					c.importRow(d.Address, f, e, whole == e)
 				case SecretValue:
 					t, ok := c.m.Lookup(e.Of)
 					switch {

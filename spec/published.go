@@ -91,6 +91,9 @@ type Wired struct {
 	Ref    string
 	Fleet  string
 	Export PublishedExport
+	// Key is the entry's key in a reach-all set, FLEET/REGION (or FLEET
+	// alone when its capability has no region); empty for reach one.
+	Key string
 	// Last is what this fleet's last successful apply read under Ref (its
 	// own record's Reads), when HadLast: a field never compared (a secret
 	// composed from it) is sent again when the value has changed since.
@@ -137,32 +140,38 @@ type Far struct {
 func ResolveWires(m *Model, far map[string]Far) []Diagnostic {
 	var diags []Diagnostic
 	m.Wired = map[Import]Wired{}
+	m.WiredAll = map[Import][]Wired{}
 	for _, name := range sortedKeys(m.Uses) {
 		slot := m.Uses[name]
-		if slot.Wire == nil {
+		switch {
+		case slot.Wire == nil || slot.All != slot.Wire.List:
 			continue // reported by Compile
+		case slot.All:
+			diags = append(diags, resolveSet(m, slot, far)...)
+			continue
 		}
-		capab, rows := wiredCapability(m, slot, far[slot.Wire.Fleet])
+		w := *slot.Wire
+		capab, rows := wiredCapability(m, slot, "wires."+name, w, far[w.Fleet])
 		diags = append(diags, rows...)
 		if capab == nil {
 			continue
 		}
 		for _, e := range sortedKeys(capab.Exports) {
-			m.Wired[Import{Slot: name, Export: e}] = Wired{Ref: fmt.Sprintf("%s:%s.%s", slot.Wire.Fleet, slot.Wire.Provides, e), Fleet: slot.Wire.Fleet, Export: capab.Exports[e]}
+			m.Wired[Import{Slot: name, Export: e}] = wiredExport(w, e, capab.Exports[e])
 		}
 		for _, p := range slot.Requires {
-			diags = append(diags, checkPredicate(slot, p, capab.Exports[p.Export])...)
+			diags = append(diags, checkPredicate(slot, w, p, capab.Exports[p.Export])...)
 		}
 	}
-	diags = append(diags, localityRows(m)...)
+	regional, refused := regionSetRows(m)
+	diags = append(diags, regional...)
+	diags = append(diags, localityRows(m, refused)...)
 	return diags
 }
 
-// wiredCapability finds the capability a slot is wired to in the far
-// record, or the rows that say why it cannot.
-func wiredCapability(m *Model, slot Slot, f Far) (*PublishedCapability, []Diagnostic) {
-	w := slot.Wire
-	where := "wires." + slot.Name
+// wiredCapability finds the capability w (a slot's wire, or one entry of
+// it) names in the far record, or the rows that say why it cannot.
+func wiredCapability(m *Model, slot Slot, where string, w Wire, f Far) (*PublishedCapability, []Diagnostic) {
 	switch {
 	case f.Err != nil:
 		return nil, []Diagnostic{Errorf(RowWireUnreadable, where, "grant this run read access to that state, or give the wire its state",
@@ -209,7 +218,7 @@ func otherHolders(c *Claims, capability, fleet string) []string {
 
 // checkPredicate checks one requirement against the published value. A
 // value not known yet is checked at apply, after the provider has applied.
-func checkPredicate(slot Slot, p Predicate, e PublishedExport) []Diagnostic {
+func checkPredicate(slot Slot, w Wire, p Predicate, e PublishedExport) []Diagnostic {
 	if e.Pending {
 		return nil
 	}
@@ -223,12 +232,12 @@ func checkPredicate(slot Slot, p Predicate, e PublishedExport) []Diagnostic {
 		row, id = Warnf, RowRequirementWanted
 	}
 	value, _ := json.Marshal(e.Value)
-	msg := fmt.Sprintf("slot %q requires %s, and %s publishes %s = %s", slot.Name, p, slot.Wire.Fleet, p.Export, value)
+	msg := fmt.Sprintf("slot %q requires %s, and %s publishes %s = %s", slot.Name, p, w.Fleet, p.Export, value)
 	if err != nil {
 		msg += " (" + err.Error() + ")"
 	}
 	d := row(id, "uses."+slot.Name, "wire the slot to a capability that satisfies it, or relax the requirement; infra never picks another provider", "%s", msg)
-	return []Diagnostic{d.WithEvidence(fmt.Sprintf("%s:%s.%s = %s", slot.Wire.Fleet, slot.Wire.Provides, p.Export, value))}
+	return []Diagnostic{d.WithEvidence(fmt.Sprintf("%s:%s.%s = %s", w.Fleet, w.Provides, p.Export, value))}
 }
 
 // Holds evaluates a predicate on a value. Two values that both read as
@@ -318,7 +327,9 @@ func versionOf(v any) ([]float64, bool) {
 // localityRows checks that a resource reading a region-local export is in
 // the region the value lives in. A resource with no region of its own
 // follows that value's region, and the row says so.
-func localityRows(m *Model) []Diagnostic {
+// An import of refused (a reach-all set refused as a whole) is not checked
+// again entry by entry.
+func localityRows(m *Model, refused map[Import]bool) []Diagnostic {
 	var diags []Diagnostic
 	for i := range m.Resources {
 		d := &m.Resources[i]
@@ -327,34 +338,42 @@ func localityRows(m *Model) []Diagnostic {
 		}
 		for _, name := range sortedKeys(d.Fields) {
 			for _, im := range ImportsIn(d.Fields[name]) {
-				w, ok := m.Wired[Import{Slot: im.Slot, Export: im.Export}]
-				if !ok {
+				if refused[Import{Slot: im.Slot, Export: im.Export}] {
 					continue
 				}
-				if w.Export.Secret && !im.InSecret {
-					// The interface says public, and this provider raised
-					// it: its value is a secret's, which a plain field
-					// would hold in clear.
-					diags = append(diags, Errorf(RowSecretExportMisused, d.Address.String(),
-						`read it where a secret is taken (a secret's composed value, masterPasswordSecret, secretEnv), or wire a provider that publishes it public`,
-						"field %q reads %s, which %s publishes as a secret, into a field that does not take a secret", name, w.Ref, w.Fleet).
-						WithEvidence(w.Ref+" is secret in the published record"))
-					continue
+				for _, w := range m.WiredOf(im) {
+					if row := readRow(m, d, name, im, w); row != nil {
+						diags = append(diags, *row)
+					}
 				}
-				if row := leavesAccount(m.Accounts, d, w); row != nil {
-					diags = append(diags, *row)
-					continue
-				}
-				if w.Export.Locality != LocalityRegion || w.Export.Region == "" || d.Region == w.Export.Region {
-					continue
-				}
-				diags = append(diags, Errorf(RowLocalityRegion, d.Address.String(),
-					"place it in "+w.Export.Region+", or wire a capability in "+d.Region,
-					"reads %s, which is region-local (%s); %s is in %s", w.Ref, w.Export.Region, d.Address, d.Region).WithEvidence(w.Ref+" lives in "+w.Export.Region))
 			}
 		}
 	}
 	return diags
+}
+
+// readRow is the row for resource d reading w in field name, if any: a
+// secret in a plain field, a value out of its account or its region.
+func readRow(m *Model, d *Declared, name string, im Import, w Wired) *Diagnostic {
+	if w.Export.Secret && !im.InSecret {
+		// The interface says public, and this provider raised it: its
+		// value is a secret's, which a plain field would hold in clear.
+		row := Errorf(RowSecretExportMisused, d.Address.String(),
+			`read it where a secret is taken (a secret's composed value, masterPasswordSecret, secretEnv), or wire a provider that publishes it public`,
+			"field %q reads %s, which %s publishes as a secret, into a field that does not take a secret", name, w.Ref, w.Fleet).
+			WithEvidence(w.Ref + " is secret in the published record")
+		return &row
+	}
+	if row := leavesAccount(m.Accounts, d, w); row != nil {
+		return row
+	}
+	if w.Export.Locality != LocalityRegion || w.Export.Region == "" || d.Region == w.Export.Region {
+		return nil
+	}
+	row := Errorf(RowLocalityRegion, d.Address.String(),
+		"place it in "+w.Export.Region+", or wire a capability in "+d.Region,
+		"reads %s, which is region-local (%s); %s is in %s", w.Ref, w.Export.Region, d.Address, d.Region).WithEvidence(w.Ref + " lives in " + w.Export.Region)
+	return &row
 }
 
 // leavesAccount is the row for a resource that takes an account-local (or
@@ -392,7 +411,7 @@ func AccountRows(m *Model, accounts map[Provider]string) []Diagnostic {
 		d := &m.Resources[i]
 		for _, name := range sortedKeys(d.Fields) {
 			for _, im := range ImportsIn(d.Fields[name]) {
-				if w, ok := m.Wired[Import{Slot: im.Slot, Export: im.Export}]; ok {
+				for _, w := range m.WiredOf(im) {
 					if row := leavesAccount(accounts, d, w); row != nil {
 						diags = append(diags, *row)
 					}
@@ -408,11 +427,12 @@ func AccountRows(m *Model, accounts map[Provider]string) []Diagnostic {
 func followRegion(m *Model, d *Declared) Diagnostic {
 	for _, name := range sortedKeys(d.Fields) {
 		for _, im := range ImportsIn(d.Fields[name]) {
-			w := m.Wired[Import{Slot: im.Slot, Export: im.Export}]
-			if w.Export.Locality == LocalityRegion && w.Export.Region != "" {
-				d.Region = w.Export.Region
-				return Warnf(RowRegionFollowed, d.Address.String(), "give it a region of its own to place it elsewhere",
-					"placed in %s, the region of %s, which it reads; it has no region of its own", d.Region, w.Ref).WithEvidence(w.Ref + " lives in " + d.Region)
+			for _, w := range m.WiredOf(im) {
+				if w.Export.Locality == LocalityRegion && w.Export.Region != "" {
+					d.Region = w.Export.Region
+					return Warnf(RowRegionFollowed, d.Address.String(), "give it a region of its own to place it elsewhere",
+						"placed in %s, the region of %s, which it reads; it has no region of its own", d.Region, w.Ref).WithEvidence(w.Ref + " lives in " + d.Region)
+				}
 			}
 		}
 	}

@@ -221,4 +221,17 @@ const (
 	RowComponentExposeCut RowID = "component-expose-cut"
 	// A component declares its uses, provides and wires in its ask half, not through the body's fleet.
 	RowComponentBodyWiring RowID = "component-body-wiring"
+
+	// A use's reach is not a known one (one, all).
+	RowReachUnknown RowID = "reach-unknown"
+	// A wire's shape does not match its slot's reach: a list for reach one, one object for reach all.
+	RowReachWire RowID = "reach-wire"
+	// A field reads a reach-all slot where it takes one value, or a reach-one slot as a whole map.
+	RowReachField RowID = "reach-field"
+	// A reach-all slot reads a region-only export from capabilities in several regions.
+	RowReachRegion RowID = "reach-region"
+	// Two entries of a reach-all set have the same key (FLEET/REGION).
+	RowReachKeyDuplicate RowID = "reach-key-duplicate"
+	// A capability of a reach-all set has exports in several regions, so it has no one key.
+	RowReachKeyAmbiguous RowID = "reach-key-ambiguous"
 )

@@ -193,6 +193,9 @@ func Decode(f Field, raw any) (Value, error) {
 			return decodeStringList(xs)
 		}
 	case TypeStringMap:
+		if im, ok := mapImport(raw); ok {
+			return im, nil // a reach-all set, the whole map
+		}
 		if m, ok := raw.(map[string]any); ok {
 			return decodeStringMap(f, m)
 		}

@@ -112,6 +112,10 @@ type Slot struct {
 	Name      string
 	Interface string
 	Requires  []Predicate
+	// All: the slot reaches all the capabilities its wire lists ("reach":
+	// "all"), and an export read through it is a set keyed by fleet and
+	// region (docs/wiring.md#reach).
+	All bool
 	// Wire is where the slot is filled from; nil when the document wires
 	// nothing to it (a row).
 	Wire *Wire
@@ -124,8 +128,22 @@ type Wire struct {
 	Fleet    string `json:"fleet"`
 	Provides string `json:"provides"`
 	State    string `json:"state,omitempty"`
+	// List: the wire is written as a list (a reach-all slot's), of
+	// Entries, each one capability; Fleet, Provides and State are then
+	// unset.
+	List    bool   `json:"-"`
+	Entries []Wire `json:"-"`
 
 	extra map[string]json.RawMessage
+}
+
+// Each is the capabilities the wire names: its entries for a list, or the
+// wire itself.
+func (w Wire) Each() []Wire {
+	if w.List {
+		return w.Entries
+	}
+	return []Wire{w}
 }
 
 // Predicate is a requirement on a wired export's published value.
@@ -496,9 +514,9 @@ func (c *compiler) uses() {
 			c.add(Errorf(RowSlotName, where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter", "invalid slot name %q", name))
 		}
 		for _, k := range sortedKeys(doc.extra) {
-			c.add(Errorf(RowUnknownKey, where, "a use's keys are interface and requires", "unknown key %q", k))
+			c.add(Errorf(RowUnknownKey, where, "a use's keys are interface, reach and requires", "unknown key %q", k))
 		}
-		slot := Slot{Name: name, Interface: doc.Interface}
+		slot := Slot{Name: name, Interface: doc.Interface, All: c.reach(where, doc.Reach)}
 		in, ok := c.m.Interfaces[doc.Interface]
 		if !ok {
 			c.add(Errorf(RowInterfaceUnknown, where, "declare it under interfaces: "+declaredList(sortedKeys(c.m.Interfaces)), "slot %q uses interface %q, which the document does not define", name, doc.Interface))
@@ -511,9 +529,13 @@ func (c *compiler) uses() {
 		if w, wired := c.doc.Wires[name]; wired {
 			w := w
 			slot.Wire = &w
-			c.wire(name, w)
+			c.wireShape(slot, w)
 		} else {
-			c.add(Errorf(RowWireUnfilled, where, fmt.Sprintf(`wire it: "wires": {%q: {"fleet": "…", "provides": "…"}}`, name), "slot %q is wired to nothing", name))
+			hint := fmt.Sprintf(`wire it: "wires": {%q: {"fleet": "…", "provides": "…"}}`, name)
+			if slot.All {
+				hint = fmt.Sprintf(`wire it to a list: "wires": {%q: [{"fleet": "…", "provides": "…"}, …]}`, name)
+			}
+			c.add(Errorf(RowWireUnfilled, where, hint, "slot %q is wired to nothing", name))
 		}
 		c.m.Uses[name] = slot
 	}
@@ -524,8 +546,7 @@ func (c *compiler) uses() {
 	}
 }
 
-func (c *compiler) wire(slot string, w Wire) {
-	where := "wires." + slot
+func (c *compiler) wire(where, slot string, w Wire) {
 	for _, k := range sortedKeys(w.extra) {
 		c.add(Errorf(RowUnknownKey, where, "a wire's keys are fleet, provides and state", "unknown key %q", k))
 	}
@@ -586,11 +607,17 @@ func checkPredicateValue(op string, v any) error {
 	return fmt.Errorf("%q wants a string, a number or a bool, got %s", op, describe(v))
 }
 
-// importRow checks a field's {"use": SLOT, "export": E}.
-func (c *compiler) importRow(where, field string, e Import) {
+// importRow checks a field's {"use": SLOT, "export": E}; whole says it is
+// the field's whole value, which is how a map field reads a reach-all set.
+func (c *compiler) importRow(at Address, f Field, e Import, whole bool) {
+	where, field := at.String(), f.Name
 	slot, ok := c.m.Uses[e.Slot]
 	if !ok {
 		c.add(Errorf(RowUseUnknownSlot, where, "the fleet uses: "+declaredList(sortedKeys(c.m.Uses)), "field %q reads slot %q, which the fleet does not use", field, e.Slot))
+		return
+	}
+	if row := reachFieldRow(at, f, slot, e, whole); row != nil {
+		c.add(*row)
 		return
 	}
 	in, ok := c.m.Interfaces[slot.Interface]

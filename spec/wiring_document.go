@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -56,8 +57,11 @@ type Provision struct {
 
 // Use is one entry of "uses".
 type Use struct {
-	Interface string        `json:"interface"`
-	Requires  []Requirement `json:"requires,omitempty"`
+	Interface string `json:"interface"`
+	// Reach is "one" (the default: the slot reads one capability) or
+	// "all" (it reads a set of them, keyed by fleet and region).
+	Reach    string        `json:"reach,omitempty"`
+	Requires []Requirement `json:"requires,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -104,10 +108,29 @@ func (x Requirement) MarshalJSON() ([]byte, error) {
 	return marshalWithExtra(plain(x), x.extra)
 }
 
-// MarshalJSON writes the unknown keys back.
+// MarshalJSON writes the unknown keys back, and a list wire (a reach-all
+// slot's) as the list of its entries.
 func (x Wire) MarshalJSON() ([]byte, error) {
+	if x.List {
+		// An empty list stays a list: null would read back as one object.
+		return marshal(append([]Wire{}, x.Entries...))
+	}
 	type plain Wire
 	return marshalWithExtra(plain(x), x.extra)
+}
+
+// UnmarshalJSON reads a wire as a published record keeps it: one object,
+// or the list of a reach-all slot's entries.
+func (x *Wire) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		*x = Wire{List: true}
+		return json.Unmarshal(t, &x.Entries)
+	}
+	type plain Wire
+	var p plain
+	err := json.Unmarshal(b, &p)
+	*x = Wire(p)
+	return err
 }
 
 // named reads an object of named entries, each with entry.
@@ -222,11 +245,15 @@ func (r *reader) uses(doc *Document) error {
 	return r.named(`"uses"`, "an object of slot name to use", func(name string) error {
 		var u Use
 		what := fmt.Sprintf("use %s", quoted(name))
-		err := r.object(func() string { return what }, `an object with "interface" and "requires"`, func(key string) error {
+		err := r.object(func() string { return what }, `an object with "interface", "reach" and "requires"`, func(key string) error {
 			switch key {
 			case "interface":
 				var err error
 				u.Interface, err = r.str(func() string { return `"interface" of ` + what }, "a string")
+				return err
+			case "reach":
+				var err error
+				u.Reach, err = r.str(func() string { return `"reach" of ` + what }, `"one" or "all"`)
 				return err
 			case "requires":
 				return r.list(func() string { return `"requires" of ` + what }, "a list of requirements", func(i int) error {
@@ -268,28 +295,47 @@ func (r *reader) requirement(what string) (Requirement, error) {
 
 func (r *reader) wires(doc *Document) error {
 	return r.named(`"wires"`, "an object of slot name to wire", func(name string) error {
-		var w Wire
 		what := fmt.Sprintf("wire %s", quoted(name))
-		err := r.object(func() string { return what }, `an object with "fleet", "provides" and "state"`, func(key string) error {
-			var err error
-			switch key {
-			case "fleet":
-				w.Fleet, err = r.str(func() string { return `"fleet" of ` + what }, "a string")
-			case "provides":
-				w.Provides, err = r.str(func() string { return `"provides" of ` + what }, "a string")
-			case "state":
-				w.State, err = r.str(func() string { return `"state" of ` + what }, "a string")
-			default:
-				err = r.unknown(&w.extra, key)
-			}
-			return err
-		})
+		var w Wire
+		var err error
+		r.space()
+		if r.i < len(r.data) && r.data[r.i] == '[' {
+			// A reach-all slot's wire: a list of capabilities.
+			w.List = true
+			err = r.list(func() string { return what }, "a list of wires", func(i int) error {
+				e, err := r.wire(fmt.Sprintf("item %d of %s", i+1, what))
+				w.Entries = append(w.Entries, e)
+				return err
+			})
+		} else {
+			w, err = r.wire(what)
+		}
 		if doc.Wires == nil {
 			doc.Wires = map[string]Wire{}
 		}
 		doc.Wires[name] = w
 		return err
 	})
+}
+
+// wire reads one wire object: a fleet and the capability it provides.
+func (r *reader) wire(what string) (Wire, error) {
+	var w Wire
+	err := r.object(func() string { return what }, `an object with "fleet", "provides" and "state", or, for a slot of reach all, a list of them`, func(key string) error {
+		var err error
+		switch key {
+		case "fleet":
+			w.Fleet, err = r.str(func() string { return `"fleet" of ` + what }, "a string")
+		case "provides":
+			w.Provides, err = r.str(func() string { return `"provides" of ` + what }, "a string")
+		case "state":
+			w.State, err = r.str(func() string { return `"state" of ` + what }, "a string")
+		default:
+			err = r.unknown(&w.extra, key)
+		}
+		return err
+	})
+	return w, err
 }
 
 func (r *reader) exposes(doc *Document) error {

@@ -37,9 +37,11 @@ func (a *action) synthAll(ctx context.Context) ([]*fleetDoc, []error) {
 // providersIn are the fleets of the run that f's wires name, sorted.
 func providersIn(f *fleetDoc, run map[string]bool) []string {
 	var out []string
-	for _, w := range f.document.Wires {
-		if w.Fleet != f.Name && run[w.Fleet] && !slices.Contains(out, w.Fleet) {
-			out = append(out, w.Fleet)
+	for _, wire := range f.document.Wires {
+		for _, w := range wire.Each() {
+			if w.Fleet != f.Name && run[w.Fleet] && !slices.Contains(out, w.Fleet) {
+				out = append(out, w.Fleet)
+			}
 		}
 	}
 	sort.Strings(out)
@@ -100,26 +102,36 @@ func orderFleets(fleets []*fleetDoc) ([]*fleetDoc, error) {
 func readsOf(f *fleetDoc, p *operations.Plan, upstream map[string]*spec.Published) []render.Read {
 	var out []render.Read
 	for _, slot := range slices.Sorted(maps.Keys(f.document.Wires)) {
-		w := f.document.Wires[slot]
-		r := render.Read{Slot: slot, Fleet: w.Fleet, Capability: w.Provides}
-		if rec := upstream[w.Fleet]; rec != nil {
-			r.Beside = true
-			exports := rec.Capabilities[w.Provides].Exports
-			prefix := w.Fleet + ":" + w.Provides + "."
-			for _, a := range p.Actions {
-				for _, c := range a.Changes {
-					for _, ref := range c.From {
-						if e, ok := strings.CutPrefix(ref, prefix); ok && exports[e].Pending && !slices.Contains(r.Pending, e) {
-							r.Pending = append(r.Pending, e)
-						}
-					}
-				}
-			}
-			sort.Strings(r.Pending)
+		// A reach-all slot reads each capability of its list.
+		for _, w := range f.document.Wires[slot].Each() {
+			out = append(out, readOf(slot, w, p, upstream))
 		}
-		out = append(out, r)
 	}
 	return out
+}
+
+// readOf is one capability a slot reads, and, when its provider was planned
+// earlier in this run, which of its values the plan's changes wait for.
+func readOf(slot string, w spec.Wire, p *operations.Plan, upstream map[string]*spec.Published) render.Read {
+	r := render.Read{Slot: slot, Fleet: w.Fleet, Capability: w.Provides}
+	rec := upstream[w.Fleet]
+	if rec == nil {
+		return r
+	}
+	r.Beside = true
+	exports := rec.Capabilities[w.Provides].Exports
+	prefix := w.Fleet + ":" + w.Provides + "."
+	for _, a := range p.Actions {
+		for _, c := range a.Changes {
+			for _, ref := range c.From {
+				if e, ok := strings.CutPrefix(ref, prefix); ok && exports[e].Pending && !slices.Contains(r.Pending, e) {
+					r.Pending = append(r.Pending, e)
+				}
+			}
+		}
+	}
+	sort.Strings(r.Pending)
+	return r
 }
 
 // consumersOf is who the provider's comment says reads it: the fleets
@@ -136,12 +148,13 @@ func consumersOf(f *fleetDoc, claims map[string][]string, fleets []*fleetDoc) []
 	}
 	for _, c := range fleets {
 		for _, slot := range slices.Sorted(maps.Keys(c.document.Wires)) {
-			w := c.document.Wires[slot]
-			if w.Fleet != f.Name || c.Name == f.Name || held[[2]string{w.Provides, c.Name}] {
-				continue
+			for _, w := range c.document.Wires[slot].Each() {
+				if w.Fleet != f.Name || c.Name == f.Name || held[[2]string{w.Provides, c.Name}] {
+					continue
+				}
+				held[[2]string{w.Provides, c.Name}] = true
+				out = append(out, render.Consumer{Capability: w.Provides, Fleet: c.Name})
 			}
-			held[[2]string{w.Provides, c.Name}] = true
-			out = append(out, render.Consumer{Capability: w.Provides, Fleet: c.Name})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Capability < out[j].Capability })

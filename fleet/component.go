@@ -149,6 +149,8 @@ type slotDecl struct {
 	// fleet-level slot of this name.
 	bound *offerDecl
 	wired string
+	// all: a reach-all slot (NeedAll), filled by a list of wires only.
+	all bool
 }
 
 // offerDecl is a capability a component offers (Offer), filled by its

@@ -313,6 +313,9 @@ func (in *instance) bind(n *node, m *memberDecl) {
 			in.row(spec.RowComponentBinding, n.path, "bind one of its uses: "+slotNames(n), "member %s has no use %q (bound at %s)", n.path, b.use, b.source)
 		case b.provider == nil || b.provider.node == nil || b.provider.node.parent != n.parent:
 			in.row(spec.RowComponentBinding, joinPath(n.path, b.use), "bind it to a member made before it in the same ask half", "slot %s is bound to a member that is not its sibling (at %s)", joinPath(n.path, b.use), b.source)
+		case slot.all:
+			in.row(spec.RowComponentBinding, joinPath(n.path, b.use), "wire it with fleet.WireMemberAll",
+				"slot %s reaches all the capabilities of its wire, and a binding is one edge (bound at %s)", joinPath(n.path, b.use), b.source)
 		case b.provider.node.cut:
 			// A hole: the author's wire fills it, or resolve reports it.
 		default:
@@ -336,6 +339,9 @@ func (in *instance) wireSlot(s *slotDecl, path string, w spec.Wire) {
 	name := in.name + "-" + strings.ReplaceAll(path, ".", "-")
 	in.f.addInterface(s.iface, s.doc, s.problems)
 	u := spec.Use{Interface: s.iface}
+	if s.all {
+		u.Reach = "all"
+	}
 	for _, r := range s.requires {
 		if r.export == nil || r.export.iface != s.iface {
 			continue
@@ -362,12 +368,20 @@ func (in *instance) candidates(s *slotDecl, path string) string {
 	var seen []string
 	for _, slot := range sortedNames(in.f.uses) {
 		if in.f.uses[slot].Interface == s.iface {
-			if w, ok := in.f.wires[slot]; ok {
+			w, ok := in.f.wires[slot]
+			if ok && w.List {
+				for _, e := range w.Entries {
+					seen = append(seen, e.Fleet+"/"+e.Provides)
+				}
+			} else if ok {
 				seen = append(seen, w.Fleet+"/"+w.Provides)
 			}
 		}
 	}
 	fix := fmt.Sprintf("wire it: fleet.WireMember(%q, FLEET, CAPABILITY)", path)
+	if s.all {
+		fix = fmt.Sprintf("wire it: fleet.WireMemberAll(%q, fleet.At(FLEET, CAPABILITY), …)", path)
+	}
 	if len(seen) == 0 {
 		return fix + "; the fleet wires no capability of interface " + s.iface + " yet"
 	}
@@ -402,23 +416,21 @@ func findOffer(n *node, name string) *offerDecl {
 }
 
 func slotNames(n *node) string {
-	var out []string
-	for _, s := range n.slots {
-		out = append(out, s.name)
-	}
-	if len(out) == 0 {
-		return "(it has none)"
-	}
-	return strings.Join(out, ", ")
+	return nameList(n.slots, func(s *slotDecl) string { return s.name }, "(it has none)")
 }
 
 func offerNames(n *node) string {
-	var out []string
-	for _, o := range n.offers {
-		out = append(out, o.name)
+	return nameList(n.offers, func(o *offerDecl) string { return o.name }, "(it offers none)")
+}
+
+// nameList joins the names of xs for a resolution, or says none.
+func nameList[T any](xs []T, name func(T) string, none string) string {
+	if len(xs) == 0 {
+		return none
 	}
-	if len(out) == 0 {
-		return "(it offers none)"
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = name(x)
 	}
 	return strings.Join(out, ", ")
 }

@@ -20,6 +20,39 @@ import (
 type SlotAll[E any] struct {
 	name string
 	in   Interface[E]
+	// decl is set on a component's slot (NeedAll): the fleet-level slot
+	// the author's WireMemberAll made of it.
+	decl *slotDecl
+}
+
+func (s SlotAll[E]) componentSlot() *slotDecl { return s.decl }
+
+// NeedAll declares a slot of a component that reaches every capability
+// the author's wire lists (WireMemberAll): a component cannot bind it to
+// a member, since a binding is one edge.
+func NeedAll[E any](name string, in Interface[E], requires ...Requirement) SlotAll[E] {
+	d := Need(name, in, requires...).decl
+	d.all = true
+	return SlotAll[E]{name: name, in: in, decl: d}
+}
+
+// WireMemberAll fills the reach-all slot at path (member path, then the
+// use) with the capabilities entries name, as WireAll does for a fleet.
+func WireMemberAll(path string, entries ...WireEntry) InstanceOption {
+	w := spec.Wire{List: true, Entries: []spec.Wire{}}
+	for _, e := range entries {
+		w.Entries = append(w.Entries, e.w)
+	}
+	return InstanceOption{kind: "wire", path: path, wire: w, source: caller(1)}
+}
+
+// slotName is the fleet-level slot the set is read through: a component
+// slot's is the one its wire made.
+func (s SlotAll[E]) slotName() string {
+	if s.decl != nil {
+		return s.decl.wired
+	}
+	return s.name
 }
 
 // Name is the slot's name.
@@ -99,11 +132,12 @@ const eachKey = "\x00fleet.SlotAll.Each"
 // It fills the Env as a whole: merged with other entries it is reported.
 // A secret export is not an Output, so it does not compile here.
 func (s SlotAll[E]) Each(pick func(E) Output[string]) Env {
-	if s.name == "" {
-		return Env{eachKey: {problems: []string{"a zero fleet.SlotAll reads nothing: use the slot fleet.UseAll returned"}}}
+	name := s.slotName()
+	if name == "" {
+		return Env{eachKey: {problems: []string{"a zero or unwired fleet.SlotAll reads nothing: use the slot fleet.UseAll returned, or wire the component's with fleet.WireMemberAll"}}}
 	}
-	o := pick(s.in.each(s.in.exports, func(_ *exportDef, field exportField) { field.readFrom(s.name) }))
-	if im, ok := o.v.(spec.Import); !ok || im.Slot != s.name {
+	o := pick(s.in.each(s.in.exports, func(_ *exportDef, field exportField) { field.readFrom(name) }))
+	if im, ok := o.v.(spec.Import); !ok || im.Slot != name {
 		return Env{eachKey: {problems: []string{fmt.Sprintf("slot %q: Each picks a field of the exports it is given, not another value", s.name)}}}
 	}
 	return Env{eachKey: o}

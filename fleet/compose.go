@@ -97,6 +97,11 @@ func Instantiate[S any](f *Fleet, name string, c Component[S], settings S, opts 
 		if in.opts[o.kind] == nil {
 			in.opts[o.kind] = map[string]*InstanceOption{}
 		}
+		if old, dup := in.opts[o.kind][o.path]; dup {
+			f.diags = append(f.diags, spec.Errorf(spec.RowGivenTwice, name+pathSuffix(o.path), "write it once",
+				"%s for %s given twice, at %s and at %s", o.kind, o.path, old.source, o.source).WithEvidence(old.source+" "+o.source))
+			continue
+		}
 		in.opts[o.kind][o.path] = o
 	}
 	if c.ask == nil {

@@ -265,6 +265,9 @@ func (c *compiler) components() {
 		for _, k := range sortedKeys(in.extra) {
 			c.add(Errorf(RowUnknownKey, where, "a component instance's keys are component, source, members and settings", "unknown key %q", k))
 		}
+		if !wireNameRE.MatchString(name) {
+			c.add(Errorf(RowComponentMap, where, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter: it prefixes the names of the instance's resources", "invalid component instance name %q", name))
+		}
 		if in.Component == "" {
 			c.add(Errorf(RowComponentMap, where, `name the component: "component": "web-app"`, "component instance %q names no component", name))
 		}

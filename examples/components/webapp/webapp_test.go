@@ -194,3 +194,17 @@ func TestAReExportFromACutMemberCannotBeOffered(t *testing.T) {
 		t.Fatalf("rows = %v, want one component-expose-cut", diags)
 	}
 }
+
+func TestAnOptionGivenTwiceAndABadInstanceName(t *testing.T) {
+	_, diags := synth(t, aws.Paris, fleet.Cut("db"), fleet.Cut("db"), fleet.WireMember("api.db", "pg-shared", "eu"))
+	if got := rows(diags, spec.RowGivenTwice); len(got) != 1 || got[0].Subject != "shop.db" {
+		t.Fatalf("rows = %v, want one given-twice for shop.db", diags)
+	}
+	f := fleet.New("shop")
+	aws.Use(f, "", aws.Paris)
+	fleet.Instantiate(f, "Shop.A", webapp.WebApp, settings)
+	_, diags = f.Synth()
+	if got := rows(diags, spec.RowComponentMap); len(got) == 0 || !strings.Contains(got[0].Message, `invalid component instance name "Shop.A"`) {
+		t.Fatalf("rows = %v, want the instance name refused", diags)
+	}
+}

@@ -81,3 +81,26 @@ func toJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+type twoAsk struct{ A, B fleet.Member }
+
+var leaf = fleet.DefineComponent("leaf", func(struct{}) struct{} { return struct{}{} }, func(b *fleet.Body, _ struct{}) {
+	aws.Use(b.Fleet(), "", "").Queues("q", fleet.QueuesSpec{})
+})
+
+func TestTwoMembersOfOneName(t *testing.T) {
+	twice := fleet.DefineComponent("twice", func(struct{}) twoAsk {
+		return twoAsk{A: fleet.NewMember("x", leaf, struct{}{}), B: fleet.NewMember("x", leaf, struct{}{})}
+	}, nil)
+	f := fleet.New("ops")
+	aws.Use(f, "", aws.Paris)
+	fleet.Instantiate(f, "t", twice, struct{}{})
+	doc, diags := f.Synth()
+	var dup bool
+	for _, d := range diags {
+		dup = dup || (d.ID == spec.RowGivenTwice && d.Subject == "t.x")
+	}
+	if !dup || len(doc.Resources) != 1 {
+		t.Fatalf("rows = %v, resources %d: want given-twice for t.x and the first member's queue only", diags, len(doc.Resources))
+	}
+}

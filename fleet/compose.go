@@ -215,6 +215,7 @@ func (in *instance) expand(n *node) {
 	for _, o := range n.offers {
 		o.owner = n
 	}
+	in.unique(n)
 	slices.SortFunc(n.members, func(a, b *memberDecl) int { return int(a.seq) - int(b.seq) })
 	for _, m := range n.members {
 		path := joinPath(n.path, m.name)
@@ -244,6 +245,23 @@ func (in *instance) expand(n *node) {
 		in.record.Members[path] = rec
 		in.expand(child)
 	}
+}
+
+// unique reports two members, two slots or two offers of one name in n,
+// and keeps the first of each: a path names one thing.
+func (in *instance) unique(n *node) {
+	seen := map[string]bool{}
+	keep := func(what, name string) bool {
+		if seen[what+" "+name] {
+			in.row(spec.RowGivenTwice, joinPath(n.path, name), "give each its own name", "the component %s has two %ss called %q", n.component, what, name)
+			return false
+		}
+		seen[what+" "+name] = true
+		return true
+	}
+	n.members = slices.DeleteFunc(n.members, func(m *memberDecl) bool { return !keep("member", m.name) })
+	n.slots = slices.DeleteFunc(n.slots, func(s *slotDecl) bool { return !keep("slot", s.name) })
+	n.offers = slices.DeleteFunc(n.offers, func(o *offerDecl) bool { return !keep("offer", o.name) })
 }
 
 // fixedFor returns the lookup of fixed paths that holds for a member m of

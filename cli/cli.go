@@ -77,6 +77,8 @@ type globals struct {
 	parallelism int
 	// lockTimeout is how long a writing verb waits for the fleet's lock.
 	lockTimeout time.Duration
+	// logLevel is --log-level; INFRA_LOG when empty.
+	logLevel string
 }
 
 func (g *globals) io() *IOStreams {
@@ -124,6 +126,15 @@ infra/v1 JSON document. See docs/cli.md.`,
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
 	pf.IntVar(&g.parallelism, "parallelism", 8, "how many cloud calls and actions run at once (per service at most 5)")
 	pf.DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long apply, destroy, refresh and discover --write wait for a lock another run holds (such as 5m), saying who holds it every 15s; 0 refuses at once")
+	pf.StringVar(&g.logLevel, "log-level", "", "debug writes a line per API call to stderr, trace also each request and response with secrets masked (default INFRA_LOG, else off)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		level, err := logLevel(g.logLevel, g.f.Getenv("INFRA_LOG"))
+		if err != nil {
+			return usageError{err}
+		}
+		g.f.LogLevel = level
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g), newOutput(g))
 	root.AddCommand(newInit(g))

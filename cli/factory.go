@@ -22,11 +22,26 @@ type Factory struct {
 	Store func(ctx context.Context, location, fleet string) (operations.Store, error)
 	// Synth runs a fleet program and returns the document it prints.
 	Synth operations.SynthFunc
+	// LogLevel is "", "debug" or "trace" (INFRA_LOG, --log-level): the
+	// real backends then write a line per API call to stderr, and at
+	// trace every request and response, secrets masked.
+	LogLevel string
 }
 
 // DefaultFactory is the factory of the real command.
 func DefaultFactory() *Factory {
 	f := &Factory{IO: System(), Getenv: os.Getenv, Store: operations.OpenState, Synth: operations.SynthProgram}
-	f.Backends = operations.DefaultBackends(func(line string) { fmt.Fprintln(f.IO.ErrOut, line) })
+	f.Backends = operations.NewBackendsWith(func() operations.BackendOptions {
+		o := operations.BackendOptions{Progress: func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }}
+		log := &callLog{w: f.IO.ErrOut}
+		switch f.LogLevel {
+		case "trace":
+			o.Trace = log.trace
+			fallthrough
+		case "debug":
+			o.Log = log.call
+		}
+		return o
+	})
 	return f
 }

@@ -452,6 +452,7 @@ func (ar *applyRun) step(ctx context.Context, a Action, kind stepKind) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	ctx = providers.WithAddress(ctx, a.Address)
 	switch kind {
 	case stepDestroy:
 		from := a.Region

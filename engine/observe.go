@@ -288,6 +288,7 @@ func (e *Engine) readAll(ctx context.Context, reads []readReq, scanTags map[spec
 }
 
 func (e *Engine) read(ctx context.Context, rq readReq, scanTags map[spec.Address]tagged, w *world) error {
+	ctx = providers.WithAddress(ctx, rq.addr)
 	rs, err := e.resources(rq.addr)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -238,7 +239,7 @@ func (r *resolver) secret(ctx context.Context, a spec.Address) (spec.Sensitive, 
 		}
 		return spec.Sensitive{}, fmt.Errorf("the value of %s cannot be read back from %s", a, a.Provider)
 	}
-	val, err := rs.ReadSecretValue(ctx, d.Region, a.Name)
+	val, err := rs.ReadSecretValue(providers.WithAddress(ctx, a), d.Region, a.Name)
 	if err != nil {
 		if env, isEnv := src.(spec.FromEnv); isEnv {
 			return spec.Sensitive{}, fmt.Errorf("%s is not set, and reading the value from the cloud failed: %w", env.Var, err)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -43,7 +44,7 @@ func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world
 			if err != nil {
 				return err
 			}
-			r, found, err := rs.Read(ctx, region, a.Name)
+			r, found, err := rs.Read(providers.WithAddress(ctx, a), region, a.Name)
 			if err != nil {
 				return err
 			}

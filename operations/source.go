@@ -105,19 +105,50 @@ func SynthProgram(ctx context.Context, dir string) ([]byte, error) {
 // SCW_DEFAULT_PROJECT_ID, SCW_DEFAULT_REGION, SCW_API_URL. progress
 // receives the drivers' own progress lines.
 func DefaultBackends(progress func(string)) BackendsFunc {
+	return NewBackends(BackendOptions{Progress: progress})
+}
+
+// Call is one API call a backend made, for the call log.
+type Call = providers.Call
+
+// MaskSecrets masks the fields that carry a secret in a traced body or an
+// error's text.
+func MaskSecrets(s string) string { return providers.MaskSecrets(s) }
+
+// BackendOptions tune the backends NewBackends makes.
+type BackendOptions struct {
+	// Progress receives a line when a driver starts and ends a long wait.
+	Progress func(string)
+	// Log receives every API call (INFRA_LOG=debug); Trace every request
+	// and response with its body, secrets masked (INFRA_LOG=trace).
+	Log   func(Call)
+	Trace func(string)
+}
+
+// NewBackendsWith is NewBackends with options decided when the backends
+// are built: after the command line is read, which --log-level is part of.
+func NewBackendsWith(options func() BackendOptions) BackendsFunc {
+	return func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
+		return NewBackends(options())(ctx, ps)
+	}
+}
+
+// NewBackends builds the real backends, with the SDKs' default
+// credentials, tuned by o.
+func NewBackends(o BackendOptions) BackendsFunc {
 	return func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
 		out := map[spec.Provider]providers.Backend{}
 		why := map[spec.Provider]string{}
 		for _, p := range ps {
 			switch p {
 			case spec.AWS:
-				b, err := awsprovider.New(ctx, awsprovider.Options{})
+				b, err := awsprovider.New(ctx, awsprovider.Options{Log: o.Log, Trace: o.Trace})
 				if err != nil {
 					return nil, nil, err
 				}
 				out[p] = b
 			case spec.Scaleway:
-				b, err := scwprovider.New(scwprovider.Options{Progress: progress})
+				b, err := scwprovider.New(scwprovider.Options{Progress: o.Progress, Log: o.Log, Trace: o.Trace})
 				if err != nil {
 					return nil, nil, err
 				}

@@ -45,6 +45,11 @@ type Options struct {
 	// *RetryBudgetError. Zero means INFRA_RETRY_BUDGET, else
 	// DefaultRetryBudget (60 s).
 	RetryBudget time.Duration
+	// Log, when set, receives every call the backend makes (INFRA_LOG).
+	Log providers.CallLog
+	// Trace, when set, receives every request and response with its
+	// body, secrets masked (INFRA_LOG=trace).
+	Trace func(string)
 }
 
 // New loads the SDK's default configuration: profiles, environment, SSO,
@@ -54,7 +59,14 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaders := append(withRetryBudget(budget), opts.ConfigOptions...)
+	loaders := withRetryBudget(budget)
+	if opts.Log != nil {
+		loaders = append(loaders, withCallLog(opts.Log))
+	}
+	if opts.Trace != nil {
+		loaders = append(loaders, withTrace(opts.Trace)...)
+	}
+	loaders = append(loaders, opts.ConfigOptions...)
 	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
 	if err != nil {
 		return nil, fmt.Errorf("aws: load configuration: %w", err)

@@ -52,6 +52,11 @@ type Options struct {
 	Settle time.Duration
 	// Progress receives a line when a driver starts and ends a wait.
 	Progress func(string)
+	// Log, when set, receives every REST call the backend makes
+	// (INFRA_LOG); Trace every attempt's request and response, secrets
+	// masked (INFRA_LOG=trace).
+	Log   providers.CallLog
+	Trace func(string)
 	// HTTPClient is used for S3, SQS and the function code upload.
 	HTTPClient *http.Client
 	// RetryBudget is how long one REST call keeps retrying what is safe

@@ -38,7 +38,7 @@ func restClient(opts Options) (time.Duration, scw.ClientOption, error) {
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = attemptTimeout
-	return budget, scw.WithHTTPClient(&http.Client{Transport: &retrying{next: t, budget: budget}}), nil
+	return budget, scw.WithHTTPClient(&http.Client{Transport: &retrying{next: t, budget: budget, log: opts.Log, trace: opts.Trace}}), nil
 }
 
 // retrying is a transport that retries, with backoff and within its
@@ -54,6 +54,10 @@ func restClient(opts Options) (time.Duration, scw.ClientOption, error) {
 type retrying struct {
 	next   *http.Transport
 	budget time.Duration
+	// log receives each call once, with its retries (INFRA_LOG); trace
+	// each attempt's request and response, secrets masked.
+	log   providers.CallLog
+	trace func(string)
 }
 
 // SetInsecureTransport keeps the SDK's insecure mode (insecure: true in
@@ -67,14 +71,25 @@ func (t *retrying) SetInsecureTransport() {
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
+	resp, attempts, err := t.send(req)
+	if t.log != nil {
+		t.log(callOf(req, resp, attempts, err, time.Since(start)))
+	}
+	return resp, err
+}
+
+// send sends req, again while it is safe to, and says how many attempts
+// it made.
+func (t *retrying) send(req *http.Request) (*http.Response, int, error) {
+	start := time.Now()
 	// A body that cannot be read again cannot be sent again.
 	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	r := req
 	for attempt := 1; ; attempt++ {
-		resp, err := t.next.RoundTrip(r)
+		resp, err := t.attempt(r)
 		again, wait := retryable(req.Method, resp, err)
 		if !again || !rewindable {
-			return resp, err
+			return resp, attempt, err
 		}
 		last := err
 		if resp != nil {
@@ -87,19 +102,19 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		// As on AWS, the last wait may pass the budget by one backoff; a
 		// Retry-After that would pass it by more is not waited for.
 		if elapsed >= t.budget || elapsed+wait > t.budget+maxRetryDelay {
-			return nil, &providers.RetryBudgetError{Attempts: attempt, Elapsed: elapsed, Budget: t.budget, Err: last}
+			return nil, attempt, &providers.RetryBudgetError{Attempts: attempt, Elapsed: elapsed, Budget: t.budget, Err: last}
 		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-req.Context().Done():
 			timer.Stop()
-			return nil, fmt.Errorf("%w after %d attempts, the last: %w", req.Context().Err(), attempt, last)
+			return nil, attempt, fmt.Errorf("%w after %d attempts, the last: %w", req.Context().Err(), attempt, last)
 		case <-timer.C:
 		}
 		r = req.Clone(req.Context())
 		if req.GetBody != nil {
 			if r.Body, err = req.GetBody(); err != nil {
-				return nil, fmt.Errorf("scaleway: read the body of %s %s again to retry it: %w", req.Method, req.URL.Path, err)
+				return nil, attempt, fmt.Errorf("scaleway: read the body of %s %s again to retry it: %w", req.Method, req.URL.Path, err)
 			}
 		}
 	}

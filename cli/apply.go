@@ -71,6 +71,7 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		req.Confirm = func(p *operations.Plan) error { return g.confirm(verb, p, opts.yes) }
 	}
 	res, err := ops.Apply(c.Context(), req)
+	g.progress(g.io()).finish()
 	var changed *operations.PlanChangedError
 	var diags *operations.DiagnosticsError
 	switch {

@@ -79,6 +79,16 @@ type globals struct {
 	lockTimeout time.Duration
 	// logLevel is --log-level; INFRA_LOG when empty.
 	logLevel string
+	// shown is the progress printer of the run, once a verb made one.
+	shown *progress
+}
+
+// progress returns the run's progress printer, made once.
+func (g *globals) progress(s *IOStreams) *progress {
+	if g.shown == nil {
+		g.shown = newProgress(s)
+	}
+	return g.shown
 }
 
 func (g *globals) io() *IOStreams {

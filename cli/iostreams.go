@@ -76,6 +76,19 @@ func (s *IOStreams) errDiagnostics(ds []spec.Diagnostic) {
 	printDiagnostics(w, ds, s.ErrColorEnabled())
 }
 
+// errWidth is stderr's width in columns on a terminal, 0 otherwise.
+func (s *IOStreams) errWidth() int {
+	f, ok := s.errRaw.(*os.File)
+	if !ok || !s.errTTY {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
 // isTerminal: a character device is not enough (/dev/null is one).
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
 

@@ -37,7 +37,7 @@ func (g *globals) operations(ctx context.Context) (*operations.Operations, *spec
 		},
 		StoreAt:     g.f.Store,
 		Getenv:      g.f.Getenv,
-		Progress:    newProgress(io).event,
+		Progress:    g.progress(io).event,
 		Parallelism: g.parallelism,
 		Holder:      func(command string) operations.LockInfo { return lockInfo(command, g.f.Getenv) },
 		Stale:       operations.DeadHolder,
@@ -78,24 +78,44 @@ func lockInfo(command string, getenv func(string) string) operations.LockInfo {
 		RunID: getenv("GITHUB_RUN_ID"), Command: command, Created: time.Now().UTC(), Host: host, PID: os.Getpid()}
 }
 
-// progress prints engine events to stderr, one line each.
+// progress prints engine events to stderr, one line each. On a terminal
+// it also keeps a live counter on the last line (12/40 done, 3 running,
+// eta 40s), redrawn after every event and every line; in a pipe and in CI
+// the lines are all there is.
 type progress struct {
 	mu sync.Mutex
 	io *IOStreams
+	// The counter, on a terminal only.
+	live                         bool
+	total, done, failed, running int
+	began                        time.Time
+	shown                        bool
+	width                        func() int
 }
 
-func newProgress(s *IOStreams) *progress { return &progress{io: s} }
+func newProgress(s *IOStreams) *progress {
+	return &progress{io: s, live: s.errTTY && s.errRaw != nil, width: s.errWidth}
+}
 
 func (p *progress) event(ev operations.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.clear()
+	defer p.draw()
 	w := p.io.ErrOut
 	switch ev.Kind {
+	case operations.EventBegin:
+		p.begin(ev.Total)
+	case operations.EventStart:
+		p.running++
 	case operations.EventDone:
+		p.settle(&p.done)
 		fmt.Fprintf(w, "%s %s ... ok (%s)\n", ev.Action, ev.Address, ev.Elapsed.Round(time.Millisecond))
 	case operations.EventFailed:
+		p.settle(&p.failed)
 		fmt.Fprintf(w, "%s %s ... failed\n", ev.Action, ev.Address)
 	case operations.EventDeferred:
+		p.settle(nil)
 		fmt.Fprintf(w, "%s %s ... refused for now, will retry: %v\n", ev.Action, ev.Address, ev.Err)
 	case operations.EventWaiting:
 		names := make([]string, len(ev.Outstanding))
@@ -104,4 +124,62 @@ func (p *progress) event(ev operations.Event) {
 		}
 		fmt.Fprintf(w, "still working on: %s\n", strings.Join(names, ", "))
 	}
+}
+
+func (p *progress) begin(total int) {
+	p.total, p.done, p.failed, p.running, p.began = total, 0, 0, 0, time.Now()
+}
+
+// settle counts one that ended, in n (nil: it ends for now, to be tried
+// again).
+func (p *progress) settle(n *int) {
+	if n != nil {
+		*n++
+	}
+	if p.running > 0 {
+		p.running--
+	}
+}
+
+// counter is the live line: what is done of the total, what runs, and the
+// time left at the pace so far.
+func (p *progress) counter() string {
+	line := fmt.Sprintf("%d/%d done", p.done, p.total)
+	if p.failed > 0 {
+		line += fmt.Sprintf(", %d failed", p.failed)
+	}
+	line += fmt.Sprintf(", %d running", p.running)
+	if settled := p.done + p.failed; settled > 0 && settled < p.total {
+		per := time.Since(p.began) / time.Duration(settled)
+		line += ", eta " + (per * time.Duration(p.total-settled)).Round(time.Second).String()
+	}
+	return line
+}
+
+// draw shows the counter while an apply runs; clear takes it away before
+// a line is written, so lines never mix with it.
+func (p *progress) draw() {
+	if !p.live || p.total == 0 || p.done+p.failed >= p.total {
+		return
+	}
+	line := p.counter()
+	if w := p.width(); w > 1 && len(line) >= w {
+		line = line[:w-1]
+	}
+	fmt.Fprint(p.io.errRaw, line)
+	p.shown = true
+}
+
+func (p *progress) clear() {
+	if p.shown {
+		fmt.Fprint(p.io.errRaw, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// finish takes the counter away once the run is over.
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,7 +49,7 @@ docs/sweep.md.`,
 func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 	ctx := c.Context()
 	req := operations.SweepRequest{Prefix: opts.prefix, OlderThan: opts.olderThan, Delete: opts.yes,
-		ConfiguredRegions: true, Progress: sweepProgress(g.io())}
+		ConfiguredRegions: true, Progress: sweepProgress(g.progress(g.io()))}
 	for _, k := range opts.kinds {
 		if _, ok := spec.Lookup(spec.Kind(k)); !ok {
 			return usageError{fmt.Errorf("--kind %s: unknown kind; known kinds: %s", k, kindList())}
@@ -74,6 +73,7 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 		req.Regions = regions
 	}
 	rep, err := operations.New(operations.Env{Backends: g.f.Backends}).Sweep(ctx, req)
+	g.progress(g.io()).finish()
 	var noRegion *operations.NoRegionError
 	var age *operations.AgeError
 	switch {
@@ -104,24 +104,33 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 	return nil
 }
 
-// sweepProgress prints the sweep's events to stderr, one line each.
-func sweepProgress(s *IOStreams) func(operations.SweepEvent) {
-	var mu sync.Mutex
+// sweepProgress prints the sweep's events to stderr, one line each, with
+// the live counter of its deletes on a terminal (progress).
+func sweepProgress(p *progress) func(operations.SweepEvent) {
 	return func(ev operations.SweepEvent) {
-		mu.Lock()
-		defer mu.Unlock()
-		w := s.ErrOut
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.clear()
+		defer p.draw()
+		w := p.io.ErrOut
 		switch ev.Kind {
+		case operations.SweepBegin:
+			p.begin(ev.Total)
+		case operations.SweepStart:
+			p.running++
 		case operations.SweepAccount, operations.SweepListed, operations.SweepRound, operations.SweepVerify:
 			fmt.Fprintln(w, ev.Message)
 		case operations.SweepDeleted:
+			p.settle(&p.done)
 			fmt.Fprintf(w, "delete %s ... ok (%s)\n", ev.Address, ev.Elapsed.Round(time.Millisecond))
 		case operations.SweepDeferred:
+			p.settle(nil)
 			fmt.Fprintf(w, "delete %s ... refused for now, will retry: %v\n", ev.Address, ev.Err)
 		case operations.SweepFailed:
 			if ev.Address.IsZero() {
 				fmt.Fprintf(w, "%s ... failed: %v\n", ev.Message, ev.Err)
 			} else {
+				p.settle(&p.failed)
 				fmt.Fprintf(w, "delete %s ... failed: %v\n", ev.Address, ev.Err)
 			}
 		case operations.SweepWaiting:

@@ -309,6 +309,7 @@ func (ar *applyRun) schedule(ctx context.Context, stopAt time.Time) *Report {
 			s.buildsLeft++
 		}
 	}
+	ar.e.emit(Event{Kind: EventBegin, Total: len(s.actions)})
 	s.w = walk.New(walk.Config{
 		Steps: graph, Parallelism: ar.e.opts.Parallelism, PerService: ar.e.opts.PerService,
 		// Orphans have no declaration and so no edges: their order is

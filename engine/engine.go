@@ -65,6 +65,7 @@ func New(opts Options) *Engine {
 type EventKind string
 
 const (
+	EventBegin    EventKind = "begin"    // an apply starts its actions (Total)
 	EventAccount  EventKind = "account"  // an account was verified
 	EventObserve  EventKind = "observe"  // a listing finished
 	EventStart    EventKind = "start"    // an action started
@@ -85,6 +86,8 @@ type Event struct {
 	Elapsed time.Duration
 	// Outstanding lists what a heartbeat is still waiting for.
 	Outstanding []spec.Address
+	// Total is how many actions an apply runs (EventBegin).
+	Total int
 }
 
 func (e *Engine) emit(ev Event) {

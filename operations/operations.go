@@ -106,6 +106,8 @@ func (env Env) warn(msg string) {
 
 // Event kinds, for front ends that print progress.
 const (
+	EventBegin    = engine.EventBegin
+	EventStart    = engine.EventStart
 	EventDone     = engine.EventDone
 	EventFailed   = engine.EventFailed
 	EventDeferred = engine.EventDeferred
@@ -115,6 +117,8 @@ const (
 
 // Sweep event kinds, for front ends that print a sweep's progress.
 const (
+	SweepBegin    = sweep.EventBegin
+	SweepStart    = sweep.EventStart
 	SweepAccount  = sweep.EventAccount
 	SweepListed   = sweep.EventListed
 	SweepRound    = sweep.EventRound

@@ -34,9 +34,13 @@ func (s *sweeper) deleteRounds(ctx context.Context, cands []*judged) {
 		round[i] = i
 	}
 	s.report.Rounds = 1
+	s.emit(Event{Kind: EventBegin, Total: len(cands)})
 	var w *walk.Walker
 	w = walk.New(walk.Config{
 		Steps: steps, PerService: s.opts.PerKind,
+		Started: func(i, _ int) {
+			s.emit(Event{Kind: EventStart, Address: cands[i].entry.Address, Region: cands[i].entry.Region})
+		},
 		Run: func(ctx context.Context, i int) error {
 			err := s.deleteOne(ctx, cands[i])
 			if providers.CodeOf(cands[i].job.backend, err) == providers.NotFound {

@@ -152,6 +152,8 @@ func (r *Report) sort() {
 type EventKind string
 
 const (
+	EventBegin    EventKind = "begin"    // the deletes start (Total)
+	EventStart    EventKind = "start"    // a delete started
 	EventAccount  EventKind = "account"  // an account was verified
 	EventListed   EventKind = "listed"   // a listing finished
 	EventDeleted  EventKind = "deleted"  // a delete succeeded
@@ -173,4 +175,6 @@ type Event struct {
 	Elapsed time.Duration
 	// Outstanding lists what a heartbeat is still waiting for.
 	Outstanding []spec.Address
+	// Total is how many deletes the sweep runs (EventBegin).
+	Total int
 }

@@ -53,15 +53,23 @@ const (
 // GraphFormats are the languages a graph is drawn in, the default first.
 var GraphFormats = []string{"mermaid", "dot"}
 
+// CheckGraphFormat says why format is none of GraphFormats, if it is not.
+func CheckGraphFormat(format string) error {
+	if slices.Contains(GraphFormats, format) {
+		return nil
+	}
+	return fmt.Errorf("unknown graph format %q: the formats are %s", spec.Printable(format), strings.Join(GraphFormats, ", "))
+}
+
 // DrawGraph draws g in format, one of GraphFormats.
 func DrawGraph(g *Graph, format string) (string, error) {
-	switch format {
-	case "mermaid":
-		return Mermaid(g), nil
-	case "dot":
+	if err := CheckGraphFormat(format); err != nil {
+		return "", err
+	}
+	if format == "dot" {
 		return DOT(g), nil
 	}
-	return "", fmt.Errorf("unknown graph format %q: the formats are %s", spec.Printable(format), strings.Join(GraphFormats, ", "))
+	return Mermaid(g), nil
 }
 
 // graphStyle is how one class is drawn: a Mermaid shape (the brackets

@@ -1,11 +1,13 @@
 package render
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -208,5 +210,81 @@ func TestFleetsGraph(t *testing.T) {
 		if labels[key] != want {
 			t.Errorf("node %s is %+v, want %+v", key, labels[key], want)
 		}
+	}
+}
+
+// The comment draws the plan's graph, collapsed, up to commentGraphNodes
+// nodes; above that it says how many there would be and how to draw them.
+func TestMarkdownGraphCap(t *testing.T) {
+	md := Markdown(bigPlan(commentGraphNodes), MarkdownOptions{Limit: 100 << 20})
+	if !strings.Contains(md, "<details><summary>Graph of the changes (40 node(s))</summary>\n\n```mermaid\nflowchart LR\n") {
+		t.Errorf("a plan of %d actions has no graph:\n%s", commentGraphNodes, md)
+	}
+	md = Markdown(bigPlan(commentGraphNodes+1), MarkdownOptions{Limit: 100 << 20})
+	if strings.Contains(md, "```mermaid") {
+		t.Errorf("a plan of %d actions is drawn", commentGraphNodes+1)
+	}
+	if !strings.Contains(md, "_The graph of the changes would have 41 nodes, more than the 40 a comment draws: `infra graph --plan FILE` draws it") {
+		t.Errorf("no note for the graph over the cap:\n%s", md[len(md)-600:])
+	}
+	if md := Markdown(&engine.Plan{FormatVersion: engine.FormatVersion, Fleet: "shop"}, MarkdownOptions{}); strings.Contains(md, "graph") {
+		t.Errorf("a plan with no actions mentions a graph:\n%s", md)
+	}
+}
+
+// The graph goes before anything else is cut: a comment that cuts any
+// part has no graph, and at the largest limit that leaves the graph out,
+// nothing else is cut and a note says where the graph is.
+func TestMarkdownDropsTheGraphFirst(t *testing.T) {
+	p := bigPlan(38)
+	// bigPlan's diagnostics want more than their share of any limit; two
+	// leave the details and the graph to compete.
+	p.Diagnostics = p.Diagnostics[:2]
+	// Long names make the graph larger than the room kept for the notes
+	// of what was cut, so that some limits leave it out and cut nothing.
+	for i := range p.Actions {
+		p.Actions[i].Address.Name += strings.Repeat("n", 40)
+	}
+	full := Markdown(p, MarkdownOptions{Limit: 100 << 20})
+	cut := func(md string) bool {
+		return strings.Contains(md, "not detailed here") || strings.Contains(md, "more diagnostic(s)") || strings.Contains(md, "more destroyed or replaced")
+	}
+	if cut(full) || !strings.Contains(full, "```mermaid") {
+		t.Fatal("the uncut comment is cut or has no graph")
+	}
+	// One by one down to where the graph goes, then in steps.
+	first, step := 0, 1
+	for limit := len(full); limit > len(full)-20000; limit -= step {
+		md := Markdown(p, MarkdownOptions{Limit: limit})
+		if len(md) > limit {
+			t.Fatalf("limit %d: %d characters", limit, len(md))
+		}
+		if strings.Contains(md, "```mermaid") {
+			if cut(md) {
+				t.Fatalf("limit %d: the graph is drawn and something else is cut", limit)
+			}
+			continue
+		}
+		if first == 0 {
+			first, step = limit, 50
+			if cut(md) || !strings.Contains(md, fmt.Sprintf("_The graph of the changes is left out to keep this comment under %d characters: `infra graph --plan FILE` draws it", limit)) {
+				t.Fatalf("limit %d: the graph is left out, but something else is cut too or the note is missing", limit)
+			}
+		}
+		if limit < first-5000 {
+			break
+		}
+	}
+	if first == 0 {
+		t.Fatal("the graph was never left out")
+	}
+	// A part cut to its own share of the limit leaves room the graph
+	// would fit in; the graph goes all the same.
+	q := bigPlan(10)
+	for range 30 {
+		q.Diagnostics = append(q.Diagnostics, q.Diagnostics[0])
+	}
+	if md := Markdown(q, MarkdownOptions{Limit: 20000}); !cut(md) || strings.Contains(md, "```mermaid") {
+		t.Errorf("a comment that cuts its diagnostics draws the graph, or cuts nothing:\n%s", md)
 	}
 }

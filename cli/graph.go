@@ -26,7 +26,7 @@ func newGraph(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "graph",
 		Short: "Draw the fleet's dependency graph, a saved plan or the fleet's wires (Mermaid or DOT)",
-		Long: `Draw a graph, offline, as Mermaid (the default) or Graphviz DOT:
+		Long: `Draw a graph, without calling a cloud, as Mermaid (the default) or Graphviz DOT:
 
   infra graph                 the fleet document's resources and their references
   infra graph --plan FILE     a saved plan (plan --out FILE): its actions by class

@@ -131,6 +131,22 @@ func cmpBool(x, y bool) int {
 	return -1
 }
 
+// drawNodes draws the nodes of no group, then each group's between open
+// and close, each with the indent it has there: Mermaid and DOT nest
+// alike and differ only in the words.
+func (g *Graph) drawNodes(node func(indent string, n GraphNode), open func(GraphGroup), close func()) {
+	for _, n := range g.inGroup("") {
+		node("  ", n)
+	}
+	for _, gr := range g.Groups {
+		open(gr)
+		for _, n := range g.inGroup(gr.Key) {
+			node("    ", n)
+		}
+		close()
+	}
+}
+
 // inGroup lists the nodes of group key ("" for those of none).
 func (g *Graph) inGroup(key string) []GraphNode {
 	var out []GraphNode
@@ -162,16 +178,9 @@ func Mermaid(g *Graph) string {
 		st := graphStyles[n.Class]
 		fmt.Fprintf(&b, "%s%s%s\"%s\"%s\n", indent, ids.node[n.Key], cmp.Or(st.open, "["), mermaidText(n.Label), cmp.Or(st.close, "]"))
 	}
-	for _, n := range g.inGroup("") {
-		node("  ", n)
-	}
-	for _, gr := range g.Groups {
+	g.drawNodes(node, func(gr GraphGroup) {
 		fmt.Fprintf(&b, "  subgraph %s[\"%s\"]\n", ids.group[gr.Key], mermaidText(gr.Label))
-		for _, n := range g.inGroup(gr.Key) {
-			node("    ", n)
-		}
-		b.WriteString("  end\n")
-	}
+	}, func() { b.WriteString("  end\n") })
 	for _, e := range g.Edges {
 		arrow := "-->"
 		if e.Dashed {
@@ -210,16 +219,9 @@ func DOT(g *Graph) string {
 	node := func(indent string, n GraphNode) {
 		fmt.Fprintf(&b, "%s%s [label=\"%s\", %s];\n", indent, ids.node[n.Key], dotText(n.Label), cmp.Or(graphStyles[n.Class].dot, "shape=box"))
 	}
-	for _, n := range g.inGroup("") {
-		node("  ", n)
-	}
-	for _, gr := range g.Groups {
+	g.drawNodes(node, func(gr GraphGroup) {
 		fmt.Fprintf(&b, "  subgraph cluster_%s {\n    label=\"%s\";\n", ids.group[gr.Key], dotText(gr.Label))
-		for _, n := range g.inGroup(gr.Key) {
-			node("    ", n)
-		}
-		b.WriteString("  }\n")
-	}
+	}, func() { b.WriteString("  }\n") })
 	for _, e := range g.Edges {
 		var attrs []string
 		if e.Label != "" {

@@ -15,7 +15,17 @@ import (
 // reading its database's password and endpoint.
 func shopModel(t *testing.T) *spec.Model {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "spec", "testdata", "components", "shop.json"))
+	m, diags := spec.Compile(specFixture(t, "components", "shop.json"))
+	if spec.HasErrors(diags) {
+		t.Fatalf("fixture has errors: %v", diags)
+	}
+	return m
+}
+
+// specFixture decodes a document of spec/testdata.
+func specFixture(t *testing.T, path ...string) *spec.Document {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(append([]string{"..", "spec", "testdata"}, path...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,11 +33,7 @@ func shopModel(t *testing.T) *spec.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, diags := spec.Compile(doc)
-	if spec.HasErrors(diags) {
-		t.Fatalf("fixture has errors: %v", diags)
-	}
-	return m
+	return doc
 }
 
 func TestDocumentGraphGolden(t *testing.T) {
@@ -160,14 +166,7 @@ func TestPlanGraphContractsAndClasses(t *testing.T) {
 // reaching all of a list of two capabilities, one wired to nothing.
 func fleetsModel(t *testing.T) *spec.Model {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "spec", "testdata", "wiring", "shop-eu.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := spec.DecodeDocument(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := specFixture(t, "wiring", "shop-eu.json")
 	doc.Uses["queues"] = spec.Use{Interface: "postgres-database", Reach: "all"}
 	doc.Uses["cache"] = spec.Use{Interface: "postgres-database"}
 	doc.Wires["queues"] = spec.Wire{List: true, Entries: []spec.Wire{{Fleet: "a", Provides: "jobs"}, {Fleet: "b", Provides: "jobs", State: "s3://other/infra"}}}

@@ -100,13 +100,17 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 
 	write := func(graph string) string {
 		var b strings.Builder
-		b.WriteString(head)
-		if warning != "" {
-			b.WriteString("\n" + warning)
-			if wcut > 0 {
-				fmt.Fprintf(&b, "> …and %d more destroyed or replaced, listed in %s.\n", wcut, elsewhere)
+		// part writes a section and, if some of it was cut, its note.
+		part := func(text string, cut int, note string) {
+			if text != "" {
+				b.WriteString("\n" + text)
+				if cut > 0 {
+					b.WriteString(note)
+				}
 			}
 		}
+		b.WriteString(head)
+		part(warning, wcut, fmt.Sprintf("> …and %d more destroyed or replaced, listed in %s.\n", wcut, elsewhere))
 		if details != "" {
 			b.WriteString("\n" + details)
 		}
@@ -114,15 +118,8 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 			fmt.Fprintf(&b, "\n_%d more resource(s) are not detailed here, to keep this comment under %d characters: %s has the whole plan._\n",
 				xcut, limit, elsewhere)
 		}
-		if diags != "" {
-			b.WriteString("\n" + diags)
-			if dcut > 0 {
-				fmt.Fprintf(&b, "\n_%d more diagnostic(s) are in %s._\n", dcut, elsewhere)
-			}
-		}
-		if graph != "" {
-			b.WriteString("\n" + graph)
-		}
+		part(diags, dcut, fmt.Sprintf("\n_%d more diagnostic(s) are in %s._\n", dcut, elsewhere))
+		part(graph, 0, "")
 		b.WriteString(foot)
 		return b.String()
 	}

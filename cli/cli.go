@@ -151,6 +151,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 	root.AddCommand(newExecutor(g))
 	root.AddCommand(newSweep(g))
 	root.AddCommand(newVersion(g))
+	root.AddCommand(newGraph(g))
 	// --version prints what the version verb prints, from the same build
 	// info.
 	root.Version = currentVersion().String()

@@ -19,6 +19,10 @@ type OutputRequest struct {
 	Fleet string
 	// Select is "", CAPABILITY or CAPABILITY.EXPORT.
 	Select string
+	// State is where the fleet's state is kept when not at this front
+	// end's own location: a wire's "state", for a graph of the fleet's
+	// wires.
+	State string
 }
 
 // Output is a fleet's published record, narrowed to what was asked for.
@@ -45,10 +49,7 @@ func (o *Operations) Output(ctx context.Context, req OutputRequest) (*Output, er
 	if !spec.ValidFleetName(fleet) {
 		return nil, fmt.Errorf("invalid fleet name %q; run infra check", fleet)
 	}
-	if o.env.Store == nil {
-		return nil, errors.New("no state location")
-	}
-	store, err := o.env.Store(ctx, fleet)
+	store, err := o.env.storeOf(ctx, req.State, fleet)
 	if err != nil {
 		return nil, err
 	}

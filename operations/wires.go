@@ -110,13 +110,21 @@ func wiredCapabilities(wires map[string]spec.Wire) map[string]spec.Wire {
 // farStore opens the state of the fleet at the far end of a wire: beside
 // this fleet's, or where the wire says.
 func (s *session) farStore(ctx context.Context, w spec.Wire) (state.Store, error) {
+	return s.env.storeOf(ctx, w.State, w.Fleet)
+}
+
+// storeOf opens a fleet's state: at location when it is set (a wire's
+// "state"), else beside this fleet's.
+func (env Env) storeOf(ctx context.Context, location, fleet string) (state.Store, error) {
 	switch {
-	case w.State == "":
-		return s.env.Store(ctx, w.Fleet)
-	case s.env.StoreAt == nil:
-		return nil, fmt.Errorf("this front end reads other fleets' state only beside its own, not at %s", w.State)
+	case location != "" && env.StoreAt == nil:
+		return nil, fmt.Errorf("this front end reads other fleets' state only beside its own, not at %s", location)
+	case location != "":
+		return env.StoreAt(ctx, location, fleet)
+	case env.Store == nil:
+		return nil, errors.New("no state location")
 	}
-	return s.env.StoreAt(ctx, w.State, w.Fleet)
+	return env.Store(ctx, fleet)
 }
 
 func (s *session) readFar(ctx context.Context, w *spec.Wire) spec.Far {

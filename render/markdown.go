@@ -63,14 +63,18 @@ func MarkdownCode(s string) string { return code(s) }
 // a warning block, the actions grouped by class (replace, delete, the
 // deletes of cut members, update in place, create, adopt, forget), each a
 // collapsible section or a line, then the contracts, the diagnostics
-// table and the plan id with the head commit. It draws from
+// table, the graph of the changes (PlanGraph, as Mermaid, collapsed; a
+// note instead above commentGraphNodes nodes) and the plan id with the
+// head commit. It draws from
 // the same engine.Plan as Text and RenderJSON, so they never disagree, and
 // it never shows a secret: a sensitive change reads (sensitive).
 //
 // The result stays under opts.Limit at any plan size. The header, counts
 // and footer always fit; the warning block, the diagnostics and the
 // details share the rest, in that order of importance, and whatever is cut
-// is counted in a note pointing to opts.Elsewhere.
+// is counted in a note pointing to opts.Elsewhere. The graph is drawn only
+// when nothing else is cut and it fits beside the rest; otherwise a note
+// says how to draw it.
 func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	limit := opts.Limit
 	if limit <= 0 {
@@ -94,29 +98,58 @@ func Markdown(p *engine.Plan, opts MarkdownOptions) string {
 	left -= len(diags)
 	details, xcut := detailsSections(classGroups(p.Actions), p.Contracts, left)
 
-	var b strings.Builder
-	b.WriteString(head)
-	if warning != "" {
-		b.WriteString("\n" + warning)
-		if wcut > 0 {
-			fmt.Fprintf(&b, "> …and %d more destroyed or replaced, listed in %s.\n", wcut, elsewhere)
+	write := func(graph string) string {
+		var b strings.Builder
+		// part writes a section and, if some of it was cut, its note.
+		part := func(text string, cut int, note string) {
+			if text != "" {
+				b.WriteString("\n" + text)
+				if cut > 0 {
+					b.WriteString(note)
+				}
+			}
 		}
-	}
-	if details != "" {
-		b.WriteString("\n" + details)
-	}
-	if xcut > 0 {
-		fmt.Fprintf(&b, "\n_%d more resource(s) are not detailed here, to keep this comment under %d characters: %s has the whole plan._\n",
-			xcut, limit, elsewhere)
-	}
-	if diags != "" {
-		b.WriteString("\n" + diags)
-		if dcut > 0 {
-			fmt.Fprintf(&b, "\n_%d more diagnostic(s) are in %s._\n", dcut, elsewhere)
+		b.WriteString(head)
+		part(warning, wcut, fmt.Sprintf("> …and %d more destroyed or replaced, listed in %s.\n", wcut, elsewhere))
+		if details != "" {
+			b.WriteString("\n" + details)
 		}
+		if xcut > 0 {
+			fmt.Fprintf(&b, "\n_%d more resource(s) are not detailed here, to keep this comment under %d characters: %s has the whole plan._\n",
+				xcut, limit, elsewhere)
+		}
+		part(diags, dcut, fmt.Sprintf("\n_%d more diagnostic(s) are in %s._\n", dcut, elsewhere))
+		part(graph, 0, "")
+		b.WriteString(foot)
+		return b.String()
 	}
-	b.WriteString(foot)
-	return b.String()
+	// The graph is the first thing to go: it is drawn only when
+	// everything else is whole and it fits beside it. The note that
+	// replaces it fits in the room kept for notes.
+	graph := graphSection(p)
+	if out := write(graph); graph == "" || (wcut+dcut+xcut == 0 && len(out) <= limit) {
+		return out
+	}
+	return write(fmt.Sprintf("_The graph of the changes is left out to keep this comment under %d characters: `infra graph --plan FILE` draws it from the plan saved with `infra plan --out FILE`._\n", limit))
+}
+
+// commentGraphNodes bounds the graph a comment draws: a picture of more
+// boxes than this is no longer read at a glance.
+const commentGraphNodes = 40
+
+// graphSection is the plan's graph (PlanGraph) in a collapsed section,
+// or, for a graph of more than commentGraphNodes nodes, a note saying how
+// many it would have and how to draw it; nothing for a plan with no
+// actions.
+func graphSection(p *engine.Plan) string {
+	if len(p.Actions) == 0 {
+		return ""
+	}
+	g := PlanGraph(p)
+	if n := len(g.Nodes); n > commentGraphNodes {
+		return fmt.Sprintf("_The graph of the changes would have %d nodes, more than the %d a comment draws: `infra graph --plan FILE` draws it from the plan saved with `infra plan --out FILE`._\n", n, commentGraphNodes)
+	}
+	return fmt.Sprintf("<details><summary>Graph of the changes (%d node(s))</summary>\n\n```mermaid\n%s```\n\n</details>\n", len(g.Nodes), Mermaid(g))
 }
 
 // markdownHead is what always fits: the hidden lines, the title, the

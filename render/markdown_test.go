@@ -282,6 +282,10 @@ func TestMarkdownEscapesHostileStrings(t *testing.T) {
 			}
 		}
 	}
+	// The graph's labels cannot end its fence or speak Mermaid.
+	if strings.Count(md, "```") != 2 || !strings.Contains(md, `["~ aws/queues/a#96;b\u001b[2J\u001b[31mEVIL\u009b2J\u202egnp.exe (jobs)"]`) {
+		t.Errorf("the graph's fence or label is not escaped:\n%s", md)
+	}
 	if !strings.HasPrefix(md, "<!-- infra:plan fleet=x -") {
 		t.Errorf("marker: %q", md[:min(len(md), 80)])
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,5 +65,42 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "")
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cloud": outOfBand},
 	})
+}
+
+// outOfBand changes the memory cloud behind infra's back, as a person in
+// the console would:
+//
+//	cloud set ADDRESS REGION FIELD JSON   sets a field of a resource
+//	cloud owner ADDRESS REGION FLEET      re-tags it for another fleet
+//	cloud delete ADDRESS REGION           deletes it
+func outOfBand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: cloud set|owner|delete ADDRESS REGION …")
+	}
+	path := ts.Getenv("INFRA_TEST_CLOUD")
+	cloud, err := memory.Load(path, map[spec.Provider]string{spec.AWS: "123456789012"})
+	ts.Check(err)
+	a, err := spec.ParseAddress(args[1])
+	ts.Check(err)
+	r, ok := cloud.Get(a.Provider, a.Kind, args[2], a.Name)
+	if !ok {
+		ts.Fatalf("no %s in %s", a, args[2])
+	}
+	switch {
+	case args[0] == "set" && len(args) == 5:
+		var v any
+		ts.Check(json.Unmarshal([]byte(args[4]), &v))
+		r.Fields[args[3]] = v
+		cloud.Put(a.Provider, a.Kind, r)
+	case args[0] == "owner" && len(args) == 4:
+		r.Owner = args[3]
+		cloud.Put(a.Provider, a.Kind, r)
+	case args[0] == "delete":
+		cloud.Remove(a.Provider, a.Kind, args[2], a.Name)
+	default:
+		ts.Fatalf("usage: cloud set|owner|delete ADDRESS REGION …")
+	}
+	ts.Check(cloud.Save(path))
 }

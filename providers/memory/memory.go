@@ -116,6 +116,14 @@ func (c *Cloud) Put(p spec.Provider, k spec.Kind, r providers.Resource) {
 	c.resources[key(p, k, r.Region, r.Name)] = &record{Provider: p, Kind: k, Resource: r}
 }
 
+// Remove deletes a stored resource directly, as if someone else had: for
+// tests of what changes out of band.
+func (c *Cloud) Remove(p spec.Provider, k spec.Kind, region, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.resources, key(p, k, region, name))
+}
+
 // Get returns a stored resource.
 func (c *Cloud) Get(p spec.Provider, k spec.Kind, region, name string) (providers.Resource, bool) {
 	c.mu.Lock()

@@ -85,7 +85,7 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 		ledger = state.NewLedger()
 	}
 	opts = componentHooks(opts, m, ledger)
-	opts.Targets, opts.Replace = normalized(opts.Targets), normalized(opts.Replace)
+	opts.Targets, opts.Replace = spec.SortedAddresses(opts.Targets), spec.SortedAddresses(opts.Replace)
 	p := &Plan{FormatVersion: FormatVersion, Fleet: m.Fleet, Destroy: opts.Destroy, Accounts: []Account{}, Actions: []Action{},
 		Diagnostics: append([]spec.Diagnostic{}, diags...), Attention: []spec.Diagnostic{},
 		Targets: opts.Targets, Replace: opts.Replace}

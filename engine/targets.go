@@ -38,25 +38,6 @@ func (e *TargetError) Error() string {
 // name, so a destroy is always of the whole fleet.
 var ErrTargetsWithDestroy = errors.New("plan: a destroy takes no targets and no forced replaces: it deletes the whole fleet")
 
-// normalized sorts and deduplicates addresses, so that the same set given
-// in any order is the same plan and the same id.
-func normalized(as []spec.Address) []spec.Address {
-	if len(as) == 0 {
-		return nil
-	}
-	out := slices.Clone(as)
-	slices.SortFunc(out, func(x, y spec.Address) int {
-		switch {
-		case x.Less(y):
-			return -1
-		case y.Less(x):
-			return 1
-		}
-		return 0
-	})
-	return slices.Compact(out)
-}
-
 // checkScope refuses, before any cloud is read, a target that is neither
 // declared nor in the ledger and a forced replace that is not declared.
 func checkScope(m *spec.Model, ledger *state.Ledger, opts PlanOptions) error {

@@ -3,9 +3,12 @@ package executor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/infra-iac/infra/providers/memory"
 )
 
 // decodeRequest reads a request as the Lambda runtime does, so that the
@@ -49,5 +52,37 @@ func TestTargetsThroughTheExecutor(t *testing.T) {
 	forced := f.do(context.Background(), decodeRequest(t, `{"operation": "plan", "document": `+doc+`, "replace": ["aws/queues/jobs"], "targets": ["aws/queues/jobs"]}`))
 	if forced.Status != StatusDone || forced.Plan.Summary.Replace != 1 || len(forced.Plan.Actions) != 1 {
 		t.Fatalf("forced: %s: %s %v", forced.Status, forced.Message, forced.Plan)
+	}
+}
+
+// A forced replace whose create failed after its delete is resumed by the
+// same run: the fresh plan creates the resource instead of refusing a
+// forced replace of nothing, and the run finishes.
+func TestForcedReplaceResumesAfterItsDelete(t *testing.T) {
+	f := newFixture(t)
+	doc := queuesDoc("jobs")
+	f.plan(doc)
+	if resp := f.do(context.Background(), Request{Operation: OpApply, Document: doc, RunID: "r0", Options: Options{Unreviewed: true}}); resp.Status != StatusDone {
+		t.Fatalf("first apply: %s: %s", resp.Status, resp.Message)
+	}
+	jobs := decodeRequest(t, `{"replace": ["aws/queues/jobs"]}`).Replace
+	plan := f.do(context.Background(), Request{Operation: OpPlan, Document: doc, Replace: jobs})
+	if plan.Status != StatusDone || plan.Plan.Summary.Replace != 1 {
+		t.Fatalf("plan: %s: %s", plan.Status, plan.Message)
+	}
+	f.cloud.Inject(memory.Fault{Op: "create", Address: "aws/queues/jobs", Err: errors.New("throttled"), Times: 1})
+	req := Request{Operation: OpApply, Document: doc, ExpectPlanID: plan.Plan.ID, RunID: "r1", Replace: jobs}
+	if resp := f.do(context.Background(), req); resp.Status != StatusFailed || len(f.cloud.Addresses()) != 0 {
+		t.Fatalf("want the create to fail after the delete: %s: %s; cloud %v", resp.Status, resp.Message, f.cloud.Addresses())
+	}
+	// Another run is no resume: its forced replace names nothing.
+	other := req
+	other.RunID = "r2"
+	if resp := f.do(context.Background(), other); resp.Status != StatusFailed || !strings.Contains(resp.Message, "not yet created") {
+		t.Fatalf("another run: %s: %s", resp.Status, resp.Message)
+	}
+	resp := f.do(context.Background(), req)
+	if resp.Status != StatusDone || fmt.Sprint(f.cloud.Addresses()) != "[aws/queues/jobs]" {
+		t.Fatalf("resume: %s: %s; cloud %v", resp.Status, resp.Message, f.cloud.Addresses())
 	}
 }

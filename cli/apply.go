@@ -18,6 +18,7 @@ type applyOptions struct {
 	yes      bool
 	force    bool
 	planFile string
+	scope    scopeFlags
 }
 
 // newApply makes apply, or destroy: the same pipeline against a target that
@@ -38,13 +39,18 @@ func newApply(g *globals, destroy bool) *cobra.Command {
 	f.BoolVar(&opts.yes, "yes", false, "apply without asking")
 	f.BoolVar(&opts.force, "force", false, "override the brake that refuses to destroy most of the fleet")
 	if !destroy {
-		f.StringVar(&opts.planFile, "plan", "", "apply only if the fresh plan is exactly this saved plan (from plan --out)")
+		f.StringVar(&opts.planFile, "plan", "", "apply only if the fresh plan is exactly this saved plan (from plan --out), with its targets and forced replaces")
+		opts.scope.add(f)
 	}
 	return c
 }
 
 func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 	req := operations.ApplyRequest{Destroy: opts.destroy, Force: opts.force}
+	var err error
+	if req.Scope, err = opts.scope.scope(); err != nil {
+		return err
+	}
 	if opts.planFile != "" {
 		data, err := os.ReadFile(opts.planFile)
 		if err != nil {
@@ -54,8 +60,12 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		if err != nil {
 			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
 		}
-		// A reviewed `plan --destroy` is applied as the teardown it is.
+		// A reviewed `plan --destroy` is applied as the teardown it is,
+		// and a partial plan with the scope it was made with.
 		req.Expect, req.Destroy = reviewed.ID, req.Destroy || reviewed.Destroy
+		if req.Scope, err = reviewedScope(opts.planFile, req.Scope, reviewed); err != nil {
+			return err
+		}
 	}
 	verb := "apply"
 	if req.Destroy {

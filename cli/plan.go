@@ -20,6 +20,7 @@ type planOptions struct {
 	destroy          bool
 	detailedExitcode bool
 	upstream         []string
+	scope            scopeFlags
 }
 
 func newPlan(g *globals) *cobra.Command {
@@ -37,6 +38,7 @@ func newPlan(g *globals) *cobra.Command {
 	f.StringVar(&opts.markdown, "markdown", "", "also write the plan as markdown to FILE, as a pull-request comment shows it (for an issue, a job summary)")
 	f.BoolVar(&opts.destroy, "destroy", false, "plan the teardown of everything the fleet manages")
 	f.BoolVar(&opts.detailedExitcode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
+	opts.scope.add(f)
 	f.StringSliceVar(&opts.upstream, "upstream", nil, "plan beside a provider's plan (saved with plan --out FILE): read what its apply will publish instead of its record (repeatable)")
 	return c
 }
@@ -73,7 +75,11 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := ops.Plan(c.Context(), operations.PlanRequest{Document: doc, Destroy: opts.destroy, Upstream: up})
+	scope, err := opts.scope.scope()
+	if err != nil {
+		return err
+	}
+	p, err := ops.Plan(c.Context(), operations.PlanRequest{Document: doc, Destroy: opts.destroy, Upstream: up, Scope: scope})
 	var diags *operations.DiagnosticsError
 	if err != nil && !errors.As(err, &diags) {
 		return g.remedy(err)

@@ -56,7 +56,12 @@ var errFleetHasErrors = errors.New("the fleet has errors; fix them (infra check 
 func (g *globals) remedy(err error) error {
 	var brake *operations.BrakeError
 	var diags *operations.DiagnosticsError
+	var target *operations.TargetError
 	switch {
+	case errors.As(err, &target):
+		return usageError{scopeError{target}}
+	case errors.Is(err, operations.ErrTargetsWithDestroy):
+		return usageError{errors.New("--target and --replace do not combine with a destroy: a teardown is of the whole fleet")}
 	case errors.As(err, &brake):
 		return fmt.Errorf("%w. If the declaration is right, re-run with --force; if it is not, check the credentials are for the account you meant", err)
 	case errors.As(err, &diags):

@@ -109,6 +109,9 @@ func changedFields(changes []Change) string {
 func (pl *planner) replaceCause(a Action) string {
 	d, declared := pl.m.Lookup(a.Address)
 	var clauses []string
+	if pl.forced[a.Address] {
+		clauses = append(clauses, ForcedCause)
+	}
 	for _, c := range a.Changes {
 		if !c.ForcesReplacement {
 			continue

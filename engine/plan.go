@@ -125,12 +125,18 @@ func (s Summary) Changes() int { return s.Create + s.Update + s.Replace + s.Dele
 // the header. Its ID is a hash of its canonical content, which is what "the
 // reviewed plan" means.
 type Plan struct {
-	FormatVersion int       `json:"formatVersion"`
-	Fleet         string    `json:"fleet"`
-	ID            string    `json:"id"`
-	Destroy       bool      `json:"destroy,omitempty"`
-	Accounts      []Account `json:"accounts"`
-	Actions       []Action  `json:"actions"`
+	FormatVersion int    `json:"formatVersion"`
+	Fleet         string `json:"fleet"`
+	ID            string `json:"id"`
+	Destroy       bool   `json:"destroy,omitempty"`
+	// Targets, when set, makes this a partial plan: only these resources
+	// (sorted, as given) and what they depend on were planned
+	// (PlanOptions.Targets). Replace lists the forced replaces. Both are
+	// part of the id, so a partial plan is never a full one.
+	Targets  []spec.Address `json:"targets,omitempty"`
+	Replace  []spec.Address `json:"replace,omitempty"`
+	Accounts []Account      `json:"accounts"`
+	Actions  []Action       `json:"actions"`
 	// Contracts are the resources with no action of their own that read,
 	// at run time, a resource this plan updates or replaces. They are
 	// told, never applied, and not part of the id (computeID).
@@ -171,15 +177,20 @@ func (p *Plan) HasDestroys() bool { return p.Summary.Delete+p.Summary.Replace > 
 // reads, and each action's class, cause, component, member and cut: they
 // are drawn from what the id binds already (the kind, the changes) or from
 // the component map, which shapes the review, not the apply. Leaving them
-// out also keeps the id of a plan saved before they existed.
+// out also keeps the id of a plan saved before they existed. The targets
+// and the forced replaces are in, omitted when empty for the same reason:
+// a partial plan whose actions happen to equal the full plan's is still
+// another plan, which an apply without the same targets must not accept.
 func (p *Plan) computeID() string {
 	canon := struct {
-		FormatVersion int       `json:"formatVersion"`
-		Fleet         string    `json:"fleet"`
-		Destroy       bool      `json:"destroy"`
-		Accounts      []Account `json:"accounts"`
-		Actions       []Action  `json:"actions"`
-	}{p.FormatVersion, p.Fleet, p.Destroy, p.Accounts, bindReferences(p.Actions)}
+		FormatVersion int            `json:"formatVersion"`
+		Fleet         string         `json:"fleet"`
+		Destroy       bool           `json:"destroy"`
+		Targets       []spec.Address `json:"targets,omitempty"`
+		Replace       []spec.Address `json:"replace,omitempty"`
+		Accounts      []Account      `json:"accounts"`
+		Actions       []Action       `json:"actions"`
+	}{p.FormatVersion, p.Fleet, p.Destroy, p.Targets, p.Replace, p.Accounts, bindReferences(p.Actions)}
 	// encoding/json sorts map keys, so this is canonical for our values.
 	b, err := json.Marshal(canon)
 	if err != nil {

@@ -29,6 +29,19 @@ type PlanOptions struct {
 	// delete's Cut and its cause "cut: members.db". Nil: no member was
 	// cut. A cut delete is a delete like any other for the brake.
 	CutOf func(spec.Address) string
+	// Targets, when set, makes the plan partial: only the actions on
+	// these resources and on what they depend on (narrow). A target must
+	// be declared or in the ledger; an undeclared one is deleted only
+	// when it is itself a target.
+	Targets []spec.Address
+	// Replace forces a replace of each of these declared resources, which
+	// must exist and be ours; what reads them is replaced or updated as
+	// for any replace. With Targets, they are targets too.
+	Replace []spec.Address
+	// ReplaceGone plans a forced replace whose resource is gone as its
+	// create instead of refusing it: the same run resuming after the
+	// replace's delete (operations sets it only then).
+	ReplaceGone bool
 }
 
 // run is what Apply needs from the planning that the plan JSON must not
@@ -72,11 +85,16 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 		ledger = state.NewLedger()
 	}
 	opts = componentHooks(opts, m, ledger)
+	opts.Targets, opts.Replace = spec.SortedAddresses(opts.Targets), spec.SortedAddresses(opts.Replace)
 	p := &Plan{FormatVersion: FormatVersion, Fleet: m.Fleet, Destroy: opts.Destroy, Accounts: []Account{}, Actions: []Action{},
-		Diagnostics: append([]spec.Diagnostic{}, diags...), Attention: []spec.Diagnostic{}}
+		Diagnostics: append([]spec.Diagnostic{}, diags...), Attention: []spec.Diagnostic{},
+		Targets: opts.Targets, Replace: opts.Replace}
 	if spec.HasErrors(diags) {
 		p.ID = p.computeID()
 		return p, nil // not applicable
+	}
+	if err := checkScope(m, ledger, opts); err != nil {
+		return nil, err
 	}
 	accounts, adiags, err := e.verifyAccounts(ctx, m, ledger)
 	if err != nil {
@@ -107,10 +125,13 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}, claimed: map[spec.Address]state.Intent{}}
 	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w, opts: opts}
 	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}, replaced: map[spec.Address]bool{}}
-	pl.declared()
+	if err := pl.declared(); err != nil {
+		return nil, err
+	}
 	pl.undeclared(ledger.Rows, false)
 	pl.undeclared(extra, true)
 	pl.undeclaredIntents()
+	pl.narrow()
 
 	deps := map[spec.Address][]spec.Address{}
 	for _, d := range m.Resources {
@@ -143,6 +164,8 @@ type planner struct {
 	diags   []spec.Diagnostic
 	// holders indexes holdersOf.
 	holders map[spec.Address][]spec.Address
+	// forced are the replaces PlanOptions.Replace forced.
+	forced map[spec.Address]bool
 }
 
 func (pl *planner) add(a Action) {
@@ -163,17 +186,22 @@ func (pl *planner) warnRow(addr spec.Address, d spec.Diagnostic) {
 }
 
 // declared plans every declared resource. Creates and replaces are decided
-// first, so that a value read from one of them is known to be unknown.
-func (pl *planner) declared() {
+// first, so that a value read from one of them is known to be unknown;
+// the forced ones before the propagation, which starts from them too.
+func (pl *planner) declared() error {
 	ds := pl.decide()
 	for a := range pl.run.moves {
 		pl.res.replaced[a] = true
+	}
+	if err := pl.force(ds); err != nil {
+		return err
 	}
 	pl.propagateReplaces(ds)
 	pl.planMoves()
 	for _, dc := range ds {
 		pl.planDecision(dc)
 	}
+	return nil
 }
 
 // decision is what observing found of a declared resource.
@@ -290,6 +318,10 @@ func (pl *planner) planOurs(d *spec.Declared) {
 			kind = Replace
 		}
 	}
+	forced := ""
+	if pl.forced[a] {
+		kind, forced = Replace, ForcedCause
+	}
 	row, recorded := pl.ledger.Get(a)
 	if in, claimed := pl.run.claimed[a]; claimed && kind != Replace {
 		pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.tagChange(d, obs, changes),
@@ -297,12 +329,12 @@ func (pl *planner) planOurs(d *spec.Declared) {
 		return
 	}
 	switch {
-	case len(changes) == 0 && (!recorded || row.Region != obs.Region):
+	case len(changes) == 0 && forced == "" && (!recorded || row.Region != obs.Region):
 		pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Reason: "exists and is tagged for this fleet; recording it in the ledger"})
-	case len(changes) == 0:
+	case len(changes) == 0 && forced == "":
 	case kind == Replace:
 		pl.add(Action{Address: a, Action: Replace, Region: d.Region, Changes: changes, Order: DeleteFirst,
-			Reason: joinReasons(replaceReason(changes), pl.causeReason(d, changes, true), pl.orderReason(a))})
+			Reason: joinReasons(forced, replaceReason(changes), pl.causeReason(d, changes, true), pl.orderReason(a))})
 	default:
 		pl.add(Action{Address: a, Action: Update, Region: d.Region, Changes: changes,
 			Reason: pl.causeReason(d, changes, false)})

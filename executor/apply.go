@@ -14,7 +14,7 @@ import (
 // budget says stop.
 func (h *Handler) apply(ctx context.Context, r *request, req Request, b budget) Response {
 	areq := operations.ApplyRequest{Document: r.doc, Destroy: req.Operation == OpDestroy, Expect: req.ExpectPlanID,
-		Runs: r.runs, RunID: req.RunID, Force: req.Options.Force, StopAt: b.stopAt}
+		Runs: r.runs, RunID: req.RunID, Force: req.Options.Force, StopAt: b.stopAt, Scope: req.scope()}
 	if req.Options.Unreviewed {
 		areq.Confirm = func(*operations.Plan) error { return nil }
 	}

@@ -298,6 +298,7 @@ func (h *Handler) lockInfo(req Request, requestID, command string) operations.Lo
 func refusal(ctx context.Context, op Operation, err error) Response {
 	var diags *operations.DiagnosticsError
 	var locked *operations.LockedError
+	var target *operations.TargetError
 	switch {
 	case errors.As(err, &diags) && !diags.Planned:
 		return Response{Status: StatusFailed, Diagnostics: diags.Diagnostics,
@@ -307,12 +308,30 @@ func refusal(ctx context.Context, op Operation, err error) Response {
 			Message: fmt.Sprintf("refusing to %s: the plan has %d error(s)", op, diags.Count())}
 	case errors.As(err, &locked):
 		return failed(err.Error())
+	case errors.As(err, &target):
+		return failed(targetMessage(op, target))
 	}
 	return failed(string(op) + ": " + timeoutHint(ctx, err))
 }
 
+// scope is the request's targets and forced replaces.
+func (req Request) scope() operations.Scope {
+	return operations.Scope{Targets: req.Targets, Replace: req.Replace}
+}
+
+// targetMessage says a refused target or forced replace in the words of
+// the request's fields.
+func targetMessage(op Operation, e *operations.TargetError) string {
+	field := map[string]string{"target": "targets", "replace": "replace"}[e.Option]
+	msg := fmt.Sprintf("refusing to %s: %q names %s, which is %s", op, field, e.Address, e.Why)
+	if e.Hint != "" {
+		msg += fmt.Sprintf("; did you mean %s?", e.Hint)
+	}
+	return msg
+}
+
 func (h *Handler) plan(ctx context.Context, r *request, req Request) Response {
-	p, err := r.ops.Plan(ctx, operations.PlanRequest{Document: r.doc, Upstream: req.Upstream})
+	p, err := r.ops.Plan(ctx, operations.PlanRequest{Document: r.doc, Upstream: req.Upstream, Scope: req.scope()})
 	var diags *operations.DiagnosticsError
 	if err != nil && (p == nil || !errors.As(err, &diags) || !diags.Planned) {
 		return refusal(ctx, OpPlan, err)

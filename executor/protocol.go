@@ -58,6 +58,14 @@ type Request struct {
 	// only): see operations.PlanRequest.Upstream. It changes what the plan
 	// shows, never what an apply reads: apply reads the stored record.
 	Upstream map[string]*spec.Published `json:"upstream,omitempty"`
+	// Targets and Replace narrow the plan (plan, apply): only the targets
+	// and what they depend on are planned, and each address in Replace is
+	// replaced though nothing forces it (operations.Scope). An apply of a
+	// reviewed partial plan must send the plan's own targets and replace,
+	// which its JSON carries, or the fresh plan has another id and is
+	// refused. Each is "provider/kind/name".
+	Targets []spec.Address `json:"targets,omitempty"`
+	Replace []spec.Address `json:"replace,omitempty"`
 	// ExpectPlanID is the reviewed plan's id ("sha256:…"). For apply and
 	// destroy, when set, a fresh plan with another id is refused. Re-sending
 	// the same request (same RunID) after "incomplete" resumes: the executor

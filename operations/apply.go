@@ -40,6 +40,9 @@ type ApplyRequest struct {
 	// Command names the operation in the lock; "apply" or "destroy" when
 	// empty.
 	Command string
+	// Scope narrows the fresh plan as the reviewed one was narrowed: the
+	// same targets and forced replaces, or the ids differ.
+	Scope
 }
 
 // ApplyResult is what an apply did.
@@ -65,7 +68,11 @@ func (o *Operations) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult,
 		return nil, err
 	}
 	defer s.close(ctx)
-	p, err := s.plan(ctx, req.Destroy, req.Force)
+	opts := req.Scope.options(req.Destroy)
+	if opts.ReplaceGone, err = resuming(ctx, req); err != nil {
+		return nil, err
+	}
+	p, err := s.plan(ctx, opts, req.Force)
 	if p == nil {
 		return nil, err
 	}

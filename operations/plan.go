@@ -18,6 +18,30 @@ type PlanRequest struct {
 	// apply will make is pending rather than missing. CI plans the fleets
 	// of one pull request this way, providers first.
 	Upstream map[string]*spec.Published
+	Scope
+}
+
+// Scope narrows a plan, and the apply that must find the same plan: the
+// targets and the forced replaces (engine.PlanOptions). The zero Scope is
+// the whole fleet.
+type Scope struct {
+	// Targets plans only these resources and what they depend on.
+	Targets []spec.Address
+	// Replace forces a replace of each of these resources.
+	Replace []spec.Address
+}
+
+// TargetError is a target or a forced replace the plan cannot honour.
+type TargetError = engine.TargetError
+
+// ErrTargetsWithDestroy refuses a scoped teardown.
+var ErrTargetsWithDestroy = engine.ErrTargetsWithDestroy
+
+// Partial reports whether the scope narrows the plan to targets.
+func (sc Scope) Partial() bool { return len(sc.Targets) > 0 }
+
+func (sc Scope) options(destroy bool) engine.PlanOptions {
+	return engine.PlanOptions{Destroy: destroy, Targets: sc.Targets, Replace: sc.Replace}
 }
 
 // Plan observes the cloud and returns the plan; it writes nothing. A fleet
@@ -29,14 +53,15 @@ func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, e
 		return nil, err
 	}
 	defer s.close(ctx)
-	return s.plan(ctx, req.Destroy, false)
+	return s.plan(ctx, req.Scope.options(req.Destroy), false)
 }
 
 // plan plans the session's fleet, protecting the consumers of what it
 // provides (force overrides). A plan with errors comes back with a
 // *DiagnosticsError.
-func (s *session) plan(ctx context.Context, destroy, force bool) (*engine.Plan, error) {
-	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, engine.PlanOptions{Destroy: destroy})
+func (s *session) plan(ctx context.Context, opts engine.PlanOptions, force bool) (*engine.Plan, error) {
+	destroy := opts.Destroy
+	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, opts)
 	if err != nil {
 		return nil, err
 	}

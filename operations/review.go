@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/infra-iac/infra/engine"
@@ -35,6 +36,21 @@ func review(ctx context.Context, req ApplyRequest, p *engine.Plan) (bool, error)
 	return true, nil
 }
 
+// resuming reports whether req continues the run of the reviewed plan
+// with a forced replace, the one case the fresh plan must treat apart: the
+// replace's delete may be done, and a forced replace of nothing is
+// otherwise refused.
+func resuming(ctx context.Context, req ApplyRequest) (bool, error) {
+	if req.Runs == nil || req.Expect == "" || req.RunID == "" || len(req.Replace) == 0 {
+		return false, nil
+	}
+	rec, err := req.Runs.LoadRun(ctx)
+	if err != nil {
+		return false, err
+	}
+	return rec != nil && rec.PlanID == req.Expect && rec.RunID == req.RunID, nil
+}
+
 // Runs keeps the record of the plan an apply accepted last.
 type Runs interface {
 	// LoadRun returns the record, or nil when there is none (or one this
@@ -59,14 +75,18 @@ type RunRecord struct {
 	// Document is the hash of the accepted document: a resume must send
 	// the same one, so that the only difference between the fresh plan and
 	// the reviewed one is the progress already made.
-	Document string          `json:"document"`
+	Document string `json:"document"`
+	// Targets and Replace are the accepted request's scope: a resume must
+	// send the same.
+	Targets  []spec.Address  `json:"targets,omitempty"`
+	Replace  []spec.Address  `json:"replace,omitempty"`
 	Actions  []engine.Action `json:"actions"`
 	Accepted time.Time       `json:"accepted"`
 }
 
 func newRunRecord(req ApplyRequest, p *engine.Plan, now time.Time) *RunRecord {
 	return &RunRecord{Version: RunRecordVersion, RunID: req.RunID, PlanID: p.ID, Destroy: req.Destroy,
-		Document: DocumentHash(req.Document), Actions: p.Actions, Accepted: now.UTC()}
+		Document: DocumentHash(req.Document), Targets: p.Targets, Replace: p.Replace, Actions: p.Actions, Accepted: now.UTC()}
 }
 
 // resumes says why the fresh plan p may not continue the run of req, or ""
@@ -82,6 +102,8 @@ func (r *RunRecord) resumes(req ApplyRequest, p *engine.Plan) string {
 		return "the reviewed plan was accepted for another operation"
 	case r.Document != DocumentHash(req.Document):
 		return "the document is not the one the reviewed plan was accepted with"
+	case !slices.Equal(r.Targets, p.Targets) || !slices.Equal(r.Replace, p.Replace):
+		return "the targets or forced replaces are not the ones the reviewed plan was accepted with"
 	}
 	accepted := make(map[spec.Address]engine.Action, len(r.Actions))
 	for _, a := range r.Actions {

@@ -259,6 +259,9 @@ func (s *session) publish(ctx context.Context, p *engine.Plan, destroy bool) err
 			}
 		}
 	}
+	if len(p.Targets) > 0 && prev != nil {
+		keepUntouchedReads(rec, prev)
+	}
 	// What the last record read and this one does not is unclaimed; a
 	// destroy reads nothing, so it unclaims what the document wires too.
 	gone := map[string]spec.Wire{}
@@ -282,6 +285,26 @@ func (s *session) publish(ctx context.Context, p *engine.Plan, destroy bool) err
 		return fmt.Errorf("publish the exports of %s: %w", s.model.Fleet, err)
 	}
 	return nil
+}
+
+// keepUntouchedReads keeps in the record of a partial apply what the last
+// record wired and read and the document no longer does: the resources
+// outside the targets were not changed, and may still read it, so it
+// stays claimed until an apply of the whole fleet. The capabilities need
+// no such care: Published draws them from the whole model and the whole
+// observed cloud, so a partial apply publishes every one, the targets'
+// as they are now and the rest as they were.
+func keepUntouchedReads(rec, prev *spec.Published) {
+	for name, w := range prev.Wires {
+		if _, ok := rec.Wires[name]; !ok {
+			rec.Wires[name] = w
+		}
+	}
+	for ref, v := range prev.Reads {
+		if _, ok := rec.Reads[ref]; !ok {
+			rec.Reads[ref] = v
+		}
+	}
 }
 
 // protect adds a row for each change of this plan that would break a

@@ -1,6 +1,14 @@
 package render
 
-import "regexp"
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"regexp"
+
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/spec"
+)
 
 // The hidden lines of a comment. The Action finds a fleet's comments by
 // their marker and reads back the reviewed plan's id from the id line;
@@ -28,4 +36,39 @@ func ReadMarkdownPlanID(body string) (id, head string, ok bool) {
 		return "", "", false
 	}
 	return m[1], m[2], true
+}
+
+// Scope is a plan's targets and forced replaces, as its comment carries
+// them for the merge that applies it.
+type Scope struct {
+	Targets []spec.Address `json:"targets,omitempty"`
+	Replace []spec.Address `json:"replace,omitempty"`
+}
+
+// scopeLine is the hidden line that carries a narrowed plan's scope, so
+// that the merge plans it again with the same scope (else the ids differ
+// and the apply refuses); none for a plan of the whole fleet.
+func scopeLine(p *engine.Plan) string {
+	if len(p.Targets)+len(p.Replace) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(Scope{Targets: p.Targets, Replace: p.Replace})
+	return "<!-- infra:plan-scope " + htmlEscape(string(b)) + " -->\n"
+}
+
+var scopeLineRE = regexp.MustCompile(`<!-- infra:plan-scope (\{[^\n]*?\}) -->`)
+
+// ReadMarkdownScope reads back the scope scopeLine wrote: the zero Scope
+// from a comment of a whole-fleet plan, and an error from a scope line
+// that does not parse, which must not be read as the whole fleet.
+func ReadMarkdownScope(body string) (Scope, error) {
+	var sc Scope
+	m := scopeLineRE.FindStringSubmatch(body)
+	if m == nil {
+		return sc, nil
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &sc); err != nil {
+		return Scope{}, fmt.Errorf("the plan comment's scope line: %w", err)
+	}
+	return sc, nil
 }

@@ -162,6 +162,7 @@ func markdownHead(p *engine.Plan, opts MarkdownOptions) string {
 	var head strings.Builder
 	head.WriteString(marker + "\n")
 	fmt.Fprintf(&head, "<!-- infra:plan-id %s head=%s -->\n", p.ID, opts.HeadSHA)
+	head.WriteString(scopeLine(p))
 	title := opts.Title
 	if title == "" {
 		title = "infra plan for fleet " + code(p.Fleet)
@@ -182,6 +183,9 @@ func markdownHead(p *engine.Plan, opts MarkdownOptions) string {
 	}
 	if errs, _ := spec.CountDiagnostics(p.Diagnostics); errs > 0 {
 		fmt.Fprintf(&head, "**The fleet has %d error(s): apply will refuse until they are fixed.** They are listed below.\n\n", errs)
+	}
+	for _, line := range scopeLines(p, code) {
+		head.WriteString("> " + line + "\n\n")
 	}
 	head.WriteString("**" + SummaryLine(p) + "**\n")
 	if w := wiringSection(p, opts); w != "" {

@@ -56,6 +56,9 @@ func Text(w io.Writer, p *engine.Plan, opts TextOptions) error {
 	for _, a := range p.Accounts {
 		fmt.Fprintf(&b, "%s: %s in %s ok\n", spec.Printable(string(a.Provider)), spec.Printable(a.Account), spec.Printable(regionList(a.Regions)))
 	}
+	for _, line := range scopeLines(p, spec.Printable) {
+		b.WriteString(line + "\n")
+	}
 	width := 36
 	for _, a := range p.Actions {
 		width = max(width, len(spec.Printable(a.Address.String())))

@@ -5,6 +5,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -73,4 +74,16 @@ func (a *Address) UnmarshalText(b []byte) error {
 	}
 	*a = p
 	return nil
+}
+
+// SortedAddresses is as sorted by text form, without repeats: the form a
+// set of addresses given on a command line takes in a plan, so that the
+// same set in any order is the same plan.
+func SortedAddresses(as []Address) []Address {
+	if len(as) == 0 {
+		return nil
+	}
+	out := slices.Clone(as)
+	slices.SortFunc(out, func(x, y Address) int { return strings.Compare(x.String(), y.String()) })
+	return slices.Compact(out)
 }

@@ -45,6 +45,8 @@ type inputs struct {
 	sweepAge      string
 	sweepDelete   bool
 	onPlanChanged string
+	// scope is the targets and replace inputs (operations.Scope).
+	scope operations.Scope
 }
 
 func readInputs(gha *githubactions.Action) (inputs, error) {
@@ -70,6 +72,12 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 	}
 	if in.sweepDelete, err = boolInput(gha, "sweep-delete", false); err != nil {
 		return in, err
+	}
+	if in.scope, err = scopeInputs(gha); err != nil {
+		return in, err
+	}
+	if len(in.scope.Targets)+len(in.scope.Replace) > 0 && len(in.fleets) > 1 {
+		return in, fmt.Errorf("inputs targets and replace name resources of one fleet; the input fleet names %d", len(in.fleets))
 	}
 	switch in.onPlanChanged {
 	case "":
@@ -97,6 +105,25 @@ func input(gha *githubactions.Action, name string) string {
 		return v
 	}
 	return gha.GetInput(strings.ReplaceAll(name, "-", "_"))
+}
+
+// scopeInputs reads targets and replace: addresses, one a line or
+// separated by commas.
+func scopeInputs(gha *githubactions.Action) (operations.Scope, error) {
+	var sc operations.Scope
+	for _, in := range []struct {
+		name string
+		into *[]spec.Address
+	}{{"targets", &sc.Targets}, {"replace", &sc.Replace}} {
+		for _, f := range strings.FieldsFunc(input(gha, in.name), func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+			a, err := spec.ParseAddress(strings.TrimSpace(f))
+			if err != nil {
+				return sc, fmt.Errorf("input %s: %w", in.name, err)
+			}
+			*in.into = append(*in.into, a)
+		}
+	}
+	return sc, nil
 }
 
 func boolInput(gha *githubactions.Action, name string, def bool) (bool, error) {

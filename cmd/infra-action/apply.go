@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/go-github/v60/github"
 
 	"github.com/infra-iac/infra/executor"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
+	"github.com/infra-iac/infra/spec"
 )
 
 // ApplyMarker is the hidden first line of a fleet's apply result on the
@@ -105,6 +108,7 @@ func (a *action) notApplied(ctx context.Context, api *repoAPI, pr *github.PullRe
 
 func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc) (*outcome, error) {
 	reviewed := ""
+	f.scope = a.in.scope
 	if pr != nil {
 		c, err := api.findComment(ctx, pr.GetNumber(), render.PlanMarker(f.Name))
 		if err != nil {
@@ -112,6 +116,9 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 		}
 		if c != nil {
 			reviewed, _, _ = render.ReadMarkdownPlanID(c.GetBody())
+		}
+		if err := a.reviewedScope(f, c); err != nil {
+			return nil, err
 		}
 	}
 	expect, note := reviewed, ""
@@ -171,6 +178,28 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 		return o, fmt.Errorf("fleet %s: apply %s: %s", f.Name, o.Status, o.Message)
 	}
 	return o, nil
+}
+
+// reviewedScope narrows f as its reviewed plan was narrowed: the comment
+// carries the targets and forced replaces, which a merge must plan with
+// again to find the same plan. Without a comment, the inputs'. Inputs
+// that name another scope than the comment's are refused rather than one
+// of them chosen silently.
+func (a *action) reviewedScope(f *fleetDoc, c *github.IssueComment) error {
+	if c == nil {
+		return nil
+	}
+	sc, err := render.ReadMarkdownScope(c.GetBody())
+	if err != nil {
+		return fmt.Errorf("fleet %s: %w; nothing was changed", f.Name, err)
+	}
+	given := len(a.in.scope.Targets)+len(a.in.scope.Replace) > 0
+	if given && (!slices.Equal(spec.SortedAddresses(a.in.scope.Targets), sc.Targets) || !slices.Equal(spec.SortedAddresses(a.in.scope.Replace), sc.Replace)) {
+		return fmt.Errorf("fleet %s: the inputs targets and replace name %v and %v, but the reviewed plan was made with %v and %v; nothing was changed. Leave them out to apply the reviewed plan",
+			f.Name, a.in.scope.Targets, a.in.scope.Replace, sc.Targets, sc.Replace)
+	}
+	f.scope = operations.Scope{Targets: sc.Targets, Replace: sc.Replace}
+	return nil
 }
 
 func (a *action) postResult(ctx context.Context, api *repoAPI, pr *github.PullRequest, fleet, body string) error {

@@ -29,6 +29,7 @@ func (a *action) plan(ctx context.Context) error {
 	var plans []*operations.Plan
 	upstream := map[string]*spec.Published{}
 	for _, f := range ordered {
+		f.scope = a.in.scope
 		p, err := a.runner.Plan(ctx, f, upstream)
 		if err != nil {
 			failures = append(failures, err)

@@ -32,6 +32,9 @@ type fleetDoc struct {
 	Source string
 	// document is Doc, decoded.
 	document *spec.Document
+	// scope narrows its plan and apply: the inputs' on a plan, the
+	// reviewed comment's on a merge.
+	scope operations.Scope
 }
 
 // outcome is how an apply ended, whoever ran it.
@@ -155,7 +158,7 @@ func newLocal(c clouds, location string, log io.Writer) local {
 }
 
 func (l local) Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec.Published) (*planned, error) {
-	p, err := l.ops.Plan(ctx, operations.PlanRequest{Document: f.document, Upstream: upstream})
+	p, err := l.ops.Plan(ctx, operations.PlanRequest{Document: f.document, Upstream: upstream, Scope: f.scope})
 	var diags *operations.DiagnosticsError
 	if err != nil && !errors.As(err, &diags) {
 		return nil, fmt.Errorf("plan fleet %s: %w", f.Name, err)
@@ -177,7 +180,7 @@ func (l local) Output(ctx context.Context, f *fleetDoc) (*operations.Output, err
 
 func (l local) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error) {
 	started := time.Now()
-	req := operations.ApplyRequest{Document: f.document, Expect: expect}
+	req := operations.ApplyRequest{Document: f.document, Expect: expect, Scope: f.scope}
 	if expect == "" {
 		// The caller decides when an unreviewed apply is allowed.
 		req.Confirm = func(*operations.Plan) error { return nil }
@@ -304,7 +307,8 @@ func (r remote) invoke(ctx context.Context, req executor.Request) (*executor.Res
 }
 
 func (r remote) Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec.Published) (*planned, error) {
-	resp, err := r.invoke(ctx, executor.Request{Operation: executor.OpPlan, Document: f.Doc, RunID: r.runID, Upstream: upstream})
+	resp, err := r.invoke(ctx, executor.Request{Operation: executor.OpPlan, Document: f.Doc, RunID: r.runID, Upstream: upstream,
+		Targets: f.scope.Targets, Replace: f.scope.Replace})
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +329,7 @@ func (r remote) Output(ctx context.Context, f *fleetDoc) (*operations.Output, er
 func (r remote) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error) {
 	started := time.Now()
 	req := executor.Request{Operation: executor.OpApply, Document: f.Doc, ExpectPlanID: expect, RunID: r.runID,
-		Options: executor.Options{Unreviewed: expect == ""}}
+		Targets: f.scope.Targets, Replace: f.scope.Replace, Options: executor.Options{Unreviewed: expect == ""}}
 	o := &outcome{}
 	for {
 		resp, err := r.invoke(ctx, req)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -147,6 +148,7 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 		vars[k] = v
 	}
 	vars["INPUT_COMMAND"], vars["INPUT_COMMENT"], vars["INPUT_SWEEP_DELETE"], vars["INPUT_ON_PLAN_CHANGED"] = "plan", "false", "true", "apply"
+	vars["INPUT_TARGETS"], vars["INPUT_REPLACE"] = "aws/queues/jobs\naws/queues/mail", "aws/queues/jobs, aws/queues/mail"
 	in, err := readInputs(githubactions.New(githubactions.WithWriter(io.Discard), githubactions.WithGetenv(func(k string) string { return vars[k] })))
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +159,9 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 		if want := vars["INPUT_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_"))]; v != want {
 			t.Errorf("input %s: the binary read %q, action.yml passes %q", name, v, want)
 		}
+	}
+	if fmt.Sprint(in.scope.Targets) != "[aws/queues/jobs aws/queues/mail]" || fmt.Sprint(in.scope.Replace) != "[aws/queues/jobs aws/queues/mail]" {
+		t.Errorf("targets and replace not read: %+v", in.scope)
 	}
 	if in.comment || !in.sweepDelete {
 		t.Errorf("boolean inputs not read: %+v", in)

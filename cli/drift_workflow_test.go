@@ -52,6 +52,8 @@ type actionsRunner struct {
 var (
 	stepIf   = regexp.MustCompile(`^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+) == '([^']*)'$`)
 	stepExpr = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
+	// stepOutput is an earlier step's output, in an expression.
+	stepOutput = regexp.MustCompile(`^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)$`)
 )
 
 func (r *actionsRunner) run(steps []workflowStep, openIssue string) jobRun {
@@ -80,9 +82,14 @@ esac
 	if err := os.WriteFile(filepath.Join(bin, "gh"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	var res jobRun
+	outputs := map[string]map[string]string{}
 	expand := func(s string) string {
 		return stepExpr.ReplaceAllStringFunc(s, func(m string) string {
 			expr := stepExpr.FindStringSubmatch(m)[1]
+			if o := stepOutput.FindStringSubmatch(expr); o != nil {
+				return outputs[o[1]][o[2]]
+			}
 			v, ok := r.exprs[expr]
 			if !ok {
 				t.Fatalf("the workflow uses ${{ %s }}, which this test does not provide", expr)
@@ -90,8 +97,6 @@ esac
 			return v
 		})
 	}
-	var res jobRun
-	outputs := map[string]map[string]string{}
 	for i, s := range steps {
 		if s.Uses != "" {
 			action, _, _ := strings.Cut(s.Uses, "@")
@@ -163,7 +168,7 @@ func contains(xs []string, x string) bool {
 
 // The drift workflow init writes, its own steps run as written against a
 // fleet on moto: no issue while the estate matches; an out-of-band change
-// opens one whose body is the markdown plan, the next run edits it rather
+// opens one, titled with the fleet, whose body is the markdown drift report; the next run edits it rather
 // than opening a second, and converging again closes it. A failure to plan
 // fails the job instead of reading as drift or as no drift.
 func TestInitDriftWorkflowAgainstADriftedFleet(t *testing.T) {
@@ -196,7 +201,8 @@ func TestInitDriftWorkflowAgainstADriftedFleet(t *testing.T) {
 			"vars.INFRA_STATE": stateDir, "github.token": "gh-token", "github.server_url": "https://github.example",
 			"github.repository": "acme/shop", "github.run_id": "4242",
 		}}
-	const planStep, openStep, closeStep = "infra plan --detailed-exitcode", "Open or update the drift issue", "Close the drift issue"
+	const planStep, openStep, closeStep = "infra drift --detailed-exitcode", "Open or update the drift issue", "Close the drift issue"
+	const list = `gh issue list --label infra-drift --state open --search "infra drift: fleet drift" in:title --json number,title --jq .[] | select(.title == "infra drift: fleet drift") | .number`
 
 	// main applied: no drift, no issue to close.
 	shell(t, dir, srv.Env(), "go run ./infra apply --yes --state "+stateDir)
@@ -204,7 +210,7 @@ func TestInitDriftWorkflowAgainstADriftedFleet(t *testing.T) {
 	if run.failed != "" || strings.Join(run.ran, "|") != planStep+"|"+closeStep {
 		t.Fatalf("matching estate: ran %q, failed %q", run.ran, run.failed)
 	}
-	if strings.Join(run.gh, "\n") != "gh issue list --label infra-drift --state open --json number --jq .[0].number" {
+	if strings.Join(run.gh, "\n") != list {
 		t.Fatalf("matching estate, no open issue: gh %q", run.gh)
 	}
 
@@ -223,16 +229,14 @@ func TestInitDriftWorkflowAgainstADriftedFleet(t *testing.T) {
 		t.Fatalf("drift: ran %q, failed %q", run.ran, run.failed)
 	}
 	if len(run.gh) != 3 || !strings.HasPrefix(run.gh[0], "gh label create infra-drift ") ||
-		!strings.HasPrefix(run.gh[2], "gh issue create --title infra: the live estate differs from main --label infra-drift --body-file ") {
+		run.gh[1] != list || !strings.HasPrefix(run.gh[2], "gh issue create --title infra drift: fleet drift --label infra-drift --body-file ") {
 		t.Fatalf("drift, no open issue: gh %q", run.gh)
 	}
 	for _, want := range []string{
-		"The live estate differs from `main` (checked by [this run](https://github.example/acme/shop/actions/runs/4242)).",
-		"### infra plan for fleet `drift`",
-		"| aws | `123456789012` | eu-west-3 |",
-		"**Plan: 1 to create, 0 to update, 0 to replace, 0 to delete.**",
-		"<code>+ aws/object-store/drift-assets</code> create",
-		"Made by `infra plan`, which changes nothing.",
+		"The live estate changed out of band since the last apply (checked by [this run](https://github.example/acme/shop/actions/runs/4242)).",
+		"### infra drift: fleet `drift`",
+		"Drift: 1 of 1 managed resource(s) changed out of band since ",
+		"| `aws/object-store/drift-assets` | deleted | exists in `eu-west-3` | gone |",
 	} {
 		if !strings.Contains(run.body, want) {
 			t.Errorf("the issue body lacks %q:\n%s", want, run.body)
@@ -256,7 +260,7 @@ func TestInitDriftWorkflowAgainstADriftedFleet(t *testing.T) {
 		t.Fatalf("converged, issue 7 open: ran %q, failed %q, gh %q", run.ran, run.failed, run.gh)
 	}
 
-	// A plan that fails is neither drift nor its absence: the job fails.
+	// A drift that fails is neither drift nor its absence: the job fails.
 	r.exprs["vars.INFRA_STATE"] = "s3://"
 	run = r.run(steps, "7")
 	if run.failed != planStep || len(run.gh) != 0 {

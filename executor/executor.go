@@ -96,7 +96,7 @@ func (h *Handler) Handle(ctx context.Context, req Request) (Response, error) {
 
 func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Response {
 	switch req.Operation {
-	case OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput:
+	case OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput, OpDrift:
 	case "":
 		return failed(`the request has no "operation"; want one of ` + joinOps(Operations))
 	default:
@@ -128,6 +128,8 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 		return h.plan(work, r, req)
 	case OpDiscover:
 		return h.discover(work, r, req)
+	case OpDrift:
+		return h.drift(work, r)
 	default:
 		return h.apply(work, r, req, b)
 	}
@@ -406,6 +408,16 @@ func (h *Handler) discover(ctx context.Context, r *request, req Request) Respons
 		resp.Message += "; saved"
 	}
 	return resp
+}
+
+// drift reports what changed out of band; a fleet with drift is done,
+// and its message says so.
+func (h *Handler) drift(ctx context.Context, r *request) Response {
+	d, err := r.ops.Drift(ctx, operations.DriftRequest{Document: r.doc})
+	if err != nil {
+		return refusal(ctx, OpDrift, err)
+	}
+	return Response{Status: StatusDone, Drift: d, Message: render.DriftSummary(d)}
 }
 
 // timeoutHint explains an error caused by running out of time.

@@ -39,10 +39,14 @@ const (
 	// Options.Select. It reads the state and no cloud, and writes nothing;
 	// a secret export is its reference, never its value.
 	OpOutput Operation = "output"
+	// OpDrift reports what changed in the cloud out of band since the
+	// last apply (what `infra drift` prints); it writes nothing and takes
+	// no lock.
+	OpDrift Operation = "drift"
 )
 
 // Operations lists every operation, in the order docs present them.
-var Operations = []Operation{OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput}
+var Operations = []Operation{OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput, OpDrift}
 
 // Request is the Lambda payload.
 type Request struct {
@@ -151,6 +155,8 @@ type Response struct {
 	// (output). A done output without it: the fleet has published nothing
 	// (Message says where it looked).
 	Output *operations.Output `json:"output,omitempty"`
+	// Drift is the drift report (drift).
+	Drift *operations.Drift `json:"drift,omitempty"`
 	// Consumers are, by capability, the fleets that claim what this fleet
 	// provides (plan of a fleet that provides).
 	Consumers map[string][]string `json:"consumers,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -47,6 +48,8 @@ type inputs struct {
 	onPlanChanged string
 	// scope is the targets and replace inputs (operations.Scope).
 	scope operations.Scope
+	// lockTimeout is how long an apply waits for a lock another run holds.
+	lockTimeout time.Duration
 }
 
 func readInputs(gha *githubactions.Action) (inputs, error) {
@@ -75,6 +78,11 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 	}
 	if in.scope, err = scopeInputs(gha); err != nil {
 		return in, err
+	}
+	if v := input(gha, "lock-timeout"); v != "" {
+		if in.lockTimeout, err = time.ParseDuration(v); err != nil || in.lockTimeout < 0 {
+			return in, fmt.Errorf("input lock-timeout is %q; want a duration such as 5m, or 0 to refuse at once", v)
+		}
 	}
 	if len(in.scope.Targets)+len(in.scope.Replace) > 0 && len(in.fleets) > 1 {
 		return in, fmt.Errorf("inputs targets and replace name resources of one fleet; the input fleet names %d", len(in.fleets))
@@ -182,14 +190,14 @@ func (a *action) main(ctx context.Context) error {
 		return fmt.Errorf("read the GitHub context: %w", err)
 	}
 	if a.in.executor == "" {
-		a.runner = newLocal(a.e.clouds, a.in.state, a.log)
+		a.runner = newLocal(a.e.clouds, a.in.state, a.in.lockTimeout, a.log)
 	} else {
 		inv, err := a.e.invoker(ctx)
 		if err != nil {
 			return fmt.Errorf("reach the executor %s: %w", a.in.executor, err)
 		}
 		runID := fmt.Sprintf("github:%s/runs/%d/attempts/%d", a.gctx.Repository, a.gctx.RunID, a.gctx.RunAttempt)
-		a.runner = remote{inv: inv, function: a.in.executor, runID: runID, log: a.log}
+		a.runner = remote{inv: inv, function: a.in.executor, runID: runID, lockTimeout: a.in.lockTimeout, log: a.log}
 	}
 	switch a.in.command {
 	case "plan":

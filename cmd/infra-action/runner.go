@@ -139,7 +139,7 @@ type local struct {
 	sweeps *operations.Operations
 }
 
-func newLocal(c clouds, location string, log io.Writer) local {
+func newLocal(c clouds, location string, lockTimeout time.Duration, log io.Writer) local {
 	p := &progress{w: log}
 	env := operations.Env{
 		Backends: c.Backends,
@@ -152,7 +152,9 @@ func newLocal(c clouds, location string, log io.Writer) local {
 		Progress: p.event,
 		Holder:   func(command string) operations.LockInfo { return lockInfo(command, c.Getenv) },
 		Stale:    operations.DeadHolder,
-		Warn:     func(msg string) { fmt.Fprintf(log, "warning: %s\n", msg) },
+		// Waiting says who holds the lock every 15 s, through Warn.
+		LockTimeout: lockTimeout,
+		Warn:        func(msg string) { fmt.Fprintf(log, "warning: %s\n", msg) },
 	}
 	return local{ops: operations.New(env), sweeps: operations.New(operations.Env{Backends: c.Backends})}
 }
@@ -288,7 +290,10 @@ type remote struct {
 	inv      invoker
 	function string
 	runID    string
-	log      io.Writer
+	// lockTimeout is sent as options.lockTimeout: the executor waits
+	// within what is left of each invocation.
+	lockTimeout time.Duration
+	log         io.Writer
 }
 
 func (r remote) client() executor.Client {
@@ -329,7 +334,7 @@ func (r remote) Output(ctx context.Context, f *fleetDoc) (*operations.Output, er
 func (r remote) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome, error) {
 	started := time.Now()
 	req := executor.Request{Operation: executor.OpApply, Document: f.Doc, ExpectPlanID: expect, RunID: r.runID,
-		Targets: f.scope.Targets, Replace: f.scope.Replace, Options: executor.Options{Unreviewed: expect == ""}}
+		Targets: f.scope.Targets, Replace: f.scope.Replace, Options: executor.Options{Unreviewed: expect == "", LockTimeout: r.lockTimeoutOption()}}
 	o := &outcome{}
 	for {
 		resp, err := r.invoke(ctx, req)
@@ -390,3 +395,11 @@ func (r remote) Sweep(ctx context.Context, f *fleetDoc, o sweepOptions) (string,
 
 // countLine counts what an apply did, in the words of `infra apply`.
 func countLine(applied []operations.Applied) string { return render.AppliedLine(applied) }
+
+// lockTimeoutOption is the lock-timeout input as the executor reads it.
+func (r remote) lockTimeoutOption() string {
+	if r.lockTimeout <= 0 {
+		return ""
+	}
+	return r.lockTimeout.String()
+}

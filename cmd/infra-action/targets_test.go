@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/infra-iac/infra/executor"
 	"github.com/infra-iac/infra/operations"
@@ -58,6 +59,7 @@ func TestScopeInputsAreChecked(t *testing.T) {
 	}{
 		{map[string]string{"command": "plan", "targets": "jobs"}, `input targets: address "jobs"`},
 		{map[string]string{"command": "plan", "replace": "aws/queues/jobs", "fleet": "a.json\nb.json"}, "name resources of one fleet"},
+		{map[string]string{"command": "apply", "lock-timeout": "soon"}, `input lock-timeout is "soon"; want a duration`},
 	} {
 		r := h.run("pull_request", prEvent(7, "abc"), c.in)
 		if r.code != 1 || !strings.Contains(r.log, c.want) {
@@ -74,7 +76,7 @@ func TestRemoteSendsTheScope(t *testing.T) {
 		response(t, executor.Response{Status: executor.StatusDone, Plan: p}),
 		response(t, executor.Response{Status: executor.StatusDone, Plan: p}),
 	}}
-	r := remote{inv: s, function: "infra-executor", runID: "run-1", log: io.Discard}
+	r := remote{inv: s, function: "infra-executor", runID: "run-1", lockTimeout: 2 * time.Minute, log: io.Discard}
 	jobs := spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: "jobs"}
 	f := &fleetDoc{Name: "shop", Doc: []byte(`{}`), scope: operations.Scope{Targets: []spec.Address{jobs}, Replace: []spec.Address{jobs}}}
 	if _, err := r.Plan(context.Background(), f, nil); err != nil {
@@ -82,6 +84,9 @@ func TestRemoteSendsTheScope(t *testing.T) {
 	}
 	if _, err := r.Apply(context.Background(), f, p.ID); err != nil {
 		t.Fatal(err)
+	}
+	if got := s.requests[1].Options.LockTimeout; got != "2m0s" {
+		t.Errorf("the apply sends options.lockTimeout %q, want the input's 2m0s", got)
 	}
 	for i, req := range s.requests {
 		if len(req.Targets) != 1 || req.Targets[0] != jobs || len(req.Replace) != 1 || req.Replace[0] != jobs {

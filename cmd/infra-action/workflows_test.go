@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 	"gopkg.in/yaml.v2"
@@ -149,6 +150,7 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 	}
 	vars["INPUT_COMMAND"], vars["INPUT_COMMENT"], vars["INPUT_SWEEP_DELETE"], vars["INPUT_ON_PLAN_CHANGED"] = "plan", "false", "true", "apply"
 	vars["INPUT_TARGETS"], vars["INPUT_REPLACE"] = "aws/queues/jobs\naws/queues/mail", "aws/queues/jobs, aws/queues/mail"
+	vars["INPUT_LOCK_TIMEOUT"] = "90s"
 	in, err := readInputs(githubactions.New(githubactions.WithWriter(io.Discard), githubactions.WithGetenv(func(k string) string { return vars[k] })))
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +164,9 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 	}
 	if fmt.Sprint(in.scope.Targets) != "[aws/queues/jobs aws/queues/mail]" || fmt.Sprint(in.scope.Replace) != "[aws/queues/jobs aws/queues/mail]" {
 		t.Errorf("targets and replace not read: %+v", in.scope)
+	}
+	if in.lockTimeout != 90*time.Second {
+		t.Errorf("lock-timeout not read: %s", in.lockTimeout)
 	}
 	if in.comment || !in.sweepDelete {
 		t.Errorf("boolean inputs not read: %+v", in)

@@ -64,3 +64,19 @@ func logLevel(flag, env string) (string, error) {
 	}
 	return "", fmt.Errorf("log level %q: want off, debug or trace (--log-level, INFRA_LOG)", spec.Printable(v))
 }
+
+// BackendOptions are the backends' options for a call log at level
+// ("", "debug", "trace") written to w, and progress lines: what the
+// command line uses, and the GitHub Action with INFRA_LOG.
+func BackendOptions(w io.Writer, level string, progress func(string)) operations.BackendOptions {
+	o := operations.BackendOptions{Progress: progress}
+	log := &callLog{w: w}
+	switch level {
+	case "trace":
+		o.Trace = log.trace
+		o.Log = log.call
+	case "debug":
+		o.Log = log.call
+	}
+	return o
+}

@@ -32,16 +32,7 @@ type Factory struct {
 func DefaultFactory() *Factory {
 	f := &Factory{IO: System(), Getenv: os.Getenv, Store: operations.OpenState, Synth: operations.SynthProgram}
 	f.Backends = operations.NewBackendsWith(func() operations.BackendOptions {
-		o := operations.BackendOptions{Progress: func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }}
-		log := &callLog{w: f.IO.ErrOut}
-		switch f.LogLevel {
-		case "trace":
-			o.Trace = log.trace
-			fallthrough
-		case "debug":
-			o.Log = log.call
-		}
-		return o
+		return BackendOptions(f.IO.ErrOut, f.LogLevel, func(line string) { fmt.Fprintln(f.IO.ErrOut, line) })
 	})
 	return f
 }

@@ -37,7 +37,7 @@ func realMain() int {
 		// hung connection does not hold the job for hours.
 		http: &http.Client{Timeout: 60 * time.Second},
 		clouds: clouds{
-			Backends: operations.DefaultBackends(func(line string) { fmt.Fprintln(cli.PrintableWriter(os.Stdout), line) }),
+			Backends: operations.NewBackends(backendOptions()),
 			Store:    operations.OpenState,
 			Synth:    operations.SynthProgram,
 			Getenv:   os.Getenv,
@@ -46,4 +46,16 @@ func realMain() int {
 			return operations.NewLambdaInvoker(ctx)
 		},
 	})
+}
+
+// backendOptions are the backends' for the job's log: progress lines, and
+// the call log at INFRA_LOG's level (debug, trace) as the command line
+// writes it.
+func backendOptions() operations.BackendOptions {
+	log := cli.PrintableWriter(os.Stdout)
+	level := os.Getenv("INFRA_LOG")
+	if level != "debug" && level != "trace" {
+		level = ""
+	}
+	return cli.BackendOptions(log, level, func(line string) { fmt.Fprintln(log, line) })
 }

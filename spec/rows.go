@@ -234,4 +234,9 @@ const (
 	RowReachKeyDuplicate RowID = "reach-key-duplicate"
 	// A capability of a reach-all set has exports in several regions, so it has no one key.
 	RowReachKeyAmbiguous RowID = "reach-key-ambiguous"
+
+	// Policy hooks (docs/ci.md#policy).
+
+	// The GitHub Action's policy command refused the plan; the row blocks it.
+	RowPolicyFailed RowID = "policy-failed"
 )

@@ -50,6 +50,9 @@ type inputs struct {
 	scope operations.Scope
 	// lockTimeout is how long an apply waits for a lock another run holds.
 	lockTimeout time.Duration
+	// policy is a command run on each plan's JSON before it is commented
+	// and before it is applied; a failure blocks the plan.
+	policy string
 }
 
 func readInputs(gha *githubactions.Action) (inputs, error) {
@@ -62,6 +65,7 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		sweepPrefix:   input(gha, "sweep-prefix"),
 		sweepAge:      input(gha, "sweep-older-than"),
 		onPlanChanged: input(gha, "on-plan-changed"),
+		policy:        input(gha, "policy"),
 	}
 	if len(in.fleets) == 0 {
 		in.fleets = []string{""}

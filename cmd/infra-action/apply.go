@@ -138,6 +138,9 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 		expect = p.ID
 		note = fmt.Sprintf("No plan was reviewed (%s); on-plan-changed is apply, so the fresh plan `%s` was applied.", where, p.ID)
 	}
+	if err := a.policyBeforeApply(ctx, api, pr, sha, f); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(a.log, "fleet %s: applying plan %s\n", f.Name, expect)
 	o, err := a.runner.Apply(ctx, f, expect)
 	if err != nil {
@@ -250,4 +253,30 @@ func renderResult(fleet, sha string, o *outcome, note, function, elsewhere strin
 		executor.StatusIncomplete: "incomplete", executor.StatusRefused: "refused"}[o.Status]
 	return render.ApplyMarkdown(render.Apply{Fleet: fleet, Commit: sha, Verdict: verdict, Plan: o.Plan, Applied: o.Applied,
 		Count: o.Count, Message: o.Message, Elapsed: o.Elapsed, Where: where, Note: note, Marker: ApplyMarker(fleet), Elsewhere: elsewhere})
+}
+
+// policyBeforeApply runs the policy on what the merge would apply, a fresh
+// plan: a policy that refuses it stops the apply before anything changes,
+// with the refusal posted where the result would be.
+func (a *action) policyBeforeApply(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc) error {
+	if a.in.policy == "" {
+		return nil
+	}
+	fresh, err := a.runner.Plan(ctx, f, nil)
+	if err != nil {
+		return err
+	}
+	row := a.policy(ctx, fresh.Plan)
+	if row == nil {
+		return nil
+	}
+	refusePlan(fresh.Plan, row)
+	body := render.Markdown(fresh.Plan, render.MarkdownOptions{HeadSHA: sha, Marker: ApplyMarker(f.Name), Elsewhere: a.elsewhere(),
+		Title:  "infra apply for fleet `" + f.Name + "` refused: the policy failed",
+		Banner: "> [!CAUTION]\n> The policy command refused the plan below. **Nothing was changed.**"})
+	if err := a.postResult(ctx, api, pr, f.Name, body); err != nil {
+		return err
+	}
+	_ = a.summary(body)
+	return fmt.Errorf("fleet %s: refused: %s; nothing was changed", f.Name, row.Message)
 }

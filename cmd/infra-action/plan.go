@@ -38,6 +38,10 @@ func (a *action) plan(ctx context.Context) error {
 		if p.Published != nil {
 			upstream[f.Name] = p.Published
 		}
+		if row := a.policy(ctx, p.Plan); row != nil {
+			refusePlan(p.Plan, row)
+			failures = append(failures, fmt.Errorf("fleet %s: %s", f.Name, row.Message))
+		}
 		plans = append(plans, p.Plan)
 		fmt.Fprintf(a.log, "fleet %s:\n%s", p.Fleet, renderText(p.Plan))
 		a.annotate(f, p.Diagnostics)
@@ -68,7 +72,7 @@ func (a *action) plan(ctx context.Context) error {
 				fmt.Fprintf(a.log, "plan of fleet %s is on #%d: %s (%d characters)\n", p.Fleet, number, url, len(body))
 			}
 		}
-		if spec.HasErrors(p.Diagnostics) {
+		if spec.HasErrors(p.Diagnostics) && a.policyPassed(p.Diagnostics) {
 			failures = append(failures, fmt.Errorf("fleet %s has errors; fix them (infra check lists them all)", p.Fleet))
 		}
 	}
@@ -142,4 +146,14 @@ func prefixFleet(plans []*operations.Plan, fleet, line string) string {
 		return line
 	}
 	return fleet + ": " + line
+}
+
+// policyPassed reports whether no row of ds is the policy's.
+func (a *action) policyPassed(ds []spec.Diagnostic) bool {
+	for _, d := range ds {
+		if d.ID == spec.RowPolicyFailed {
+			return false
+		}
+	}
+	return true
 }

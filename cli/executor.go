@@ -79,7 +79,7 @@ func newExecutorInvoke(g *globals) *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringVar(&opts.function, "function", "", "the executor function's name or ARN (default $INFRA_EXECUTOR_FUNCTION, else infra-executor)")
-	f.StringVar(&opts.operation, "operation", "plan", "plan, apply, destroy, discover, sweep or output")
+	f.StringVar(&opts.operation, "operation", "plan", "plan, apply, destroy, discover, sweep, output or drift")
 	f.StringVar(&opts.expectPlanID, "expect-plan-id", "", "apply or destroy only if the fresh plan has this id (sha256:…)")
 	f.StringVar(&opts.planFile, "plan", "", "read the expected plan id from a saved plan (plan --out FILE)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's id, the same for every invocation (default $GITHUB_RUN_ID, else random)")
@@ -155,7 +155,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 func (g *globals) invokeRequest(ctx context.Context, opts *invokeOptions) (executor.Request, error) {
 	op := executor.Operation(opts.operation)
 	if !slices.Contains(executor.Operations, op) {
-		return executor.Request{}, usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover, sweep or output", opts.operation)}
+		return executor.Request{}, usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover, sweep, output or drift", opts.operation)}
 	}
 	req := executor.Request{Operation: op, ExpectPlanID: opts.expectPlanID, RunID: opts.runID,
 		Options: executor.Options{Force: opts.force, Unreviewed: opts.unreviewed, Write: opts.write,
@@ -239,6 +239,8 @@ func printInvokeResult(g *globals, op executor.Operation, resp executor.Response
 		renderDiscovery(g, resp.Discovery, len(resp.Discovery.Ledger.Rows)-len(resp.Discovery.Added)+len(resp.Discovery.Removed), resp.Saved)
 	case resp.Output != nil:
 		return render.OutputText(io.Out, resp.Output.Fleet, resp.Output.Where, resp.Output.Capabilities)
+	case resp.Drift != nil:
+		return render.DriftText(io.Out, resp.Drift)
 	case op == executor.OpOutput:
 		fmt.Fprintln(io.Out, spec.Printable(resp.Message))
 	}

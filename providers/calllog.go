@@ -2,7 +2,9 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/infra-iac/infra/spec"
@@ -48,6 +50,7 @@ func AddressIn(ctx context.Context) string {
 // secretFields are the parameters and JSON fields of the clouds' APIs
 // that carry a secret, masked in a traced body.
 var secretFields = regexp.MustCompile(`(?i)("(?:SecretString|SecretBinary|Password|MasterUserPassword|SecretAccessKey|SessionToken|secret_key|password|data)"\s*:\s*)"(?:[^"\\]|\\.)*"` +
+	`|("(?:secret_environment_variables|SecretEnvironmentVariables)"\s*:\s*)(?:\{[^}]*\}|\[[^\]]*\])` +
 	`|((?:^|[&?\s])(?:SecretString|SecretBinary|MasterUserPassword|Password|SecretAccessKey)=)[^&\s]*` +
 	`|((?:Authorization|X-Amz-Security-Token|X-Auth-Token)\s*:\s*)[^\r\n]*` +
 	`|(<(?:SecretAccessKey|SessionToken|Password|MasterUserPassword|SecretString)>)[^<]*`)
@@ -60,13 +63,54 @@ func MaskSecrets(s string) string {
 		switch {
 		case sub[1] != "": // a JSON field keeps its quotes
 			return sub[1] + `"` + spec.Redacted + `"`
-		case sub[2] != "":
-			return sub[2] + spec.Redacted
+		case sub[2] != "": // every value of a map of secrets
+			return sub[2] + `{"` + spec.Redacted + `": "` + spec.Redacted + `"}`
 		case sub[3] != "":
 			return sub[3] + spec.Redacted
 		case sub[4] != "":
 			return sub[4] + spec.Redacted
+		case sub[5] != "":
+			return sub[5] + spec.Redacted
 		}
 		return spec.Redacted
 	})
+}
+
+// secretKeys are the JSON keys whose whole value is masked in a traced
+// JSON body, whatever the value is: a string, a map of secrets, a list.
+var secretKeys = map[string]bool{"secretstring": true, "secretbinary": true, "password": true, "masteruserpassword": true,
+	"secretaccesskey": true, "sessiontoken": true, "secret_key": true, "data": true,
+	"secret_environment_variables": true, "secretenvironmentvariables": true}
+
+// MaskBody masks a traced body: a JSON one by its structure, so that no
+// value under a secret's key survives whatever it holds; anything else
+// as MaskSecrets does.
+func MaskBody(body []byte) string {
+	var v any
+	if len(body) == 0 || json.Unmarshal(body, &v) != nil {
+		return MaskSecrets(string(body))
+	}
+	b, err := json.Marshal(maskJSON(v))
+	if err != nil {
+		return spec.Redacted
+	}
+	return string(b)
+}
+
+func maskJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, y := range x {
+			if secretKeys[strings.ToLower(k)] {
+				x[k] = spec.Redacted
+				continue
+			}
+			x[k] = maskJSON(y)
+		}
+	case []any:
+		for i, y := range x {
+			x[i] = maskJSON(y)
+		}
+	}
+	return v
 }

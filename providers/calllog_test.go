@@ -14,6 +14,8 @@ func TestMaskSecrets(t *testing.T) {
 		"Authorization: AWS4-HMAC-SHA256 Credential=AKID/" + canary + "\r\nHost: x",
 		"X-Amz-Security-Token: " + canary,
 		`{"data":"` + canary + `"}`,
+		`{"name":"api","secret_environment_variables":{"DB_URL":"postgres://app:` + canary + `@db/app","TOKEN":"x"},"min_scale":0}`,
+		`{"secret_environment_variables": [{"key": "DB_URL", "value": "` + canary + `"}]}`,
 		`<CreateAccessKeyResult><AccessKey><SecretAccessKey>` + canary + `</SecretAccessKey></AccessKey>`,
 	} {
 		out := MaskSecrets(in)
@@ -23,5 +25,17 @@ func TestMaskSecrets(t *testing.T) {
 	}
 	if got := MaskSecrets(`{"Name":"db"}`); got != `{"Name":"db"}` {
 		t.Errorf("a body without a secret changed: %q", got)
+	}
+}
+
+func TestMaskBodyMasksWhatASecretKeyHolds(t *testing.T) {
+	const canary = "canary-5b2a"
+	body := `{"name":"api","secret_environment_variables":{"DB_URL":"pass}word-` + canary + `"},"nested":[{"Password":{"v":"` + canary + `"}}],"region":"fr-par"}`
+	out := MaskBody([]byte(body))
+	if strings.Contains(out, canary) || !strings.Contains(out, `"region":"fr-par"`) || !strings.Contains(out, `"secret_environment_variables":"(sensitive)"`) {
+		t.Errorf("MaskBody = %s", out)
+	}
+	if got := MaskBody([]byte("Action=CreateDBCluster&MasterUserPassword=" + canary)); strings.Contains(got, canary) {
+		t.Errorf("a form body: %s", got)
 	}
 }

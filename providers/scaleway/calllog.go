@@ -36,8 +36,8 @@ func (t *retrying) attempt(r *http.Request) (*http.Response, error) {
 	if t.trace == nil {
 		return t.next.RoundTrip(r)
 	}
-	if dump, err := httputil.DumpRequestOut(r, true); err == nil {
-		t.trace(providers.MaskSecrets(string(dump)))
+	if dump, err := httputil.DumpRequestOut(r, false); err == nil {
+		t.trace(providers.MaskSecrets(string(dump)) + providers.MaskBody(requestBody(r)))
 	}
 	resp, err := t.next.RoundTrip(r)
 	if err == nil {
@@ -45,8 +45,23 @@ func (t *retrying) attempt(r *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		if dump, derr := httputil.DumpResponse(resp, false); derr == nil && rerr == nil {
-			t.trace(providers.MaskSecrets(string(dump) + string(body)))
+			t.trace(providers.MaskSecrets(string(dump)) + providers.MaskBody(body))
 		}
 	}
 	return resp, err
+}
+
+// requestBody is a copy of r's body, read through GetBody so that r's own
+// is left to send; nil when it has none or cannot be read again.
+func requestBody(r *http.Request) []byte {
+	if r.GetBody == nil {
+		return nil
+	}
+	rc, err := r.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	return b
 }

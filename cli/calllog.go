@@ -57,7 +57,7 @@ func logLevel(flag, env string) (string, error) {
 		v = env
 	}
 	switch v {
-	case "", "off", "info":
+	case "", "off":
 		return "", nil
 	case "debug", "trace":
 		return v, nil

@@ -143,6 +143,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 			return usageError{err}
 		}
 		g.f.LogLevel = level
+		g.f.Lines = g.progress(g.io())
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/infra-iac/infra/operations"
@@ -26,13 +27,21 @@ type Factory struct {
 	// real backends then write a line per API call to stderr, and at
 	// trace every request and response, secrets masked.
 	LogLevel string
+	// Lines, when set, is where the backends write their lines (the call
+	// log, a driver's wait) instead of stderr: the run's progress printer,
+	// which keeps them off its live counter.
+	Lines io.Writer
 }
 
 // DefaultFactory is the factory of the real command.
 func DefaultFactory() *Factory {
 	f := &Factory{IO: System(), Getenv: os.Getenv, Store: operations.OpenState, Synth: operations.SynthProgram}
 	f.Backends = operations.NewBackendsWith(func() operations.BackendOptions {
-		return BackendOptions(f.IO.ErrOut, f.LogLevel, func(line string) { fmt.Fprintln(f.IO.ErrOut, line) })
+		w := f.Lines
+		if w == nil {
+			w = f.IO.ErrOut
+		}
+		return BackendOptions(w, f.LogLevel, func(line string) { fmt.Fprintln(w, line) })
 	})
 	return f
 }

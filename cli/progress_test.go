@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +86,35 @@ func TestSweepProgressCounter(t *testing.T) {
 	p.finish()
 	if !strings.HasSuffix(tty.String(), "\r\x1b[K") {
 		t.Errorf("finish left the counter: %q", tty.String())
+	}
+}
+
+// A line another writer hands over (the call log) is written with the
+// counter taken away first; a skipped action settles; a delete refused for
+// now and done later is counted once, and running never goes below what
+// runs.
+func TestProgressLinesSkipsAndRetries(t *testing.T) {
+	var tty bytes.Buffer
+	s := Test(nil, &bytes.Buffer{}, &tty)
+	s.errTTY = true
+	p := newProgress(s)
+	p.width = func() int { return 80 }
+	a, b, c := spectest.Address("aws/queues/a"), spectest.Address("aws/queues/b"), spectest.Address("aws/queues/c")
+	p.event(operations.Event{Kind: operations.EventBegin, Total: 3})
+	p.event(operations.Event{Kind: operations.EventStart, Address: a, Action: "delete"})
+	p.event(operations.Event{Kind: operations.EventStart, Address: b, Action: "delete"})
+	fmt.Fprintln(p, "call: provider=aws service=SQS")
+	if got := tty.String(); !strings.Contains(got, "0/3 done, 2 running\r\x1b[Kcall: provider=aws service=SQS\n0/3 done, 2 running") {
+		t.Errorf("a call-log line over the counter: %q", got)
+	}
+	p.event(operations.Event{Kind: operations.EventDeferred, Address: a, Action: "delete"})
+	p.event(operations.Event{Kind: operations.EventDone, Address: a, Action: "delete"})
+	p.event(operations.Event{Kind: operations.EventSkipped, Address: c, Action: "delete"})
+	if got := tty.String(); !strings.HasSuffix(got, "1/3 done, 1 skipped, 1 running, eta 0s") {
+		t.Errorf("after a retried delete and a skip: %q", got)
+	}
+	p.event(operations.Event{Kind: operations.EventFailed, Address: b, Action: "delete"})
+	if got := tty.String(); !strings.HasSuffix(got, "delete aws/queues/b ... failed\n") {
+		t.Errorf("all settled, the counter is still shown: %q", got)
 	}
 }

@@ -86,20 +86,35 @@ func lockInfo(command string, getenv func(string) string) operations.LockInfo {
 // progress prints engine events to stderr, one line each. On a terminal
 // it also keeps a live counter on the last line (12/40 done, 3 running,
 // eta 40s), redrawn after every event and every line; in a pipe and in CI
-// the lines are all there is.
+// the lines are all there is. Every other line a run writes to stderr
+// while it is shown (the call log, a driver's wait) goes through Write, so
+// that it is never written onto the counter.
 type progress struct {
 	mu sync.Mutex
 	io *IOStreams
 	// The counter, on a terminal only.
 	live                         bool
-	total, done, failed, running int
-	began                        time.Time
-	shown                        bool
-	width                        func() int
+	total, done, failed, skipped int
+	// running holds what has started and not settled, by address: a
+	// delete refused for now and done in a later round settles once.
+	running map[string]bool
+	began   time.Time
+	shown   bool
+	width   func() int
 }
 
 func newProgress(s *IOStreams) *progress {
-	return &progress{io: s, live: s.errTTY && s.errRaw != nil, width: s.errWidth}
+	return &progress{io: s, live: s.errTTY && s.errRaw != nil, width: s.errWidth, running: map[string]bool{}}
+}
+
+// Write writes a line of another writer to stderr, with the counter taken
+// away first and drawn again after.
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	defer p.draw()
+	return p.io.ErrOut.Write(b)
 }
 
 func (p *progress) event(ev operations.Event) {
@@ -108,19 +123,22 @@ func (p *progress) event(ev operations.Event) {
 	p.clear()
 	defer p.draw()
 	w := p.io.ErrOut
+	at := ev.Address.String()
 	switch ev.Kind {
 	case operations.EventBegin:
 		p.begin(ev.Total)
 	case operations.EventStart:
-		p.running++
+		p.running[at] = true
 	case operations.EventDone:
-		p.settle(&p.done)
+		p.settle(at, &p.done)
 		fmt.Fprintf(w, "%s %s ... ok (%s)\n", ev.Action, ev.Address, ev.Elapsed.Round(time.Millisecond))
 	case operations.EventFailed:
-		p.settle(&p.failed)
+		p.settle(at, &p.failed)
 		fmt.Fprintf(w, "%s %s ... failed\n", ev.Action, ev.Address)
+	case operations.EventSkipped:
+		p.settle(at, &p.skipped)
 	case operations.EventDeferred:
-		p.settle(nil)
+		p.settle(at, nil)
 		fmt.Fprintf(w, "%s %s ... refused for now, will retry: %v\n", ev.Action, ev.Address, ev.Err)
 	case operations.EventWaiting:
 		names := make([]string, len(ev.Outstanding))
@@ -132,18 +150,17 @@ func (p *progress) event(ev operations.Event) {
 }
 
 func (p *progress) begin(total int) {
-	p.total, p.done, p.failed, p.running, p.began = total, 0, 0, 0, time.Now()
+	p.total, p.done, p.failed, p.skipped, p.began = total, 0, 0, 0, time.Now()
+	p.running = map[string]bool{}
 }
 
-// settle counts one that ended, in n (nil: it ends for now, to be tried
-// again).
-func (p *progress) settle(n *int) {
+// settle ends what runs at address at, counted in n (nil: it ends for
+// now, to be tried again).
+func (p *progress) settle(at string, n *int) {
 	if n != nil {
 		*n++
 	}
-	if p.running > 0 {
-		p.running--
-	}
+	delete(p.running, at)
 }
 
 // counter is the live line: what is done of the total, what runs, and the
@@ -153,18 +170,23 @@ func (p *progress) counter() string {
 	if p.failed > 0 {
 		line += fmt.Sprintf(", %d failed", p.failed)
 	}
-	line += fmt.Sprintf(", %d running", p.running)
-	if settled := p.done + p.failed; settled > 0 && settled < p.total {
+	if p.skipped > 0 {
+		line += fmt.Sprintf(", %d skipped", p.skipped)
+	}
+	line += fmt.Sprintf(", %d running", len(p.running))
+	if settled := p.settled(); settled > 0 && settled < p.total {
 		per := time.Since(p.began) / time.Duration(settled)
 		line += ", eta " + (per * time.Duration(p.total-settled)).Round(time.Second).String()
 	}
 	return line
 }
 
+func (p *progress) settled() int { return p.done + p.failed + p.skipped }
+
 // draw shows the counter while an apply runs; clear takes it away before
 // a line is written, so lines never mix with it.
 func (p *progress) draw() {
-	if !p.live || p.total == 0 || p.done+p.failed >= p.total {
+	if !p.live || p.total == 0 || p.settled() >= p.total {
 		return
 	}
 	line := p.counter()

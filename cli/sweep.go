@@ -117,20 +117,20 @@ func sweepProgress(p *progress) func(operations.SweepEvent) {
 		case operations.SweepBegin:
 			p.begin(ev.Total)
 		case operations.SweepStart:
-			p.running++
+			p.running[ev.Address.String()] = true
 		case operations.SweepAccount, operations.SweepListed, operations.SweepRound, operations.SweepVerify:
 			fmt.Fprintln(w, ev.Message)
 		case operations.SweepDeleted:
-			p.settle(&p.done)
+			p.settle(ev.Address.String(), &p.done)
 			fmt.Fprintf(w, "delete %s ... ok (%s)\n", ev.Address, ev.Elapsed.Round(time.Millisecond))
 		case operations.SweepDeferred:
-			p.settle(nil)
+			p.settle(ev.Address.String(), nil)
 			fmt.Fprintf(w, "delete %s ... refused for now, will retry: %v\n", ev.Address, ev.Err)
 		case operations.SweepFailed:
 			if ev.Address.IsZero() {
 				fmt.Fprintf(w, "%s ... failed: %v\n", ev.Message, ev.Err)
 			} else {
-				p.settle(&p.failed)
+				p.settle(ev.Address.String(), &p.failed)
 				fmt.Fprintf(w, "delete %s ... failed: %v\n", ev.Address, ev.Err)
 			}
 		case operations.SweepWaiting:

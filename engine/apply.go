@@ -369,8 +369,9 @@ func (s *scheduling) settled(id int, r walk.Result) {
 	ap.ElapsedMs += r.Elapsed.Milliseconds()
 	switch {
 	case r.State == walk.Skipped:
-		if ap.Status != StatusFailed {
+		if ap.Status != StatusFailed && ap.Status != StatusSkipped {
 			ap.Status, ap.Error = StatusSkipped, s.why(r.Err)
+			s.ar.e.emit(Event{Kind: EventSkipped, Address: a.Address, Action: a.Action, Err: r.Err})
 		}
 	case r.State == walk.Done && r.Round > 1:
 		ap.Status, ap.Error = StatusDone, ""

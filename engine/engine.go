@@ -71,6 +71,7 @@ const (
 	EventStart    EventKind = "start"    // an action started
 	EventDone     EventKind = "done"     // an action succeeded
 	EventFailed   EventKind = "failed"   // an action failed
+	EventSkipped  EventKind = "skipped"  // an action was not run: one it depends on failed
 	EventDeferred EventKind = "deferred" // an orphan delete was refused; it will be retried
 	EventWaiting  EventKind = "waiting"  // heartbeat: actions still running
 	EventWarning  EventKind = "warning"  // something the user should read

@@ -683,6 +683,11 @@ func mergeSettings[S any](prefix string, defaults S, user any, userSource string
 	}
 	var diags []spec.Diagnostic
 	ov, uv := reflect.ValueOf(&out).Elem(), reflect.ValueOf(u)
+	if uv.Kind() != reflect.Struct {
+		// Settings that are no struct have no fields to lay over: the
+		// author's replace the defaults whole.
+		return u, []settingRecord{{path: prefix, origin: spec.OriginUser, source: userSource}}, nil
+	}
 	for i := 0; i < uv.NumField(); i++ {
 		sf := uv.Type().Field(i)
 		if !sf.IsExported() || uv.Field(i).IsZero() {

@@ -110,6 +110,7 @@ const (
 	EventStart    = engine.EventStart
 	EventDone     = engine.EventDone
 	EventFailed   = engine.EventFailed
+	EventSkipped  = engine.EventSkipped
 	EventDeferred = engine.EventDeferred
 	EventWaiting  = engine.EventWaiting
 	EventWarning  = engine.EventWarning

@@ -128,6 +128,9 @@ func scopeInputs(gha *githubactions.Action) (operations.Scope, error) {
 		into *[]spec.Address
 	}{{"targets", &sc.Targets}, {"replace", &sc.Replace}} {
 		for _, f := range strings.FieldsFunc(input(gha, in.name), func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+			if strings.TrimSpace(f) == "" {
+				continue // a trailing comma or a blank line
+			}
 			a, err := spec.ParseAddress(strings.TrimSpace(f))
 			if err != nil {
 				return sc, fmt.Errorf("input %s: %w", in.name, err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,16 +32,26 @@ func (a *action) policy(ctx context.Context, p *operations.Plan) *spec.Diagnosti
 	if err := render.JSON(&plan, p); err != nil {
 		return policyRow(p.Fleet, "the plan could not be written as JSON for it: "+err.Error())
 	}
-	file := filepath.Join(os.TempDir(), fmt.Sprintf("infra-plan-%s-%d.json", p.Fleet, os.Getpid()))
-	if err := os.WriteFile(file, plan.Bytes(), 0o600); err != nil {
+	// The fleet's name may be anything a broken document says: it is no
+	// part of the file's name.
+	tmp, err := os.CreateTemp("", "infra-plan-*.json")
+	if err != nil {
 		return policyRow(p.Fleet, "the plan could not be written for it: "+err.Error())
 	}
+	file := tmp.Name()
 	defer os.Remove(file)
+	_, werr := tmp.Write(plan.Bytes())
+	if cerr := tmp.Close(); werr != nil || cerr != nil {
+		return policyRow(p.Fleet, "the plan could not be written for it: "+errors.Join(werr, cerr).Error())
+	}
 	ctx, cancel := context.WithTimeout(ctx, policyTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", a.in.policy)
 	cmd.Stdin = bytes.NewReader(plan.Bytes())
 	cmd.Env = append(os.Environ(), "INFRA_PLAN_JSON="+file, "INFRA_FLEET="+p.Fleet)
+	// A child that outlives the killed shell and keeps its output open
+	// does not hold the step past the timeout.
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	fmt.Fprintf(a.log, "policy for fleet %s:\n%s", p.Fleet, out)
 	var exit *exec.ExitError

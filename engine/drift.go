@@ -60,8 +60,17 @@ func (e *Engine) Drift(ctx context.Context, m *spec.Model, ledger *state.Ledger,
 	if err != nil {
 		return nil, err
 	}
-	w, err := e.observe(ctx, interest(m, ledger), nil)
+	// The tag scan answers ownership and tags as it does for a plan, so
+	// drift makes the calls a no-change plan makes and no more.
+	owned, _, err := e.scan(ctx, scanRegions(m, accounts), false)
 	if err != nil {
+		return nil, err
+	}
+	w, err := e.observe(ctx, interest(m, ledger), owned)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.confirmScannedTags(ctx, m, w); err != nil {
 		return nil, err
 	}
 	d := &Drift{FormatVersion: FormatVersion, Fleet: m.Fleet, Accounts: accounts, Resources: []Drifted{}}

@@ -104,3 +104,29 @@ func TestTwoMembersOfOneName(t *testing.T) {
 		t.Fatalf("rows = %v, resources %d: want given-twice for t.x and the first member's queue only", diags, len(doc.Resources))
 	}
 }
+
+// A receive half that reaches for fleet-level wiring gets a row for each,
+// and never a panic: its fleet is the body's view.
+func TestReceiveHalfWiringIsARowNotAPanic(t *testing.T) {
+	bad := fleet.DefineComponent("bad", func(struct{}) struct{} { return struct{}{} }, func(b *fleet.Body, _ struct{}) {
+		s := fleet.UseAll(b.Fleet(), "queues", monQueue)
+		fleet.WireAll(b.Fleet(), s, fleet.At("a", "jobs"))
+		fleet.Wire(b.Fleet(), fleet.Use(b.Fleet(), "db", monQueue), "a", "jobs")
+		fleet.Forget[aws.Queues](b.Fleet(), "old")
+		fleet.Exclude[aws.Queues](b.Fleet(), "x", "why")
+		fleet.Instantiate(b.Fleet(), "inner", leaf, struct{}{})
+	})
+	f := fleet.New("ops")
+	aws.Use(f, "", aws.Paris)
+	fleet.Instantiate(f, "x", bad, struct{}{})
+	doc, diags := f.Synth()
+	n := 0
+	for _, d := range diags {
+		if d.ID == spec.RowComponentBodyWiring {
+			n++
+		}
+	}
+	if n != 7 || len(doc.Uses) != 0 || len(doc.Wires) != 0 {
+		t.Fatalf("%d component-body-wiring rows, uses %v, wires %v: %v", n, doc.Uses, doc.Wires, diags)
+	}
+}

@@ -66,7 +66,7 @@ func (s SlotAll[E]) Name() string { return s.name }
 //	fleet.WireAll(f, queues, fleet.At("a", "jobs"), fleet.At("b", "jobs"))
 func UseAll[E any](f *Fleet, name string, in Interface[E], requires ...Requirement) SlotAll[E] {
 	s := SlotAll[E]{name: name, in: in}
-	if f == nil {
+	if f.inBody("fleet.UseAll") {
 		return s
 	}
 	_, dup := f.uses[name]
@@ -97,7 +97,7 @@ func At(providerFleet, provides string, opts ...WireOption) WireEntry {
 // which its fleet must expose. The set is keyed by fleet and region even
 // with one entry; a slot is wired once.
 func WireAll[E any](f *Fleet, s SlotAll[E], entries ...WireEntry) {
-	if f == nil {
+	if f.inBody("fleet.WireAll") {
 		return
 	}
 	if s.name == "" {

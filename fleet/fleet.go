@@ -23,6 +23,7 @@ type Fleet struct {
 	placement  map[spec.Provider]string
 	exclusions []spec.Exclusion
 	forget     []string
+	adopt      []string
 	resources  []spec.Resource
 	// The wiring (wiring.go): what the fleet provides and uses.
 	interfaces map[string]spec.InterfaceDoc
@@ -71,6 +72,21 @@ func Forget[K Kind](f *Fleet, name string) {
 	f.forget = append(f.forget, addressOf[K](name).String())
 }
 
+// Adopt takes over the resource of kind K called name, which the fleet
+// declares and which exists in the cloud without any ownership mark: the
+// next plan adopts it, and apply writes the mark and records it. A
+// resource another fleet's mark claims is never taken; one that does not
+// exist is an error, never a create. `infra import` writes these calls
+// beside the declarations it generates.
+//
+//	fleet.Adopt[aws.Queues](f, "mail")
+func Adopt[K Kind](f *Fleet, name string) {
+	if f.inBody("fleet.Adopt") {
+		return
+	}
+	f.adopt = append(f.adopt, addressOf[K](name).String())
+}
+
 // Exclude names resources of kind K that infra must never touch, whoever
 // owns them, and says why. A name ending in * covers every name with that
 // prefix. An exclusion without a reason is an error (reported by Synth).
@@ -113,6 +129,7 @@ func (f *Fleet) document() (*spec.Document, []spec.Diagnostic) {
 	}
 	doc.Exclusions = append([]spec.Exclusion(nil), f.exclusions...)
 	doc.Forget = append([]string(nil), f.forget...)
+	doc.Adopt = append([]string(nil), f.adopt...)
 	f.wiringDocument(doc)
 	if len(f.components) > 0 {
 		doc.Components = maps.Clone(f.components)

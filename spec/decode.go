@@ -555,6 +555,12 @@ func (r *reader) document() (*Document, error) {
 				doc.Forget = append(doc.Forget, s)
 				return err
 			})
+		case "adopt":
+			err = r.list(func() string { return `"adopt"` }, "a list of addresses", func(i int) error {
+				s, err := r.str(func() string { return fmt.Sprintf(`item %d of "adopt"`, i+1) }, "a string (an address)")
+				doc.Adopt = append(doc.Adopt, s)
+				return err
+			})
 		case "interfaces":
 			err = r.interfaces(&doc)
 		case "provides":

@@ -24,6 +24,10 @@ type Document struct {
 	Exclusions []Exclusion         `json:"exclusions,omitempty"`
 	Resources  []Resource          `json:"resources"`
 	Forget     []string            `json:"forget,omitempty"`
+	// Adopt names declared resources that exist without any ownership mark
+	// and that this fleet takes over: the plan adopts each, and apply tags
+	// it and records it (what `infra import` writes; docs/import.md).
+	Adopt []string `json:"adopt,omitempty"`
 
 	// Wiring across fleets (docs/wiring.md).
 	Interfaces map[string]InterfaceDoc `json:"interfaces,omitempty"`
@@ -68,7 +72,7 @@ type Resource struct {
 
 var documentKeys = map[string]bool{
 	"apiVersion": true, "fleet": true, "accounts": true, "placement": true,
-	"exclusions": true, "resources": true, "forget": true,
+	"exclusions": true, "resources": true, "forget": true, "adopt": true,
 	"interfaces": true, "provides": true, "exposes": true, "uses": true, "wires": true,
 	"components": true,
 }
@@ -105,6 +109,9 @@ func DecodeDocument(data []byte) (*Document, error) {
 	}
 	if len(doc.Forget) == 0 {
 		doc.Forget = nil
+	}
+	if len(doc.Adopt) == 0 {
+		doc.Adopt = nil
 	}
 	return doc, nil
 }

@@ -18,6 +18,9 @@ type Model struct {
 	Exclusions []ExclusionRule
 	Resources  []Declared
 	Forget     []Address
+	// Adopt are the declared resources the fleet takes over though they
+	// carry no ownership mark (the document's "adopt").
+	Adopt map[Address]bool
 
 	// Wiring across fleets: the interfaces the document carries, the
 	// capabilities it provides (and exposes), and the slots it uses, each
@@ -170,6 +173,7 @@ func Compile(doc *Document) (*Model, []Diagnostic) {
 	c.references()
 	c.cycles()
 	c.forgets()
+	c.adopts()
 	c.m.Components.name(c.diags)
 	return c.m, SortDiagnostics(c.diags)
 }
@@ -210,7 +214,7 @@ func (c *compiler) documentKeys() {
 		if where == "" {
 			where = "document"
 		}
-		c.add(Errorf(RowUnknownKey, where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources, forget, interfaces, provides, exposes, uses and wires",
+		c.add(Errorf(RowUnknownKey, where, "the document's keys are apiVersion, fleet, accounts, placement, exclusions, resources, forget, adopt, interfaces, provides, exposes, uses, wires and components",
 			"unknown key %q", k))
 	}
 }
@@ -622,6 +626,35 @@ func (c *compiler) forgets() {
 			continue
 		}
 		c.m.Forget = append(c.m.Forget, a)
+	}
+}
+
+// adopts checks the document's adopt list: each entry names a resource the
+// document declares, once.
+func (c *compiler) adopts() {
+	for i, s := range c.doc.Adopt {
+		a, err := ParseAddress(s)
+		if err != nil {
+			where := s
+			if where == "" {
+				where = "adopt[" + strconv.Itoa(i) + "]"
+			}
+			c.add(Errorf(RowInvalidAddress, where, "an address is provider/kind/name", "adopt: %v", err))
+			continue
+		}
+		if _, declared := c.m.Lookup(a); !declared {
+			c.add(Errorf(RowAdoptUndeclared, s, "declare the resource as it exists (infra import writes the declaration), or remove it from adopt",
+				"adopt of a resource the document does not declare"))
+			continue
+		}
+		if c.m.Adopt[a] {
+			c.add(Warnf(RowAdoptTwice, s, "name it once in adopt", "adopt names the resource twice"))
+			continue
+		}
+		if c.m.Adopt == nil {
+			c.m.Adopt = map[Address]bool{}
+		}
+		c.m.Adopt[a] = true
 	}
 }
 

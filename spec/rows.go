@@ -43,6 +43,10 @@ const (
 	RowExclusionWithoutWhy RowID = "exclusion-without-why"
 	// A forget names a resource the document still declares.
 	RowForgetDeclared RowID = "forget-declared"
+	// An adopt names a resource the document does not declare.
+	RowAdoptUndeclared RowID = "adopt-undeclared"
+	// An adopt names the same resource twice (a warning).
+	RowAdoptTwice RowID = "adopt-twice"
 
 	// Resources.
 
@@ -102,6 +106,12 @@ const (
 	RowForeignOwner RowID = "foreign-owner"
 	// A forget names a resource the ledger does not record (a warning).
 	RowForgetNotInLedger RowID = "forget-not-in-ledger"
+	// A declared resource in adopt is not in the cloud: adopt takes over what exists and never creates.
+	RowAdoptMissing RowID = "adopt-missing"
+	// A declared resource in adopt carries another fleet's mark, which adopt never takes; the evidence is its owner tag's value.
+	RowAdoptForeign RowID = "adopt-foreign"
+	// A declared resource in adopt differs from what exists in a field that forces replacement: adopt never replaces what it takes over.
+	RowAdoptReplace RowID = "adopt-replace"
 	// A ledger row is excluded, and is left alone (a warning).
 	RowLedgerExcluded RowID = "ledger-excluded"
 	// A ledger row's resource is no longer this fleet's, and is left alone (a warning); the evidence is its owner tag's value.

@@ -50,7 +50,7 @@ func main() {
 // handWritten are the identifiers each package declares by hand, so a
 // generated name can never collide with one.
 var handWritten = map[string][]string{
-	"fleet": {"Kind", "BucketKind", "Ref", "BucketRef", "Bucket", "Optional", "Set", "Output", "Lit", "Arg", "SecretArg", "Format", "Join", "Env", "Literals", "SecretSource", "FromEnv", "Composed", "SecretValue", "Fleet", "New", "Forget", "Exclude", "Main", "Run",
+	"fleet": {"Kind", "BucketKind", "Ref", "BucketRef", "Bucket", "Optional", "Set", "Output", "Lit", "Arg", "SecretArg", "Format", "Join", "Env", "Literals", "SecretSource", "FromEnv", "Composed", "SecretValue", "Fleet", "New", "Forget", "Adopt", "Exclude", "Main", "Run",
 		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "SecretField", "SecretFrom", "NewSecretExport", "NewSecretStringExport", "Raise", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
 		"Locality", "Global", "AccountLocal", "RegionLocal", "Capability", "ProvideOption", "OneConsumer", "Provide", "Expose", "Slot", "Use", "Wire", "WireOption", "StateAt",
 		"Requirement", "PredicateValue", "Equals", "NotEquals", "AtLeast", "Above", "AtMost", "Below", "OneOf"},

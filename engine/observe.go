@@ -75,6 +75,9 @@ type listing struct {
 	// old: names whose ledger row records this region while the document
 	// places them in another.
 	old map[string]bool
+	// keep, when set, chooses the names itself instead of names: an
+	// import's listing, which looks for what nobody declared.
+	keep func(name string) bool
 }
 
 // interest collects, per provider, kind and region, the names to look for:
@@ -261,7 +264,11 @@ func (e *Engine) list(ctx context.Context, l *listing, w *world) ([]readReq, err
 	var reads []readReq
 	for _, r := range found {
 		old := l.old[r.Name]
-		if !l.names[r.Name] && !old {
+		if l.keep != nil {
+			if !l.keep(r.Name) {
+				continue
+			}
+		} else if !l.names[r.Name] && !old {
 			continue
 		}
 		a := spec.Address{Provider: l.provider, Kind: l.kind, Name: r.Name}

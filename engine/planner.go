@@ -73,6 +73,10 @@ type run struct {
 	// inside the create, before tagging or recording it. They are this
 	// fleet's, to tag (or delete) and record.
 	claimed map[spec.Address]state.Intent
+	// imported are declared resources in the document's adopt list that
+	// exist without any ownership mark: this fleet takes them over, and
+	// apply tags and records them.
+	imported map[spec.Address]bool
 	// regions gives each action's region.
 	regions map[spec.Address]string
 }
@@ -122,7 +126,8 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	}
 	rn := &run{model: m, ledger: ledger.Clone(), world: w, destroy: opts.Destroy,
 		orphans: map[spec.Address]bool{}, release: map[spec.Address]bool{},
-		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}, claimed: map[spec.Address]state.Intent{}}
+		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}, claimed: map[spec.Address]state.Intent{},
+		imported: map[spec.Address]bool{}}
 	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w, opts: opts}
 	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}, replaced: map[spec.Address]bool{}}
 	if err := pl.declared(); err != nil {
@@ -234,10 +239,17 @@ func (pl *planner) decide() []decision {
 			if !pl.run.destroy {
 				pl.res.pending[a] = true
 			}
+			if pl.m.Adopt[a] && !pl.run.destroy {
+				// Adopt takes over what exists; creating it instead would
+				// turn a misspelt name into a new resource.
+				pl.fail(a, spec.Errorf(spec.RowAdoptMissing, a.String(), "remove it from adopt to create it, or fix the name or region to the resource's",
+					"in adopt, but not in the cloud in %s: adopt takes over what exists and never creates", d.Region))
+				continue
+			}
 			ds = append(ds, decision{d: d})
 			continue
 		}
-		ours := ownership.JudgeMark(pl.m.Fleet, obs.Owner) == ownership.Ours || pl.claim(a, obs)
+		ours := ownership.JudgeMark(pl.m.Fleet, obs.Owner) == ownership.Ours || pl.claim(a, obs) || pl.importUnmarked(a, obs)
 		if ours {
 			pl.run.managed++
 			row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: obs.Region}
@@ -295,6 +307,10 @@ func (pl *planner) planDecision(dc decision) {
 		// Nothing to destroy; a stale ledger row is dropped below.
 	case !dc.exists:
 		pl.add(Action{Address: a, Action: Create, Region: d.Region, Changes: pl.res.createChanges(d)})
+	case !dc.ours && pl.m.Adopt[a] && !pl.run.destroy:
+		obs := mustGet(pl.w, a)
+		pl.fail(a, spec.Errorf(spec.RowAdoptForeign, a.String(), "remove it from adopt and the declaration: only the fleet that owns it may manage it",
+			"in adopt, but %s: adopt takes only what carries no ownership mark", ownership.Describe(obs.Owner)).WithEvidence(obs.Owner))
 	case !dc.ours:
 		obs := mustGet(pl.w, a)
 		pl.warnRow(a, spec.Warnf(spec.RowForeignOwner, a.String(), "tag it "+spec.OwnershipTagKey+"="+pl.m.Fleet+" to manage it, or rename the declaration",
@@ -323,6 +339,10 @@ func (pl *planner) planOurs(d *spec.Declared) {
 		kind, forced = Replace, ForcedCause
 	}
 	row, recorded := pl.ledger.Get(a)
+	if pl.run.imported[a] {
+		pl.planImport(d, obs, changes, kind, forced)
+		return
+	}
 	if in, claimed := pl.run.claimed[a]; claimed && kind != Replace {
 		pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.tagChange(d, obs, changes),
 			Reason: joinReasons(claimReason(in), pl.causeReason(d, changes, false))})
@@ -374,6 +394,49 @@ func (pl *planner) claim(a spec.Address, obs providers.Resource) bool {
 	}
 	pl.run.claimed[a] = in
 	return true
+}
+
+// importUnmarked reports whether obs, which carries no ownership mark, is
+// a resource the document adopts, and if so records it. Destroying never
+// takes anything over: what was never tagged is not the fleet's to delete.
+func (pl *planner) importUnmarked(a spec.Address, obs providers.Resource) bool {
+	if !pl.m.Adopt[a] || obs.Owner != "" || pl.run.destroy {
+		return false
+	}
+	pl.run.imported[a] = true
+	return true
+}
+
+// planImport plans an imported resource: an adopt that writes the tags,
+// which carry the ownership mark, with whatever else differs. A field that
+// forces replacement is refused: replacing would delete a resource the
+// fleet has not yet taken over.
+func (pl *planner) planImport(d *spec.Declared, obs providers.Resource, changes []Change, kind ActionKind, forced string) {
+	a := d.Address
+	if kind == Replace {
+		var fields []string
+		for _, c := range changes {
+			if c.ForcesReplacement || forced != "" {
+				fields = append(fields, c.Field)
+			}
+		}
+		why := strings.Join(fields, ", ") + " differs from what exists, and forces replacement"
+		if forced != "" {
+			why = "--replace names it"
+		}
+		pl.fail(a, spec.Errorf(spec.RowAdoptReplace, a.String(), "make the declaration match what exists (infra import writes it), then change it once the fleet owns it",
+			"in adopt, but %s: adopt never replaces what it takes over", why))
+		return
+	}
+	pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.tagChange(d, obs, changes),
+		Reason: joinReasons(fmt.Sprintf("imported: exists without an ownership mark; apply tags it %s=%s and records it", spec.OwnershipTagKey, pl.m.Fleet),
+			pl.causeReason(d, changes, false))})
+}
+
+// fail adds an error row: the plan is not applicable.
+func (pl *planner) fail(a spec.Address, d spec.Diagnostic) {
+	pl.diags = append(pl.diags, d)
+	pl.e.emit(Event{Kind: EventWarning, Address: a, Message: d.Message})
 }
 
 func claimReason(in state.Intent) string {

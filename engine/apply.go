@@ -499,13 +499,13 @@ func (ar *applyRun) execute(ctx context.Context, a Action) error {
 
 // target is what a create (every field, defaults filled) or an update
 // (what the document sets) of a sends its driver.
-func (ar *applyRun) target(ctx context.Context, a spec.Address, op string) (*providers.Resources, providers.Target, error) {
+func (ar *applyRun) target(ctx context.Context, a spec.Address, op string, changed []string) (*providers.Resources, providers.Target, error) {
 	d, _ := ar.rn.model.Lookup(a)
 	rs, err := ar.e.resources(a)
 	if err != nil {
 		return nil, providers.Target{}, err
 	}
-	fields, err := ar.res.target(ctx, d, op == "create")
+	fields, err := ar.res.target(ctx, d, op == "create", changed)
 	if err != nil {
 		return nil, providers.Target{}, fmt.Errorf("%s: %s: %w", a, op, err)
 	}
@@ -527,7 +527,7 @@ func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) er
 }
 
 func (ar *applyRun) create(ctx context.Context, a Action) error {
-	rs, t, err := ar.target(ctx, a.Address, "create")
+	rs, t, err := ar.target(ctx, a.Address, "create", nil)
 	if err != nil {
 		return err
 	}
@@ -577,13 +577,13 @@ func finishing(a spec.Address, fields map[string]any) []string {
 }
 
 func (ar *applyRun) update(ctx context.Context, a Action) error {
-	rs, t, err := ar.target(ctx, a.Address, "update")
-	if err != nil {
-		return err
-	}
 	changed := make([]string, 0, len(a.Changes))
 	for _, c := range a.Changes {
 		changed = append(changed, c.Field)
+	}
+	rs, t, err := ar.target(ctx, a.Address, "update", changed)
+	if err != nil {
+		return err
 	}
 	r, err := rs.Update(ctx, t, changed)
 	if err != nil {

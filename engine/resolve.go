@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -265,11 +266,17 @@ func (r *resolver) secretOf(ctx context.Context, v spec.Value) (any, error) {
 // target builds a driver's target fields for a declared resource. At create
 // (fill) unset fields with a default get it; an update sends only what the
 // document sets.
-func (r *resolver) target(ctx context.Context, d *spec.Declared, fill bool) (map[string]any, error) {
+func (r *resolver) target(ctx context.Context, d *spec.Declared, fill bool, changed []string) (map[string]any, error) {
 	info, _ := spec.Lookup(d.Address.Kind)
 	out := map[string]any{}
 	for _, f := range info.Fields {
 		v, set := d.Fields[f.Name]
+		if !fill && f.Compare == spec.CompareNever && !slices.Contains(changed, f.Name) {
+			// A create-time field an update does not change (a secret's
+			// value, a database's password): reading it would ask for
+			// what the update never sends.
+			continue
+		}
 		if !set {
 			if fill && f.Default != nil {
 				out[f.Name] = f.Default

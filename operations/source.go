@@ -33,16 +33,22 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // SynthFunc runs a fleet program in dir and returns the document it prints.
 type SynthFunc func(ctx context.Context, dir string) ([]byte, error)
 
+// DefaultFleetPath is where the fleet is when --fleet does not say: ./infra
+// if it is a directory, else fleet.json.
+func DefaultFleetPath() string {
+	if fi, err := os.Stat("infra"); err == nil && fi.IsDir() {
+		return "infra"
+	}
+	return "fleet.json"
+}
+
 // LoadDocument finds and reads a fleet document: path, else ./infra if it
 // exists, else fleet.json. A directory is a Go fleet program, which synth
 // runs to print its document.
 func LoadDocument(ctx context.Context, path string, synth SynthFunc) (*spec.Document, error) {
 	named := path != ""
 	if !named {
-		path = "fleet.json"
-		if fi, err := os.Stat("infra"); err == nil && fi.IsDir() {
-			path = "infra"
-		}
+		path = DefaultFleetPath()
 	}
 	fi, err := os.Stat(path)
 	if err != nil {

@@ -31,6 +31,9 @@ type Found struct {
 	Region  string       `json:"region"`
 	// Fields are what the cloud reports, under the spec's field names.
 	Fields map[string]any `json:"-"`
+	// Unmodelled are the settings the cloud reported that no spec field
+	// holds (providers.Resource.Unmodelled).
+	Unmodelled []string `json:"unmodelled,omitempty"`
 }
 
 // Importable is what Unowned found, and what it passed over.
@@ -121,7 +124,7 @@ func (e *Engine) Unowned(ctx context.Context, m *spec.Model, ledger *state.Ledge
 					continue
 				}
 				offered, fields := offeredKind(kinds, addr, r.Fields)
-				out.Found = append(out.Found, Found{Address: offered, Region: region, Fields: fields})
+				out.Found = append(out.Found, Found{Address: offered, Region: region, Fields: fields, Unmodelled: r.Unmodelled})
 			}
 		}
 	}

@@ -120,6 +120,12 @@ func declaration(m *spec.Model, f engine.Found, names map[spec.Address]bool, res
 				refs[k] = map[string]any{"ref": refTarget(field, a.Provider, name, names).String()}
 			}
 			d.Resource.Spec[field.Name] = refs
+		case field.Type == spec.TypeIngress:
+			rules, odd := expressibleRules(v)
+			d.Resource.Spec[field.Name] = rules
+			if len(odd) > 0 {
+				d.Notes = append(d.Notes, fmt.Sprintf("%s: %d rule(s) the spec cannot express (%s) are left out; the plan revokes them, since infra declares the rules whole. Declare them another way, or exclude the group", field.Name, len(odd), strings.Join(odd, "; ")))
+			}
 		case field.Name == spec.TagsField:
 			tags := maps.Clone(asMap(v))
 			delete(tags, spec.OwnershipTagKey)
@@ -128,7 +134,31 @@ func declaration(m *spec.Model, f engine.Found, names map[spec.Address]bool, res
 			d.Resource.Spec[field.Name] = v
 		}
 	}
+	if len(f.Unmodelled) > 0 {
+		d.Notes = append(d.Notes, "set in the cloud, and not in infra's spec, so left as it is and never compared: "+strings.Join(f.Unmodelled, ", "))
+	}
 	return d
+}
+
+// expressibleRules splits reported ingress rules into those the spec
+// holds ({"port", "cidr"}) and the others, described.
+func expressibleRules(v any) ([]any, []string) {
+	list, _ := v.([]any)
+	rules := []any{}
+	var odd []string
+	for _, x := range list {
+		r := asMap(x)
+		if _, port := r["port"].(float64); port && len(r) == 2 && r["cidr"] != nil {
+			rules = append(rules, r)
+			continue
+		}
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(r)) {
+			parts = append(parts, fmt.Sprintf("%s %v", k, r[k]))
+		}
+		odd = append(odd, strings.Join(parts, ", "))
+	}
+	return rules, odd
 }
 
 // refTarget is the address a reported reference names: of the field's

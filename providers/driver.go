@@ -52,6 +52,11 @@ type Resource struct {
 	// Complete is set by List when the listing already carries everything
 	// Read would report, so the engine need not read it again.
 	Complete bool
+	// Unmodelled names settings the cloud reported that no spec field
+	// holds, each at other than its default, as "Name=value": never
+	// compared, never changed, told by `infra import` so that a reader
+	// knows what the declaration leaves as it is.
+	Unmodelled []string
 }
 
 // Target is what the engine asks a driver to make true.

@@ -69,6 +69,7 @@ func (d *secrets) List(ctx context.Context, region string) ([]providers.Resource
 				continue
 			}
 			r := secretResource(region, s.Name, s.ARN, s.Description, s.Tags, s.CreatedDate, s.SecretVersionsToStages)
+			r.Unmodelled = secretUnmodelled(s.KmsKeyId, s.RotationEnabled)
 			r.Complete = true
 			out = append(out, r)
 		}
@@ -90,7 +91,22 @@ func (d *secrets) Read(ctx context.Context, region, name string) (providers.Reso
 	if s.DeletedDate != nil {
 		return providers.Resource{}, providers.Errorf(providers.NotFound, "secret %s is scheduled for deletion on %s", name, s.DeletedDate.Format(time.RFC3339))
 	}
-	return secretResource(region, s.Name, s.ARN, s.Description, s.Tags, s.CreatedDate, s.VersionIdsToStages), nil
+	r := secretResource(region, s.Name, s.ARN, s.Description, s.Tags, s.CreatedDate, s.VersionIdsToStages)
+	r.Unmodelled = secretUnmodelled(s.KmsKeyId, s.RotationEnabled)
+	return r, nil
+}
+
+// secretUnmodelled names what a secret sets that the spec does not hold:
+// its own KMS key, and rotation.
+func secretUnmodelled(kmsKey *string, rotation *bool) []string {
+	var out []string
+	if k := aws.ToString(kmsKey); k != "" {
+		out = append(out, "KmsKeyId="+k)
+	}
+	if aws.ToBool(rotation) {
+		out = append(out, "RotationEnabled=true")
+	}
+	return out
 }
 
 // secretResource builds the report shared by Read and List.

@@ -28,10 +28,29 @@ func Name(u string) string {
 	return u[strings.LastIndex(u, "/")+1:]
 }
 
-// ReadAttributes are the attributes a read asks for.
+// ReadAttributes are the attributes a read asks for: what the spec holds,
+// and, in the same call, the settings it does not (unmodelled).
 func ReadAttributes() []sqstypes.QueueAttributeName {
-	return []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameVisibilityTimeout,
+	out := []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameVisibilityTimeout,
 		sqstypes.QueueAttributeNameQueueArn, sqstypes.QueueAttributeNameCreatedTimestamp}
+	for _, u := range unmodelled {
+		out = append(out, u.name)
+	}
+	return out
+}
+
+// unmodelled are the queue settings the spec has no field for, with the
+// value SQS gives a queue that never set them.
+var unmodelled = []struct {
+	name sqstypes.QueueAttributeName
+	dflt string
+}{
+	{sqstypes.QueueAttributeNameDelaySeconds, "0"},
+	{sqstypes.QueueAttributeNameMaximumMessageSize, "262144"},
+	{sqstypes.QueueAttributeNameMessageRetentionPeriod, "345600"},
+	{sqstypes.QueueAttributeNameReceiveMessageWaitTimeSeconds, "0"},
+	{sqstypes.QueueAttributeNameRedrivePolicy, ""},
+	{sqstypes.QueueAttributeNameKmsMasterKeyId, ""},
 }
 
 // CreateAttributes are a create's attributes: the visibility timeout the
@@ -57,9 +76,15 @@ func VisibilityUpdate(fields map[string]any) (map[string]string, error) {
 	return map[string]string{string(sqstypes.QueueAttributeNameVisibilityTimeout): strconv.Itoa(int(v))}, nil
 }
 
-// Report fills in what a read's attributes tell: the visibility timeout
-// and the creation time. res.Fields must be set.
+// Report fills in what a read's attributes tell: the visibility timeout,
+// the creation time, and the settings the spec does not hold, where they
+// differ from a new queue's. res.Fields must be set.
 func Report(res *providers.Resource, attrs map[string]string) {
+	for _, u := range unmodelled {
+		if v, ok := attrs[string(u.name)]; ok && v != u.dflt {
+			res.Unmodelled = append(res.Unmodelled, string(u.name)+"="+v)
+		}
+	}
 	if v, err := strconv.Atoi(attrs[string(sqstypes.QueueAttributeNameVisibilityTimeout)]); err == nil {
 		res.Fields[visibilityField] = float64(v)
 	}

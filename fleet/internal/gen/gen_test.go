@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/infra-iac/infra/internal/sdkshape"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -31,39 +32,6 @@ func TestGeneratedFilesAreUpToDate(t *testing.T) {
 	}
 }
 
-func TestNames(t *testing.T) {
-	for in, want := range map[string]string{
-		"memoryMb": "MemoryMB", "imageId": "ImageID", "cpuLimit": "CPULimit", "n-virginia": "NVirginia",
-		"m7i-flex": "M7iFlex", "registryEndpoint": "RegistryEndpoint", "uae": "UAE", "vpcId": "VPCID",
-		"scaleway-container-namespace": "ScalewayContainerNamespace",
-	} {
-		if got := goName(in); got != want {
-			t.Errorf("goName(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		"imageId": "imageID", "masterPasswordSecret": "masterPasswordSecret", "arn": "arn", "value": "value",
-	} {
-		if got := paramName(in); got != want {
-			t.Errorf("paramName(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		"nano": "Nano", "xlarge": "XLarge", "2xlarge": "X2Large", "32xlarge": "X32Large",
-		"metal": "Metal", "metal-24xl": "Metal24XL",
-	} {
-		if got := sizeMethod(in); got != want {
-			t.Errorf("sizeMethod(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := kindType(spec.Scaleway, spec.ScalewayContainerNS); got != "ContainerNamespace" {
-		t.Errorf("kindType = %q", got)
-	}
-	if got := kindType(spec.AWS, spec.AWSInstance); got != "Instance" {
-		t.Errorf("kindType = %q", got)
-	}
-}
-
 // TestOnlyTheCloudsKinds: each cloud package gets a constructor for the
 // kinds spec says it offers, and for no other.
 func TestOnlyTheCloudsKinds(t *testing.T) {
@@ -74,7 +42,7 @@ func TestOnlyTheCloudsKinds(t *testing.T) {
 	for _, p := range spec.Providers {
 		src := files[string(p)+"/kinds_gen.go"]
 		for _, info := range spec.Kinds() {
-			decl := []byte("func (c *Cloud) " + kindType(p, info.Kind) + "(")
+			decl := []byte("func (c *Cloud) " + sdkshape.KindType(p, info.Kind) + "(")
 			if has := bytes.Contains(src, decl); has != info.OfferedBy(p) {
 				t.Errorf("%s: constructor for %s present=%v, offered=%v", p, info.Kind, has, info.OfferedBy(p))
 			}

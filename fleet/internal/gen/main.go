@@ -25,7 +25,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/infra-iac/infra/internal/goname"
+	"github.com/infra-iac/infra/internal/sdkshape"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -96,8 +96,8 @@ var templates = parseTemplates()
 
 func parseTemplates() *template.Template {
 	t := template.New("gen").Funcs(template.FuncMap{
-		"comment": comment,
-		"lines":   wrap,
+		"comment": sdkshape.Comment,
+		"lines":   sdkshape.Wrap,
 		"quote":   strconv.Quote,
 		"render":  func(string, any) (string, error) { return "", nil }, // bound below
 	})
@@ -170,166 +170,6 @@ func generate() (map[string][]byte, error) {
 	return files, nil
 }
 
-// providerName is how a provider is written in prose.
-func providerName(p spec.Provider) string {
-	switch p {
-	case spec.AWS:
-		return "AWS"
-	case spec.Scaleway:
-		return "Scaleway"
-	}
-	return string(p)
-}
-
-// kindType is the Go name of a kind in provider p's package: the provider
-// prefix of a provider-local kind is dropped (aws-instance is aws.Instance).
-func kindType(p spec.Provider, k spec.Kind) string {
-	return goName(strings.TrimPrefix(string(k), string(p)+"-"))
-}
-
-// goName turns a kebab-case or camelCase name into an exported Go name;
-// the providers' input generator spells names by the same rule.
-func goName(s string) string { return goname.Of(s) }
-
-// paramName is a Go parameter name for a field.
-func paramName(field string) string {
-	n := goName(field)
-	// Lower the leading capital run, keeping an acronym's tail readable:
-	// ImageID -> imageID, ARN -> arn.
-	i := 0
-	for i < len(n) && n[i] >= 'A' && n[i] <= 'Z' {
-		i++
-	}
-	switch {
-	case i == len(n):
-		return strings.ToLower(n)
-	case i > 1:
-		i--
-	}
-	return strings.ToLower(n[:i]) + n[i:]
-}
-
-// fieldsOf splits a kind's fields for provider p into parameters (required)
-// and options (optional), by where each field is expressible and required.
-func fieldsOf(p spec.Provider, info *spec.KindInfo) (params, options []spec.Field) {
-	for _, f := range info.Fields {
-		// Where portability stops for a field some cloud requires (spec's
-		// RequiredOn), the SDK does better than check's diagnostic: it is a
-		// parameter where required, and absent where the cloud cannot
-		// express or has no use for it. An optional field one cloud cannot
-		// express (OnlyOn alone) stays in the portable spec, so one value
-		// deploys anywhere; check names it where it does not apply.
-		if len(f.RequiredOn) > 0 && !f.UsedOn(p) {
-			continue
-		}
-		if f.RequiredFor(p) {
-			params = append(params, f)
-		} else {
-			options = append(options, f)
-		}
-	}
-	return params, options
-}
-
-// portableOptions are the optional fields of a portable kind that every
-// cloud leaves optional: the fields of fleet.<Kind>Spec.
-func portableOptions(info *spec.KindInfo) []spec.Field {
-	var out []spec.Field
-	for _, f := range info.Fields {
-		if f.Required {
-			continue
-		}
-		if len(f.RequiredOn) == 0 {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// goType is the Go type of field f in package pkgName, for provider p, and
-// the expression that hands the value x to fleet.
-func goType(pkgName string, p spec.Provider, info *spec.KindInfo, f spec.Field, param bool) (typ, expr string, err error) {
-	q := "fleet."
-	if pkgName == "fleet" {
-		q = ""
-	}
-	where := fmt.Sprintf("%s field %s", info.Kind, f.Name)
-	basic := func(t string) (string, string, error) {
-		if param {
-			return t, "$", nil
-		}
-		return q + "Optional[" + t + "]", "$", nil
-	}
-	switch f.Type {
-	case spec.TypeString:
-		if f.Expr {
-			return q + "Output[string]", "$", nil
-		}
-		if f.Name == "instanceType" {
-			if p != spec.AWS || pkgName != "aws" {
-				return "", "", fmt.Errorf("%s: instance types exist on AWS only", where)
-			}
-			return "InstanceType", "$.value()", nil
-		}
-		return basic("string")
-	case spec.TypeInt:
-		return basic("int")
-	case spec.TypeNumber:
-		return basic("float64")
-	case spec.TypeBool:
-		return basic("bool")
-	case spec.TypeStringList:
-		return "[]string", "$", nil
-	case spec.TypeStringMap:
-		if f.Expr {
-			return q + "Env", "$", nil
-		}
-		return "map[string]string", "$", nil
-	case spec.TypeSecretSource:
-		return q + "SecretSource", "$", nil
-	case spec.TypeIngress:
-		if pkgName != "aws" {
-			return "", "", fmt.Errorf("%s: ingress rules are a security-group setting, AWS only", where)
-		}
-		return "[]Ingress", "ingressValue($)", nil
-	case spec.TypeRef, spec.TypeRefMap:
-		if f.SameProvider && len(f.RefKinds) == 1 {
-			if pkgName == "fleet" {
-				return "", "", fmt.Errorf("%s: a portable spec cannot hold a reference to one cloud's kind; make it a parameter with an override", where)
-			}
-			target, ok := spec.Lookup(f.RefKinds[0])
-			if !ok || !target.OfferedBy(p) {
-				return "", "", fmt.Errorf("%s: refers to %s, which %s does not offer; add an override", where, f.RefKinds[0], p)
-			}
-			ref := q + "Ref[" + kindType(p, f.RefKinds[0]) + "]"
-			if f.Secret {
-				// A field that takes a secret takes a slot's secret export
-				// too (fleet.SecretFrom), and still only this cloud's
-				// secrets kind.
-				ref = q + "SecretField[" + kindType(p, f.RefKinds[0]) + "]"
-			}
-			if f.Type == spec.TypeRefMap {
-				return "map[string]" + ref, "sdk.AnyMap($)", nil
-			}
-			return ref, "$", nil
-		}
-		if f.Type == spec.TypeRef && allBuckets(f.RefKinds) {
-			return q + "BucketRef", "$", nil
-		}
-		return "", "", fmt.Errorf("%s: the generator has no Go type for a reference to %v (same provider: %v); teach it one", where, f.RefKinds, f.SameProvider)
-	}
-	return "", "", fmt.Errorf("%s: the generator has no Go type for %s", where, f.Type)
-}
-
-func allBuckets(ks []spec.Kind) bool {
-	for _, k := range ks {
-		if info, ok := spec.Lookup(k); !ok || info.Physical != "bucket" {
-			return false
-		}
-	}
-	return len(ks) > 0
-}
-
 // fieldDoc documents a spec field: the table's doc, then what leaving it
 // unset means, since that is the question an author has.
 func fieldDoc(f spec.Field, param bool) string {
@@ -390,36 +230,6 @@ func showDefault(v any) string {
 	return fmt.Sprint(v)
 }
 
-// comment lays text out as // comment lines at indent, wrapped so that a
-// line stays within 80 columns.
-func comment(indent, text string) string {
-	var b strings.Builder
-	for _, line := range wrap(text, 76-len(indent)) {
-		b.WriteString(indent + "// " + line + "\n")
-	}
-	return b.String()
-}
-
-func wrap(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
 // structData is a spec struct: the portable fleet.<Kind>Spec or a cloud's
 // own <Kind>Spec. Kind, KindDoc, Cloud and Constructor feed its doc.
 type structData struct {
@@ -436,11 +246,11 @@ type fieldData struct {
 func structFields(pkgName string, prov spec.Provider, info *spec.KindInfo, options []spec.Field) ([]fieldData, error) {
 	var out []fieldData
 	for _, f := range options {
-		typ, _, err := goType(pkgName, prov, info, f, false)
+		typ, err := sdkshape.GoType(pkgName, prov, info, f, false)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, fieldData{Name: goName(f.Name), Field: f.Name, Type: typ, Doc: fieldDoc(f, false)})
+		out = append(out, fieldData{Name: sdkshape.GoName(f.Name), Field: f.Name, Type: typ.Name, Doc: fieldDoc(f, false)})
 	}
 	return out, nil
 }
@@ -452,12 +262,12 @@ func genPortable() ([]byte, error) {
 		if !info.Portable {
 			continue
 		}
-		ctor := kindType("", info.Kind)
-		s := structData{Name: ctor + "Spec", Kind: string(info.Kind), KindDoc: info.Doc, Constructor: ctor}
+		_, name := sdkshape.SpecStruct("", info)
+		s := structData{Name: name, Kind: string(info.Kind), KindDoc: info.Doc, Constructor: sdkshape.KindType("", info.Kind)}
 		if err := p.claim(s.Name, "the spec of "+string(info.Kind)); err != nil {
 			return nil, err
 		}
-		fields, err := structFields("fleet", "", info, portableOptions(info))
+		fields, err := structFields("fleet", "", info, sdkshape.PortableOptions(info))
 		if err != nil {
 			return nil, err
 		}
@@ -493,14 +303,14 @@ func genKinds(prov spec.Provider) ([]byte, error) {
 	attrs := map[string][]string{} // attribute -> kind types publishing it
 	kinds := spec.KindsOf(prov)
 	for _, info := range kinds {
-		k := kindData{Type: kindType(prov, info.Kind), Kind: string(info.Kind), KindDoc: info.Doc,
-			Cloud: providerName(prov), Provider: string(prov), Bucket: info.Physical == "bucket"}
+		k := kindData{Type: sdkshape.KindType(prov, info.Kind), Kind: string(info.Kind), KindDoc: info.Doc,
+			Cloud: sdkshape.ProviderName(prov), Provider: string(prov), Bucket: info.Physical == "bucket"}
 		if err := p.claim(k.Type, "the kind "+string(info.Kind)); err != nil {
 			return nil, err
 		}
 		for _, a := range info.Attributes {
 			attrs[a] = append(attrs[a], k.Type)
-			k.Attrs = append(k.Attrs, goName(a))
+			k.Attrs = append(k.Attrs, sdkshape.GoName(a))
 		}
 		d.Kinds = append(d.Kinds, k)
 	}
@@ -512,9 +322,9 @@ func genKinds(prov spec.Provider) ([]byte, error) {
 		d.Constructors = append(d.Constructors, c)
 	}
 	for _, a := range slices.Sorted(maps.Keys(attrs)) {
-		an := goName(a)
+		an := sdkshape.GoName(a)
 		ad := attrData{Attr: a, Name: an, Constraint: "Has" + an, Accessor: an + "Of",
-			Cloud: providerName(prov), Kinds: strings.Join(attrs[a], ", "), Out: "string"}
+			Cloud: sdkshape.ProviderName(prov), Kinds: strings.Join(attrs[a], ", "), Out: "string"}
 		if err := p.claim(ad.Constraint, "the constraint of attribute "+a); err != nil {
 			return nil, err
 		}
@@ -545,16 +355,17 @@ type valueData struct {
 }
 
 func constructorOf(p *pkg, prov spec.Provider, info *spec.KindInfo) (ctorData, error) {
-	typ := kindType(prov, info.Kind)
-	c := ctorData{Type: typ, Kind: string(info.Kind), KindDoc: info.Doc, Cloud: providerName(prov),
-		Provider: string(prov), SpecType: "fleet." + typ + "Spec"}
-	params, options := fieldsOf(prov, info)
+	typ := sdkshape.KindType(prov, info.Kind)
+	specPkg, specName := sdkshape.SpecStruct(prov, info)
+	c := ctorData{Type: typ, Kind: string(info.Kind), KindDoc: info.Doc, Cloud: sdkshape.ProviderName(prov),
+		Provider: string(prov), SpecType: specPkg + "." + specName}
+	params, options := sdkshape.FieldsOf(prov, info)
 	if info.Portable {
 		if err := samePortableOptions(prov, info, options); err != nil {
 			return c, err
 		}
 	} else {
-		c.SpecType = typ + "Spec"
+		c.SpecType = specName // declared in this package
 		if err := p.claim(c.SpecType, "the spec of "+string(info.Kind)); err != nil {
 			return c, err
 		}
@@ -565,20 +376,20 @@ func constructorOf(p *pkg, prov spec.Provider, info *spec.KindInfo) (ctorData, e
 		c.Spec = &structData{Name: c.SpecType, Kind: c.Kind, Cloud: c.Cloud, Fields: fields}
 	}
 	for _, f := range params {
-		t, expr, err := goType(p.name, prov, info, f, true)
+		t, err := sdkshape.GoType(p.name, prov, info, f, true)
 		if err != nil {
 			return c, err
 		}
-		pn := paramName(f.Name)
-		c.Params = append(c.Params, fieldData{Name: pn, Field: f.Name, Type: t, Doc: fieldDoc(f, true)})
-		c.Values = append(c.Values, valueData{Field: f.Name, Expr: strings.ReplaceAll(expr, "$", pn)})
+		pn := sdkshape.ParamName(f.Name)
+		c.Params = append(c.Params, fieldData{Name: pn, Field: f.Name, Type: t.Name, Doc: fieldDoc(f, true)})
+		c.Values = append(c.Values, valueData{Field: f.Name, Expr: strings.ReplaceAll(t.Expr, "$", pn)})
 	}
 	for _, f := range options {
-		_, expr, err := goType(p.name, prov, info, f, false)
+		t, err := sdkshape.GoType(p.name, prov, info, f, false)
 		if err != nil {
 			return c, err
 		}
-		c.Values = append(c.Values, valueData{Field: f.Name, Expr: strings.ReplaceAll(expr, "$", "opts."+goName(f.Name))})
+		c.Values = append(c.Values, valueData{Field: f.Name, Expr: strings.ReplaceAll(t.Expr, "$", "opts."+sdkshape.GoName(f.Name))})
 	}
 	return c, nil
 }
@@ -588,7 +399,7 @@ func constructorOf(p *pkg, prov spec.Provider, info *spec.KindInfo) (ctorData, e
 // so an override must apply to every cloud.
 func samePortableOptions(prov spec.Provider, info *spec.KindInfo, options []spec.Field) error {
 	var want, got []string
-	for _, f := range portableOptions(info) {
+	for _, f := range sdkshape.PortableOptions(info) {
 		want = append(want, f.Name)
 	}
 	for _, f := range options {
@@ -626,7 +437,7 @@ func genCloud(prov spec.Provider) ([]byte, error) {
 		}
 	}
 	data := struct{ Cloud, Account, AccountDoc, Provider, Other string }{
-		providerName(prov), words[0], words[1], string(prov), other}
+		sdkshape.ProviderName(prov), words[0], words[1], string(prov), other}
 	return p.source("cloud.tmpl", data, sdkImports...)
 }
 
@@ -643,7 +454,7 @@ func genRegions(prov spec.Provider) ([]byte, error) {
 		if !ok {
 			continue
 		}
-		name := goName(string(l))
+		name := sdkshape.RegionName(l)
 		if err := p.claim(name, "the locality "+string(l)); err != nil {
 			return nil, err
 		}
@@ -652,30 +463,8 @@ func genRegions(prov spec.Provider) ([]byte, error) {
 	data := struct {
 		Cloud   string
 		Regions []regionData
-	}{providerName(prov), regions}
+	}{sdkshape.ProviderName(prov), regions}
 	return p.source("regions.tmpl", data)
-}
-
-var xlarge = regexp.MustCompile(`^([0-9]*)xlarge$`)
-var xl = regexp.MustCompile(`^([0-9]+)xl$`)
-
-// sizeMethod names a size: 2xlarge is X2Large (a Go name cannot start with
-// a digit), metal-24xl is Metal24XL.
-func sizeMethod(size string) string {
-	if m := xlarge.FindStringSubmatch(size); m != nil {
-		return "X" + m[1] + "Large"
-	}
-	var b strings.Builder
-	for _, part := range strings.Split(size, "-") {
-		if m := xl.FindStringSubmatch(part); m != nil {
-			b.WriteString(m[1] + "XL")
-			continue
-		}
-		if part != "" {
-			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-		}
-	}
-	return b.String()
 }
 
 // familyData is an instance family: its type Type, its constant Name, and
@@ -695,7 +484,7 @@ func genInstanceTypes() ([]byte, error) {
 	p := newPkg("aws")
 	var families []familyData
 	for _, fam := range spec.InstanceFamilies() {
-		name := goName(fam.Name)
+		name := sdkshape.FamilyName(fam.Name)
 		d := familyData{Name: name, Type: "Family" + name, Family: fam.Name, SizeList: strings.Join(fam.Sizes, ", ")}
 		if err := p.claim(d.Name, "the instance family "+fam.Name); err != nil {
 			return nil, err
@@ -705,7 +494,7 @@ func genInstanceTypes() ([]byte, error) {
 		}
 		methods := map[string]string{} // method -> the size it names, for collisions
 		for _, size := range fam.Sizes {
-			m := sizeMethod(size)
+			m := sdkshape.SizeMethod(size)
 			if !token.MatchString(m) {
 				return nil, fmt.Errorf("instance size %q: %q is not a Go identifier; teach sizeMethod", size, m)
 			}

@@ -201,7 +201,7 @@ func TestPRApplyRefusals(t *testing.T) {
 			h.gh.review(7, "bob", "APPROVED", head2)
 		},
 			requests: []string{permAlice, getPR7, reviews7, permBob, listComments7, createOn7},
-			want:     []string{"the plan comment of fleet `shop` is for commit `" + head1 + "`, but the head of #7 is now `" + head2 + "`: the head is not the reviewed commit",
+			want: []string{"the plan comment of fleet `shop` is for commit `" + head1 + "`, but the head of #7 is now `" + head2 + "`: the head is not the reviewed commit",
 				"wait for the plan workflow to plan the head"}},
 		{name: "no plan comment", setup: func(h *harness) { h.gh.comments[7] = nil },
 			requests: []string{permAlice, getPR7, reviews7, permBob, listComments7, createOn7},

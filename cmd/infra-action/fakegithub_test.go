@@ -36,6 +36,9 @@ type fakeGitHub struct {
 	// for a user it does not know.
 	perms    map[string]string
 	requests []fakeRequest
+	// hook, when set, runs after each request is recorded, with the lock
+	// held: a test's way to change GitHub between two calls of one run.
+	hook func(requests int)
 }
 
 type fakeComment struct {
@@ -79,6 +82,9 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		path += "?" + r.URL.RawQuery
 	}
 	g.requests = append(g.requests, fakeRequest{Method: r.Method, Path: path, Body: string(body)})
+	if g.hook != nil {
+		defer g.hook(len(g.requests))
+	}
 	if r.Header.Get("Authorization") != "Bearer "+g.token {
 		http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
 		return

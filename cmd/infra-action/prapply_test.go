@@ -363,3 +363,22 @@ func TestPRApplyRefusesAPlanThatChangedSinceReview(t *testing.T) {
 		t.Fatalf("result:\n%s", result)
 	}
 }
+
+// A push re-planned the pull request after /infra apply was checked and
+// before the apply read its plan comment: the new plan is for a commit
+// nobody approved, and nothing is applied.
+func TestPRApplyRefusesAPlanCommentThatChangedDuringTheRun(t *testing.T) {
+	h, _ := reviewedPR(t)
+	h.gh.hook = func(n int) {
+		if n == 5 { // permission, pull request, reviews, bob's permission, the comments checked
+			c := h.gh.comments[7][0]
+			c.Body = strings.Replace(c.Body, "head="+head1, "head="+head2, 1)
+		}
+	}
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if r.code != 1 || !strings.Contains(r.log, "the plan comment changed during this run") {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
+	h.gh.assertRequests(t, permAlice, getPR7, reviews7, permBob, listComments7, listComments7)
+	assertNothingApplied(t, h)
+}

@@ -261,7 +261,15 @@ func TestPRApplyApprovalIsEachReviewersLatestReview(t *testing.T) {
 		{"approval dismissed", [][2]string{{"bob", "APPROVED"}, {"bob", "DISMISSED"}}, false},
 		{"a comment only", [][2]string{{"bob", "COMMENTED"}}, false},
 		{"someone else's changes", [][2]string{{"bob", "APPROVED"}, {"dave", "CHANGES_REQUESTED"}, {"dave", "COMMENTED"}}, false},
+		// Every page is read: the approval is the 151st review.
+		{"approval on the second page", append(make([][2]string, 150), [2]string{"bob", "APPROVED"}), true},
+		{"changes on the second page", append(append([][2]string{{"bob", "APPROVED"}}, make([][2]string, 150)...), [2]string{"dave", "CHANGES_REQUESTED"}), false},
 	} {
+		for i, r := range c.reviews {
+			if r[0] == "" {
+				c.reviews[i] = [2]string{"carol", "COMMENTED"}
+			}
+		}
 		t.Run(c.name, func(t *testing.T) {
 			h, _ := reviewedPR(t)
 			h.gh.reviews[7] = nil

@@ -24,6 +24,8 @@ type initOptions struct {
 	// sdkReplace is a checkout of this repository for go.mod's replace
 	// line: the SDK module is not published yet.
 	sdkReplace string
+	// prApply writes the opt-in workflow of /infra apply before merge.
+	prApply bool
 }
 
 // sdkGoVersion is the go line of the SDK's own go.mod (a test keeps them
@@ -48,6 +50,8 @@ func newInit(g *globals) *cobra.Command {
   .github/workflows/infra-apply.yml     the reviewed plan applied on merge
   .github/workflows/infra-sweep.yml     nightly sweep of ci-tests- debris
   .github/workflows/infra-drift.yml     an issue while the live estate differs from main
+  .github/workflows/infra-pr-apply.yml  with --pr-apply only: /infra apply on an approved
+                                        pull request applies it before the merge
   .gitignore                            .infra/ (local state) added
 
 It refuses to overwrite a file that exists and then writes nothing; .gitignore is
@@ -65,6 +69,7 @@ without it the next steps say how. See docs/ci.md.`,
 	}
 	c.Flags().StringVar(&opts.name, "name", "", "the fleet's name (default: the directory's name, made valid)")
 	c.Flags().StringVar(&opts.account, "aws-account", "123456789012", "the AWS account id the fleet is for")
+	c.Flags().BoolVar(&opts.prApply, "pr-apply", false, "also write infra-pr-apply.yml: a /infra apply comment on an approved pull request applies its plan before the merge")
 	c.Flags().StringVar(&opts.sdkReplace, "sdk-replace", "", "a checkout of the infra repository: go.mod replaces the SDK with it, while the module is not published")
 	return c
 }
@@ -90,7 +95,7 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	if !regexp.MustCompile(`^[0-9]{12}$`).MatchString(opts.account) {
 		return usageError{fmt.Errorf("--aws-account %q: an AWS account id is 12 digits", opts.account)}
 	}
-	sc := scaffold{name: name, release: sdkRelease(currentVersion())}
+	sc := scaffold{name: name, release: sdkRelease(currentVersion()), prApply: opts.prApply}
 	if opts.sdkReplace != "" {
 		if sc.sdkDir, err = sdkCheckout(opts.sdkReplace); err != nil {
 			return usageError{fmt.Errorf("--sdk-replace %q: %w; give the directory of a checkout of the infra repository", opts.sdkReplace, err)}
@@ -124,6 +129,8 @@ type scaffold struct {
 	// userModule is the module of a go.mod that was there already, which
 	// the fleet program joins; empty when init writes one.
 	userModule string
+	// prApply adds the opt-in workflows (workflows.OptIn).
+	prApply bool
 }
 
 // files lists what init writes, and checks none of it exists: everything
@@ -145,6 +152,9 @@ func (sc *scaffold) files(dir, account string) ([]scaffoldFile, error) {
 	}
 	files = append(files, scaffoldFile{path: filepath.Join("infra", "main.go"), data: main.Bytes()})
 	for _, n := range workflows.Names {
+		if workflows.OptIn[n] && !sc.prApply {
+			continue
+		}
 		b, err := workflows.Files.ReadFile(n)
 		if err != nil {
 			return nil, err

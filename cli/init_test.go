@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/cli/workflows"
 	"github.com/infra-iac/infra/internal/moto"
 )
 
@@ -153,5 +154,34 @@ func write(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The apply before merge is opt-in: init writes its workflow only with
+// --pr-apply, as cli/workflows has it; the four others either way.
+func TestInitWritesThePRApplyWorkflowOnlyWhenAsked(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--pr-apply"}, true}} {
+		dir := t.TempDir()
+		var out, errOut bytes.Buffer
+		f := DefaultFactory()
+		f.IO = Test(strings.NewReader(""), &out, &errOut)
+		if code := RunWith(f, append([]string{"init", dir, "--name", "demo"}, c.args...), nil); code != ExitOK {
+			t.Fatalf("init %v: exit %d: %s", c.args, code, errOut.String())
+		}
+		for _, n := range []string{"plan", "apply", "sweep", "drift"} {
+			if _, err := os.Stat(filepath.Join(dir, ".github", "workflows", "infra-"+n+".yml")); err != nil {
+				t.Errorf("init %v: %v", c.args, err)
+			}
+		}
+		got, err := os.ReadFile(filepath.Join(dir, ".github", "workflows", "infra-pr-apply.yml"))
+		if (err == nil) != c.want || strings.Contains(out.String(), "wrote .github/workflows/infra-pr-apply.yml") != c.want {
+			t.Fatalf("init %v: infra-pr-apply.yml written: %v, want %v\n%s", c.args, err == nil, c.want, out.String())
+		}
+		if want, _ := workflows.Files.ReadFile("pr-apply.yml"); c.want && string(got) != string(want) {
+			t.Errorf("infra-pr-apply.yml is not cli/workflows/pr-apply.yml")
+		}
 	}
 }

@@ -11,8 +11,13 @@ import (
 // Apply is how an apply ended, whoever ran it, as ApplyMarkdown shows it.
 type Apply struct {
 	Fleet string
-	// Commit is the merge commit applied.
+	// Commit is the merge commit applied, or the pull request's head when
+	// By is set.
 	Commit string
+	// By, when set, is who commented /infra apply on the pull request: the
+	// apply was made from the pull request, before its merge. A done one
+	// carries the hidden line PRAppliedLine, which the merge reads.
+	By string
 	// Verdict is one word: applied, failed, incomplete or refused.
 	Verdict string
 	// Plan is the plan applied; nil when none was made.
@@ -50,7 +55,15 @@ func ApplyMarkdown(r Apply) string {
 	if r.Plan != nil {
 		id = "`" + r.Plan.ID + "`"
 	}
-	fmt.Fprintf(&b, "Merge commit `%s`, plan %s, applied %s in **%s**.\n\n", r.Commit, id, r.Where, Seconds(r.Elapsed))
+	if r.By != "" {
+		if r.Verdict == "applied" && r.Plan != nil {
+			b.WriteString(PRAppliedLine(r.Plan.ID, r.Commit))
+		}
+		fmt.Fprintf(&b, "Applied from the pull request at head %s on `/infra apply` by @%s: plan %s, applied %s in **%s**.\n\n",
+			code(r.Commit), cell(r.By), id, r.Where, Seconds(r.Elapsed))
+	} else {
+		fmt.Fprintf(&b, "Merge commit `%s`, plan %s, applied %s in **%s**.\n\n", r.Commit, id, r.Where, Seconds(r.Elapsed))
+	}
 	if r.Note != "" {
 		b.WriteString("> [!NOTE]\n> " + r.Note + "\n\n")
 	}

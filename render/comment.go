@@ -38,6 +38,25 @@ func ReadMarkdownPlanID(body string) (id, head string, ok bool) {
 	return m[1], m[2], true
 }
 
+var prAppliedLine = regexp.MustCompile(`<!-- infra:pr-applied plan-id=(sha256:[0-9a-f]{64}) head=([0-9a-zA-Z]+) -->`)
+
+// PRAppliedLine is the hidden line of an apply result that says plan id
+// was applied from the pull request at its head commit, before the merge:
+// the merge reads it back to know that the reviewed plan is applied
+// already and that its empty fresh plan is no change after review.
+func PRAppliedLine(id, head string) string {
+	return "<!-- infra:pr-applied plan-id=" + htmlEscape(id) + " head=" + htmlEscape(head) + " -->\n"
+}
+
+// ReadPRApplied reads back the plan id and head PRAppliedLine wrote.
+func ReadPRApplied(body string) (id, head string, ok bool) {
+	m := prAppliedLine.FindStringSubmatch(body)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
 // Scope is a plan's targets and forced replaces, as its comment carries
 // them for the merge that applies it.
 type Scope struct {

@@ -99,11 +99,16 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		return in, fmt.Errorf("input on-plan-changed is %q; want fail or apply", in.onPlanChanged)
 	}
 	switch in.command {
-	case "plan", "apply", "sweep", "discover":
+	case "plan", "apply", "pr-apply", "sweep", "discover":
 	case "":
-		return in, errors.New("input command is required: plan, apply, sweep or discover")
+		return in, errors.New("input command is required: plan, apply, pr-apply, sweep or discover")
 	default:
-		return in, fmt.Errorf("input command is %q; want plan, apply, sweep or discover", in.command)
+		return in, fmt.Errorf("input command is %q; want plan, apply, pr-apply, sweep or discover", in.command)
+	}
+	if in.command == "pr-apply" && in.onPlanChanged == "apply" {
+		// An apply from the pull request is of the reviewed plan only:
+		// nothing merged stands behind another one.
+		return in, errors.New("input on-plan-changed is apply, but command: pr-apply applies only the reviewed plan; leave it out (fail)")
 	}
 	return in, nil
 }
@@ -164,6 +169,9 @@ type action struct {
 	log    io.Writer
 	// seen maps each fleet name synthesized to its input.
 	seen map[string]string
+	// request, when set, is the /infra apply this run applies for, from
+	// the pull request before its merge (command: pr-apply).
+	request *prRequest
 }
 
 // run runs the action and returns the process's exit code. Every failure
@@ -211,6 +219,8 @@ func (a *action) main(ctx context.Context) error {
 		return a.plan(ctx)
 	case "apply":
 		return a.apply(ctx)
+	case "pr-apply":
+		return a.prApply(ctx)
 	case "discover":
 		return a.discover(ctx)
 	default:
@@ -365,17 +375,23 @@ func lineOf(lines []string, where string) int {
 	return 0
 }
 
-// eventString reads a string at a path of the event payload.
-func (a *action) eventString(path ...string) string {
+// eventValue reads the value at a path of the event payload; nil when
+// there is none.
+func (a *action) eventValue(path ...string) any {
 	var v any = a.gctx.Event
 	for _, k := range path {
 		m, ok := v.(map[string]any)
 		if !ok {
-			return ""
+			return nil
 		}
 		v = m[k]
 	}
-	switch x := v.(type) {
+	return v
+}
+
+// eventString reads a string at a path of the event payload.
+func (a *action) eventString(path ...string) string {
+	switch x := a.eventValue(path...).(type) {
 	case string:
 		return x
 	case float64:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/go-github/v60/github"
 
@@ -53,6 +54,13 @@ func (a *action) apply(ctx context.Context) error {
 	if err != nil {
 		return errors.Join(append(failures, err)...)
 	}
+	return errors.Join(append(failures, a.applyAll(ctx, api, pr, sha, ordered))...)
+}
+
+// applyAll applies each fleet, in order, against its reviewed plan on pr,
+// and sets the outputs: the one apply path of a merge and of /infra apply.
+func (a *action) applyAll(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, ordered []*fleetDoc) error {
+	var failures []error
 	run, failed := map[string]bool{}, map[string]bool{}
 	for _, f := range ordered {
 		run[f.Name] = true
@@ -92,10 +100,14 @@ func (a *action) apply(ctx context.Context) error {
 func (a *action) notApplied(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc, provider string) error {
 	msg := fmt.Sprintf("fleet %s: not applied: it reads fleet %s, whose apply did not succeed in this run; nothing was changed. Re-run the apply once %s has applied",
 		f.Name, provider, provider)
-	body := fmt.Sprintf("%s\n### infra apply for fleet %s: not applied\n\nMerge commit `%s`.\n\n> [!CAUTION]\n> **Nothing was changed.** This fleet reads %s, "+
+	commit, again := "Merge commit", "Re-run the apply workflow"
+	if a.request != nil {
+		commit, again = "Head commit", "Comment `/infra apply` again"
+	}
+	body := fmt.Sprintf("%s\n### infra apply for fleet %s: not applied\n\n%s `%s`.\n\n> [!CAUTION]\n> **Nothing was changed.** This fleet reads %s, "+
 		"whose apply did not succeed in this run (its result is above), so it was not applied: its plan reads what %s publishes. "+
-		"Re-run the apply workflow once %s has applied.\n", ApplyMarker(f.Name), render.MarkdownCode(f.Name), sha,
-		render.MarkdownCode(provider), render.MarkdownCode(provider), render.MarkdownCode(provider))
+		"%s once %s has applied.\n", ApplyMarker(f.Name), render.MarkdownCode(f.Name), commit, sha,
+		render.MarkdownCode(provider), render.MarkdownCode(provider), again, render.MarkdownCode(provider))
 	if err := a.postResult(ctx, api, pr, f.Name, body); err != nil {
 		return errors.Join(errors.New(msg), err)
 	}
@@ -110,15 +122,27 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 	reviewed := ""
 	f.scope = a.in.scope
 	if pr != nil {
-		c, err := api.findComment(ctx, pr.GetNumber(), render.PlanMarker(f.Name))
+		cs, err := api.findComments(ctx, pr.GetNumber(), render.PlanMarker(f.Name), ApplyMarker(f.Name))
 		if err != nil {
 			return nil, err
 		}
+		c, head := cs[render.PlanMarker(f.Name)], ""
 		if c != nil {
-			reviewed, _, _ = render.ReadMarkdownPlanID(c.GetBody())
+			reviewed, head, _ = render.ReadMarkdownPlanID(c.GetBody())
+		}
+		// /infra apply checked the comment before anything ran; a push
+		// since then re-planned it for a commit nobody approved.
+		if a.request != nil && (reviewed == "" || head != a.request.head) {
+			return nil, fmt.Errorf("fleet %s: the plan comment changed during this run (it is now for %q, not the approved %s); nothing was changed. Review the new plan and comment /infra apply again",
+				f.Name, head, a.request.head)
 		}
 		if err := a.reviewedScope(f, c); err != nil {
 			return nil, err
+		}
+		if a.request == nil && reviewed != "" {
+			if o, ok, err := a.appliedFromPR(ctx, api, pr, sha, f, reviewed, cs[ApplyMarker(f.Name)]); ok || err != nil {
+				return o, err
+			}
 		}
 	}
 	expect, note := reviewed, ""
@@ -149,10 +173,14 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 	if o.Status == executor.StatusRefused && o.Plan != nil {
 		fresh := o.Plan
 		if a.in.onPlanChanged != "apply" {
+			what, fix := "the merged fleet", "Review it, then re-run the apply workflow with `on-plan-changed: apply`, or merge a change that plans what you expect."
+			if a.request != nil {
+				what, fix = "the pull request's fleet", "Push a commit so that the pull request is planned again, review that plan, and comment `/infra apply` again."
+			}
 			body := render.Markdown(fresh, render.MarkdownOptions{HeadSHA: sha, Marker: ApplyMarker(f.Name), Elsewhere: a.elsewhere(),
 				Title: "infra apply for fleet `" + f.Name + "` refused: the plan changed after review",
-				Banner: fmt.Sprintf("> [!CAUTION]\n> The reviewed plan was `%s`; the merged fleet against the cloud now plans `%s`, shown below. **Nothing was changed.** "+
-					"Review it, then re-run the apply workflow with `on-plan-changed: apply`, or merge a change that plans what you expect.", expect, fresh.ID)})
+				Banner: fmt.Sprintf("> [!CAUTION]\n> The reviewed plan was `%s`; %s against the cloud now plans `%s`, shown below. **Nothing was changed.** %s",
+					expect, what, fresh.ID, fix)})
 			if err := a.postResult(ctx, api, pr, f.Name, body); err != nil {
 				return o, err
 			}
@@ -169,7 +197,11 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 		o2.Invocations += o.Invocations
 		o = o2
 	}
-	body := renderResult(f.Name, sha, o, note, a.in.executor, a.elsewhere())
+	by := ""
+	if a.request != nil {
+		by = a.request.user
+	}
+	body := renderResult(f.Name, sha, by, o, note, a.in.executor, a.elsewhere())
 	if err := a.postResult(ctx, api, pr, f.Name, body); err != nil {
 		return o, err
 	}
@@ -181,6 +213,45 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 		return o, fmt.Errorf("fleet %s: apply %s: %s", f.Name, o.Status, o.Message)
 	}
 	return o, nil
+}
+
+// appliedFromPR handles the merge of a pull request whose reviewed plan
+// was applied from the pull request already (/infra apply): its fresh
+// plan then has nothing to do, which is the review's outcome, not a change
+// after review. ok is false, and the merge goes on as any other against
+// the reviewed plan, when the result comment records no such apply of
+// reviewed, or when the fresh plan has something to do after all (main
+// moved on, or the cloud changed).
+func (a *action) appliedFromPR(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc, reviewed string,
+	result *github.IssueComment) (o *outcome, ok bool, err error) {
+	if result == nil {
+		return nil, false, nil
+	}
+	id, head, found := render.ReadPRApplied(result.GetBody())
+	if !found || id != reviewed {
+		return nil, false, nil
+	}
+	fresh, err := a.runner.Plan(ctx, f, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if fresh.HasChanges() || spec.HasErrors(fresh.Diagnostics) {
+		return nil, false, nil
+	}
+	msg := fmt.Sprintf("already applied from the pull request at %s; nothing new to apply", head)
+	// Appended to the result of the apply from the pull request, which
+	// stays the record of what was done.
+	note := fmt.Sprintf("\n> [!NOTE]\n> Merge commit %s: %s.\n", render.MarkdownCode(sha), msg)
+	if body := result.GetBody(); !strings.Contains(body, note) {
+		if err := a.postResult(ctx, api, pr, f.Name, body+note); err != nil {
+			return nil, true, err
+		}
+	}
+	if err := a.summary(fmt.Sprintf("### infra apply for fleet %s: nothing new to apply\n%s", render.MarkdownCode(f.Name), note)); err != nil {
+		return nil, true, err
+	}
+	fmt.Fprintf(a.log, "fleet %s: %s\n", f.Name, msg)
+	return &outcome{Status: executor.StatusDone, Plan: fresh.Plan, Count: "Nothing new to apply: already applied from the pull request at " + head + "."}, true, nil
 }
 
 // reviewedScope narrows f as its reviewed plan was narrowed: the comment
@@ -243,15 +314,16 @@ func (a *action) applyOutputs(results []*outcome) error {
 	return a.setOutputs(ids, lines, changes, destroys)
 }
 
-// renderResult is the apply's comment.
-func renderResult(fleet, sha string, o *outcome, note, function, elsewhere string) string {
+// renderResult is the apply's comment; by is who asked for it with
+// /infra apply, empty for a merge.
+func renderResult(fleet, sha, by string, o *outcome, note, function, elsewhere string) string {
 	where := "in the runner"
 	if function != "" {
 		where = fmt.Sprintf("by the executor `%s` (%d invocation(s))", function, o.Invocations)
 	}
 	verdict := map[executor.Status]string{executor.StatusDone: "applied", executor.StatusFailed: "failed",
 		executor.StatusIncomplete: "incomplete", executor.StatusRefused: "refused"}[o.Status]
-	return render.ApplyMarkdown(render.Apply{Fleet: fleet, Commit: sha, Verdict: verdict, Plan: o.Plan, Applied: o.Applied,
+	return render.ApplyMarkdown(render.Apply{Fleet: fleet, Commit: sha, By: by, Verdict: verdict, Plan: o.Plan, Applied: o.Applied,
 		Count: o.Count, Message: o.Message, Elapsed: o.Elapsed, Where: where, Note: note, Marker: ApplyMarker(fleet), Elsewhere: elsewhere})
 }
 

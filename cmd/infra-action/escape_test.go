@@ -60,7 +60,7 @@ func TestHostileStringsReachGitHubEscaped(t *testing.T) {
 // The apply's comment quotes the provider's words and the addresses.
 func TestApplyResultEscapesWhatItQuotes(t *testing.T) {
 	a := spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: "a`b"}
-	md := renderResult("shop"+evil, "abc", &outcome{Status: executor.StatusFailed, Message: "failed: " + evil, Count: "Applied: 0 created.",
+	md := renderResult("shop"+evil, "abc", "", &outcome{Status: executor.StatusFailed, Message: "failed: " + evil, Count: "Applied: 0 created.",
 		Applied: []engine.Applied{{Address: a, Action: engine.Create, Status: engine.StatusFailed, Error: "denied: " + evil + " [x](http://e)"}}},
 		"", "", "the log")
 	if !printable(md) || !strings.Contains(md, "| ``aws/queues/a`b`` |") || strings.Contains(md, "[x](http") {

@@ -28,8 +28,17 @@ type fakeGitHub struct {
 	// readOnly refuses writes as GitHub does a fork's token.
 	readOnly bool
 	// pulls answers commits/{sha}/pulls.
-	pulls    map[string][]map[string]any
+	pulls map[string][]map[string]any
+	// prs answers pulls/{n}; reviews pulls/{n}/reviews.
+	prs     map[int]map[string]any
+	reviews map[int][]any
+	// perms answers collaborators/{user}/permission; GitHub answers 404
+	// for a user it does not know.
+	perms    map[string]string
 	requests []fakeRequest
+	// hook, when set, runs after each request is recorded, with the lock
+	// held: a test's way to change GitHub between two calls of one run.
+	hook func(requests int)
 }
 
 type fakeComment struct {
@@ -46,7 +55,8 @@ type fakeRequest struct {
 func (r fakeRequest) String() string { return r.Method + " " + r.Path }
 
 func newFakeGitHub(t *testing.T, token string) *fakeGitHub {
-	g := &fakeGitHub{t: t, token: token, nextID: 1000, comments: map[int][]*fakeComment{}, pulls: map[string][]map[string]any{}}
+	g := &fakeGitHub{t: t, token: token, nextID: 1000, comments: map[int][]*fakeComment{}, pulls: map[string][]map[string]any{},
+		prs: map[int]map[string]any{}, reviews: map[int][]any{}, perms: map[string]string{}}
 	g.srv = httptest.NewServer(http.HandlerFunc(g.serve))
 	t.Cleanup(g.srv.Close)
 	return g
@@ -58,6 +68,9 @@ var (
 	listOrCreate = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
 	editComment  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$`)
 	commitPulls  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([0-9a-zA-Z]+)/pulls$`)
+	pull         = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
+	pullReviews  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
+	permission   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
 )
 
 func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
@@ -69,6 +82,9 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		path += "?" + r.URL.RawQuery
 	}
 	g.requests = append(g.requests, fakeRequest{Method: r.Method, Path: path, Body: string(body)})
+	if g.hook != nil {
+		defer g.hook(len(g.requests))
+	}
 	if r.Header.Get("Authorization") != "Bearer "+g.token {
 		http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
 		return
@@ -122,6 +138,24 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			items = append(items, p)
 		}
 		g.page(w, r, items)
+	case pull.MatchString(r.URL.Path) && r.Method == http.MethodGet:
+		n, _ := strconv.Atoi(pull.FindStringSubmatch(r.URL.Path)[3])
+		if g.prs[n] == nil {
+			http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(g.prs[n])
+	case pullReviews.MatchString(r.URL.Path) && r.Method == http.MethodGet:
+		n, _ := strconv.Atoi(pullReviews.FindStringSubmatch(r.URL.Path)[3])
+		g.page(w, r, append([]any{}, g.reviews[n]...))
+	case permission.MatchString(r.URL.Path) && r.Method == http.MethodGet:
+		user := permission.FindStringSubmatch(r.URL.Path)[3]
+		p, ok := g.perms[user]
+		if !ok {
+			http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"permission": p, "user": map[string]any{"login": user}})
 	default:
 		g.t.Errorf("the action called an API the fake does not serve: %s %s", r.Method, path)
 		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
@@ -187,6 +221,26 @@ func (g *fakeGitHub) merged(sha string, number int) {
 	defer g.mu.Unlock()
 	g.pulls[sha] = append(g.pulls[sha], map[string]any{"number": number, "state": "closed",
 		"merged_at": time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Format(time.RFC3339), "merge_commit_sha": sha})
+}
+
+// pullRequest records pull request number as GitHub answers pulls/{n}:
+// state is open or closed, merged whether it was.
+func (g *fakeGitHub) pullRequest(number int, state, head string, merged bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	pr := map[string]any{"number": number, "state": state, "merged": merged, "head": map[string]any{"sha": head}}
+	if merged {
+		pr["merged_at"] = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Format(time.RFC3339)
+	}
+	g.prs[number] = pr
+}
+
+// review adds a review by user of commit to pull request number, after
+// the others: APPROVED, CHANGES_REQUESTED, COMMENTED or DISMISSED.
+func (g *fakeGitHub) review(number int, user, state, commit string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.reviews[number] = append(g.reviews[number], map[string]any{"id": 5000 + len(g.reviews[number]), "user": map[string]any{"login": user}, "state": state, "commit_id": commit})
 }
 
 // take returns the requests since the last take.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -42,6 +43,15 @@ func newRepoAPI(hc *http.Client, apiURL, token, owner, repo string) (*repoAPI, e
 // marker, reading every page: a marker on page three is still found, so a
 // long discussion never gets a second plan comment.
 func (r *repoAPI) findComment(ctx context.Context, number int, marker string) (*github.IssueComment, error) {
+	found, err := r.findComments(ctx, number, marker)
+	return found[marker], err
+}
+
+// findComments is findComment for several markers in one reading: by
+// marker, the first trusted comment that starts with it. It stops as soon
+// as every marker is found.
+func (r *repoAPI) findComments(ctx context.Context, number int, markers ...string) (map[string]*github.IssueComment, error) {
+	found := map[string]*github.IssueComment{}
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := r.c.Issues.ListComments(ctx, r.owner, r.repo, number, opts)
@@ -49,12 +59,13 @@ func (r *repoAPI) findComment(ctx context.Context, number int, marker string) (*
 			return nil, fmt.Errorf("list the comments of #%d: %w", number, err)
 		}
 		for _, c := range cs {
-			if firstLine(c.GetBody()) == marker && trusted(c) {
-				return c, nil
+			m := firstLine(c.GetBody())
+			if _, seen := found[m]; !seen && slices.Contains(markers, m) && trusted(c) {
+				found[m] = c
 			}
 		}
-		if resp.NextPage == 0 {
-			return nil, nil
+		if len(found) == len(markers) || resp.NextPage == 0 {
+			return found, nil
 		}
 		opts.Page = resp.NextPage
 	}
@@ -100,6 +111,12 @@ func (r *repoAPI) upsertComment(ctx context.Context, number int, marker, body st
 		}
 		return c.GetHTMLURL(), nil
 	}
+	return r.createComment(ctx, number, body)
+}
+
+// createComment adds a comment to issue or pull request number and returns
+// its URL.
+func (r *repoAPI) createComment(ctx context.Context, number int, body string) (string, error) {
 	c, _, err := r.c.Issues.CreateComment(ctx, r.owner, r.repo, number, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
 		return "", fmt.Errorf("comment on #%d: %w", number, err)
@@ -135,4 +152,47 @@ func (r *repoAPI) mergedPullRequest(ctx context.Context, sha string) (*github.Pu
 		return merged[0], nil
 	}
 	return nil, nil
+}
+
+// pullRequest reads pull request number as GitHub has it now: its state
+// and its head commit.
+func (r *repoAPI) pullRequest(ctx context.Context, number int) (*github.PullRequest, error) {
+	pr, _, err := r.c.PullRequests.Get(ctx, r.owner, r.repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("read pull request #%d: %w", number, err)
+	}
+	return pr, nil
+}
+
+// permission is user's permission on the repository: admin, write (which
+// maintain reads as), read or none. A user GitHub does not know as a
+// collaborator (404) has none.
+func (r *repoAPI) permission(ctx context.Context, user string) (string, error) {
+	// Escaped: the login comes from the event.
+	p, resp, err := r.c.Repositories.GetPermissionLevel(ctx, r.owner, r.repo, url.PathEscape(user))
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return "none", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the permission of %s on %s/%s: %w", user, r.owner, r.repo, err)
+	}
+	return p.GetPermission(), nil
+}
+
+// reviews lists every review of pull request number, oldest first,
+// reading every page.
+func (r *repoAPI) reviews(ctx context.Context, number int) ([]*github.PullRequestReview, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var all []*github.PullRequestReview
+	for {
+		rs, resp, err := r.c.PullRequests.ListReviews(ctx, r.owner, r.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the reviews of #%d: %w", number, err)
+		}
+		all = append(all, rs...)
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
 }

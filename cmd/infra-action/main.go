@@ -5,6 +5,8 @@
 //	                   per fleet on the pull request up to date
 //	command: apply     on push to the default branch: apply the plan reviewed
 //	                   on the merged pull request, and nothing else
+//	command: pr-apply  on issue_comment: "/infra apply" on an approved pull
+//	                   request applies its reviewed plan before the merge
 //	command: sweep     `infra sweep` to the job summary
 //	command: discover  `infra discover` to the job summary
 //

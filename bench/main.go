@@ -1,7 +1,7 @@
 // Command bench measures infra against moto_server on loopback: check,
 // plan against an empty account, a fresh apply, a plan with no changes,
 // drift with none, a plan with 1% changed, and destroy, for fleets of 10, 100 and 1,000
-// resources; each phase is the real command line in a child process, whose
+// resources, and an import of 500 resources no fleet owns; each phase is the real command line in a child process, whose
 // wall time, peak RSS and AWS API calls (counted by SDK middleware) are
 // recorded. Then the same engine applies 200 independent resources at
 // parallelism 8 and at 1, in the same run. It writes a Markdown report to
@@ -51,6 +51,7 @@ type options struct {
 	independent int
 	latency     time.Duration
 	concRuns    int
+	imports     int
 }
 
 func run() int {
@@ -61,6 +62,7 @@ func run() int {
 	flag.IntVar(&o.independent, "independent", 200, "independent resources for the concurrency measure; 0 skips it")
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "round trip added by a proxy in the second concurrency measure; 0 skips it")
 	flag.IntVar(&o.concRuns, "conc-runs", 3, "runs of each concurrency measure")
+	flag.IntVar(&o.imports, "import", 500, "resources no fleet owns for the import measure; 0 skips it")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -146,6 +148,15 @@ func bench(o options) error {
 			return fmt.Errorf("fleet of %d: %w", n, err)
 		}
 		rep.sizes = append(rep.sizes, res)
+	}
+	if o.imports > 0 {
+		fmt.Fprintf(os.Stderr, "import of %d resources no fleet owns …\n", o.imports)
+		if err := srv.Reset(); err != nil {
+			return err
+		}
+		if rep.imp, err = measureImport(self, env, work, o.imports); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
 	}
 	if o.independent > 0 {
 		fmt.Fprintf(os.Stderr, "concurrency: %d independent resources …\n", o.independent)

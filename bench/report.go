@@ -17,6 +17,7 @@ type report struct {
 	commit  string
 	sizes   []*sizeResult
 	conc    []*concResult
+	imp     *importResult
 }
 
 func (r *report) write(dir string) error {
@@ -31,6 +32,7 @@ func (r *report) write(dir string) error {
 	r.minimums(&b)
 	r.memory(&b)
 	r.concurrency(&b)
+	r.imports(&b)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -77,8 +79,8 @@ func (r *report) machine(b *strings.Builder) {
 	for i, n := range r.opts.sizes {
 		sizes[i] = fmt.Sprint(n)
 	}
-	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d` (or `bench/run.sh` with the same flags).\n\n",
-		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns)
+	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d` (or `bench/run.sh` with the same flags).\n\n",
+		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports)
 	fmt.Fprintf(b, "Each phase runs the infra command line in a child process (`cli.RunWith`, the code of `infra`, with an SDK middleware counting calls), against one moto_server reset before each run:\n\n")
 	fmt.Fprintf(b, "```sh\ninfra check --fleet fleet.json\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # empty account: exit 2\n"+
 		"infra apply --yes --fleet fleet.json --state DIR\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # no changes: exit 0\n"+
@@ -110,11 +112,7 @@ func (r *report) size(b *strings.Builder, s *sizeResult) {
 		if len(ss) == 0 || len(ss[0].ops) == 0 {
 			continue
 		}
-		var parts []string
-		for _, k := range sortedKeys(ss[0].ops) {
-			parts = append(parts, fmt.Sprintf("%s %d", k, ss[0].ops[k]))
-		}
-		fmt.Fprintf(b, "- **%s** (%d): %s\n", ph.name, total(ss[0].ops), strings.Join(parts, ", "))
+		fmt.Fprintf(b, "- **%s** (%d): %s\n", ph.name, total(ss[0].ops), breakdown(ss[0].ops))
 	}
 	fmt.Fprintf(b, "\n</details>\n\n")
 }
@@ -211,4 +209,13 @@ func maxOf[T int | int64 | time.Duration](xs []T) T {
 		}
 	}
 	return m
+}
+
+// breakdown is a sample's calls per service and operation.
+func breakdown(ops map[string]int) string {
+	var parts []string
+	for _, k := range sortedKeys(ops) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, ops[k]))
+	}
+	return strings.Join(parts, ", ")
 }

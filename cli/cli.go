@@ -147,7 +147,7 @@ infra/v1 JSON document. See docs/cli.md.`,
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g), newOutput(g), newDrift(g))
+	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g), newOutput(g), newDrift(g), newImport(g))
 	root.AddCommand(newInit(g))
 	root.AddCommand(newExecutor(g))
 	root.AddCommand(newSweep(g))

@@ -75,15 +75,23 @@ func TestScripts(t *testing.T) {
 //	cloud set ADDRESS REGION FIELD JSON   sets a field of a resource
 //	cloud owner ADDRESS REGION FLEET      re-tags it for another fleet
 //	cloud delete ADDRESS REGION           deletes it
+//	cloud make ADDRESS REGION FIELDS      makes one with no ownership mark, FIELDS a JSON object
 func outOfBand(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: cloud set|owner|delete ADDRESS REGION …")
+		ts.Fatalf("usage: cloud set|owner|delete|make ADDRESS REGION …")
 	}
 	path := ts.Getenv("INFRA_TEST_CLOUD")
 	cloud, err := memory.Load(path, map[spec.Provider]string{spec.AWS: "123456789012"})
 	ts.Check(err)
 	a, err := spec.ParseAddress(args[1])
 	ts.Check(err)
+	if args[0] == "make" && len(args) == 4 {
+		fields := map[string]any{}
+		ts.Check(json.Unmarshal([]byte(args[3]), &fields))
+		cloud.Put(a.Provider, a.Kind, providers.Resource{Name: a.Name, Region: args[2], Fields: fields})
+		ts.Check(cloud.Save(path))
+		return
+	}
 	r, ok := cloud.Get(a.Provider, a.Kind, args[2], a.Name)
 	if !ok {
 		ts.Fatalf("no %s in %s", a, args[2])
@@ -100,7 +108,7 @@ func outOfBand(ts *testscript.TestScript, neg bool, args []string) {
 	case args[0] == "delete":
 		cloud.Remove(a.Provider, a.Kind, args[2], a.Name)
 	default:
-		ts.Fatalf("usage: cloud set|owner|delete ADDRESS REGION …")
+		ts.Fatalf("usage: cloud set|owner|delete|make ADDRESS REGION …")
 	}
 	ts.Check(cloud.Save(path))
 }

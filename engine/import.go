@@ -82,26 +82,7 @@ func (e *Engine) Unowned(ctx context.Context, m *spec.Model, ledger *state.Ledge
 	for _, r := range ledger.Rows {
 		known[physicalKey(r.Address())] = true
 	}
-	var mu sync.Mutex // guards out's counts: listings run concurrently
-	keep := func(p spec.Provider, k spec.Kind, region string) func(string) bool {
-		return func(name string) bool {
-			a := spec.Address{Provider: p, Kind: k, Name: name}
-			_, excluded := m.Excluded(a)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case !strings.HasPrefix(name, opts.NamePrefix):
-				return false
-			case known[physicalKey(a)] || excluded:
-				out.Known++
-				return false
-			case marked[physicalKey(a)+"@"+region]:
-				out.Owned++
-				return false
-			}
-			return true
-		}
-	}
+	keep := out.keeper(m, known, marked, opts.NamePrefix)
 	for _, a := range accounts {
 		kinds := e.importKinds(a.Provider, opts.Kinds)
 		for _, region := range regions[a.Provider] {
@@ -135,6 +116,32 @@ func (e *Engine) Unowned(ctx context.Context, m *spec.Model, ledger *state.Ledge
 		return out.Found[i].Region < out.Found[j].Region
 	})
 	return out, nil
+}
+
+// keeper returns, per listing, the names worth reading: not outside the
+// prefix, not known to the fleet, not claimed by a mark the scan saw. It
+// counts what it passes over.
+func (out *Importable) keeper(m *spec.Model, known, marked map[string]bool, prefix string) func(p spec.Provider, k spec.Kind, region string) func(string) bool {
+	var mu sync.Mutex // guards out's counts: listings run concurrently
+	return func(p spec.Provider, k spec.Kind, region string) func(string) bool {
+		return func(name string) bool {
+			a := spec.Address{Provider: p, Kind: k, Name: name}
+			_, excluded := m.Excluded(a)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case !strings.HasPrefix(name, prefix):
+				return false
+			case known[physicalKey(a)] || excluded:
+				out.Known++
+				return false
+			case marked[physicalKey(a)+"@"+region]:
+				out.Owned++
+				return false
+			}
+			return true
+		}
+	}
 }
 
 // importKind is a kind to offer, and the kind listed and read for it:

@@ -12,10 +12,13 @@ import (
 	"github.com/infra-iac/infra/spec"
 )
 
+// ImportOptions narrow what Import looks for.
+type ImportOptions = engine.ImportOptions
+
 // ImportRequest asks what exists that no fleet owns, as declarations.
 type ImportRequest struct {
 	Document *spec.Document
-	Options  engine.ImportOptions
+	Options  ImportOptions
 }
 
 // Declaration is one found resource written as the fleet document

@@ -2,13 +2,17 @@ package operations
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/internal/testbin"
+	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
@@ -111,7 +115,14 @@ func TestImportRoundTripOfAnEstateMadeByHand(t *testing.T) {
 	if _, diags := spec.Compile(doc); len(diags) != 0 {
 		t.Fatalf("the imported document does not check clean: %v", diags)
 	}
-	plan, err := ops.Plan(ctx, PlanRequest{Document: doc})
+	goDoc := importedProgram(t, doc, res.Declarations)
+	if g, w := resourcesOf(t, goDoc), resourcesOf(t, doc); g != w {
+		t.Fatalf("the Go program declares\n%s\nthe document\n%s", g, w)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(goDoc.Adopt)), slices.Sorted(slices.Values(doc.Adopt))) {
+		t.Fatalf("the Go program adopts %v, the document %v", goDoc.Adopt, doc.Adopt)
+	}
+	plan, err := ops.Plan(ctx, PlanRequest{Document: goDoc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,4 +168,44 @@ func TestImportRoundTripOfAnEstateMadeByHand(t *testing.T) {
 func queueURL(t *testing.T, srv *moto.Server, name string) string {
 	out := awsCLI(t, srv, "sqs", "get-queue-url", "--queue-name", name, "--query", "QueueUrl", "--output", "text")
 	return strings.TrimSpace(out)
+}
+
+// importedProgram writes the declarations as Go, the way `infra import`
+// does for a Go fleet, builds the program and returns what it synthesizes.
+func importedProgram(t *testing.T, doc *spec.Document, decls []Declaration) *spec.Document {
+	t.Helper()
+	in := render.GoImport{Fleet: doc.Fleet, Accounts: doc.Accounts, Placement: doc.Placement, Main: true, Notes: map[string][]string{}}
+	for _, d := range decls {
+		in.Resources = append(in.Resources, d.Resource)
+		if d.Adopt {
+			in.Adopt = append(in.Adopt, d.Resource.Address)
+		}
+		in.Notes[d.Resource.Address] = d.Notes
+	}
+	files, err := render.GoSource(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := spec.DecodeDocument(testbin.FleetProgram(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, diags := spec.Compile(out); len(diags) != 0 {
+		t.Fatalf("the Go program does not check clean: %v\n%s", diags, files["imported.go"])
+	}
+	return out
+}
+
+// resourcesOf is the document's resources, one encoded line each, sorted.
+func resourcesOf(t *testing.T, doc *spec.Document) string {
+	var lines []string
+	for _, r := range doc.Resources {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }

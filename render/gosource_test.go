@@ -3,14 +3,12 @@ package render
 import (
 	"bytes"
 	"go/format"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/internal/testbin"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -116,39 +114,13 @@ func TestGoSourceRoundTrip(t *testing.T) {
 	}
 }
 
-// synthProgram runs `go run . synth` on files in a throwaway module that
-// requires this one through a replace, as a user's module would.
+// synthProgram runs `go run . synth` on files in a throwaway module.
 func synthProgram(t *testing.T, files map[string][]byte) *spec.Document {
 	t.Helper()
-	root, err := filepath.Abs("..")
+	out := testbin.FleetProgram(t, files)
+	doc, err := spec.DecodeDocument(out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	gomod := "module example.com/imported\n\ngo 1.26\n\nrequire github.com/infra-iac/infra v0.0.0-00010101000000-000000000000\n\nreplace github.com/infra-iac/infra => " + root + "\n"
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["go.mod"], files["go.sum"] = []byte(gomod), sum
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command("go", "run", ".", "synth")
-	cmd.Dir = dir
-	// -mod=mod lets go add the requirements the replaced module brings;
-	// the copied go.sum vouches for every one of them.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go run . synth: %v\n%s\n%s", err, errs.String(), files["imported.go"])
-	}
-	doc, err := spec.DecodeDocument(out.Bytes())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
+		t.Fatalf("%v\n%s", err, out)
 	}
 	return doc
 }

@@ -203,7 +203,11 @@ func joinNonEmpty(a, b, sep string) string {
 }
 
 func actionDetail(a engine.Action) string {
-	switch a.Action {
+	kind := a.Action
+	if kind == engine.Adopt && len(a.Changes) > 0 {
+		kind = engine.Update // it writes the tags, with the mark: show them
+	}
+	switch kind {
 	case engine.Update, engine.Replace:
 		var parts []string
 		for _, c := range a.Changes {

@@ -601,15 +601,24 @@ func (c *compiler) cycles() {
 	}
 }
 
+// listed parses item i of a top-level list of addresses (forget, adopt),
+// reporting one that is not an address.
+func (c *compiler) listed(list string, i int, s string) (Address, bool) {
+	a, err := ParseAddress(s)
+	if err != nil {
+		where := s
+		if where == "" {
+			where = list + "[" + strconv.Itoa(i) + "]"
+		}
+		c.add(Errorf(RowInvalidAddress, where, "an address is provider/kind/name", "%s: %v", list, err))
+	}
+	return a, err == nil
+}
+
 func (c *compiler) forgets() {
 	for i, s := range c.doc.Forget {
-		a, err := ParseAddress(s)
-		if err != nil {
-			where := s
-			if where == "" {
-				where = "forget[" + strconv.Itoa(i) + "]"
-			}
-			c.add(Errorf(RowInvalidAddress, where, "an address is provider/kind/name", "forget: %v", err))
+		a, ok := c.listed("forget", i, s)
+		if !ok {
 			continue
 		}
 		if !a.Provider.Known() {
@@ -633,13 +642,8 @@ func (c *compiler) forgets() {
 // document declares, once.
 func (c *compiler) adopts() {
 	for i, s := range c.doc.Adopt {
-		a, err := ParseAddress(s)
-		if err != nil {
-			where := s
-			if where == "" {
-				where = "adopt[" + strconv.Itoa(i) + "]"
-			}
-			c.add(Errorf(RowInvalidAddress, where, "an address is provider/kind/name", "adopt: %v", err))
+		a, ok := c.listed("adopt", i, s)
+		if !ok {
 			continue
 		}
 		if _, declared := c.m.Lookup(a); !declared {
@@ -648,7 +652,7 @@ func (c *compiler) adopts() {
 			continue
 		}
 		if c.m.Adopt[a] {
-			c.add(Warnf(RowAdoptTwice, s, "name it once in adopt", "adopt names the resource twice"))
+			c.add(Errorf(RowAdoptTwice, s, "name it once in adopt", "adopt names the resource twice"))
 			continue
 		}
 		if c.m.Adopt == nil {

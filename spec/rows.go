@@ -45,7 +45,7 @@ const (
 	RowForgetDeclared RowID = "forget-declared"
 	// An adopt names a resource the document does not declare.
 	RowAdoptUndeclared RowID = "adopt-undeclared"
-	// An adopt names the same resource twice (a warning).
+	// An adopt names the same resource twice.
 	RowAdoptTwice RowID = "adopt-twice"
 
 	// Resources.

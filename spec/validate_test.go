@@ -193,6 +193,14 @@ func TestCheckRefusesCycleNamingMembers(t *testing.T) {
 		row{"aws/secrets/a", "dependency cycle among: aws/secrets/a"})
 }
 
+func TestCheckRefusesAdoptOfUndeclared(t *testing.T) {
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"adopt": `["aws/queues/jobs", "aws/queues/old", "aws/queues/jobs", "queues"]`}, queueJobs)),
+		row{"aws/queues/jobs", "adopt names the resource twice"},
+		row{"aws/queues/old", "adopt of a resource the document does not declare"},
+		row{"queues", `adopt: address "queues": want provider/kind/name`})
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"adopt": `["aws/queues/jobs"]`}, queueJobs)))
+}
+
 func TestCheckRefusesForgetOfDeclared(t *testing.T) {
 	checkRows(t, validateJSON(t, docJSON(map[string]string{"forget": `["aws/queues/jobs", "aws/queues/old"]`}, queueJobs)),
 		row{"aws/queues/jobs", "forget of a resource that is still declared"})

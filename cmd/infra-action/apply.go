@@ -119,31 +119,10 @@ func (a *action) notApplied(ctx context.Context, api *repoAPI, pr *github.PullRe
 }
 
 func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc) (*outcome, error) {
-	reviewed := ""
 	f.scope = a.in.scope
-	if pr != nil {
-		cs, err := api.findComments(ctx, pr.GetNumber(), render.PlanMarker(f.Name), ApplyMarker(f.Name))
-		if err != nil {
-			return nil, err
-		}
-		c, head := cs[render.PlanMarker(f.Name)], ""
-		if c != nil {
-			reviewed, head, _ = render.ReadMarkdownPlanID(c.GetBody())
-		}
-		// /infra apply checked the comment before anything ran; a push
-		// since then re-planned it for a commit nobody approved.
-		if a.request != nil && (reviewed == "" || head != a.request.head) {
-			return nil, fmt.Errorf("fleet %s: the plan comment changed during this run (it is now for %q, not the approved %s); nothing was changed. Review the new plan and comment /infra apply again",
-				f.Name, head, a.request.head)
-		}
-		if err := a.reviewedScope(f, c); err != nil {
-			return nil, err
-		}
-		if a.request == nil && reviewed != "" {
-			if o, ok, err := a.appliedFromPR(ctx, api, pr, sha, f, reviewed, cs[ApplyMarker(f.Name)]); ok || err != nil {
-				return o, err
-			}
-		}
+	reviewed, done, skip, err := a.reviewedPlan(ctx, api, pr, sha, f)
+	if skip || err != nil {
+		return done, err
 	}
 	expect, note := reviewed, ""
 	if reviewed == "" {
@@ -213,6 +192,39 @@ func (a *action) applyFleet(ctx context.Context, api *repoAPI, pr *github.PullRe
 		return o, fmt.Errorf("fleet %s: apply %s: %s", f.Name, o.Status, o.Message)
 	}
 	return o, nil
+}
+
+// reviewedPlan reads the plan id reviewed on pr for fleet f, checking that
+// the comment is the one /infra apply approved and that its targets are
+// the run's. done is set when the merge has nothing to apply because the
+// pull request applied the reviewed plan already (o is that outcome).
+func (a *action) reviewedPlan(ctx context.Context, api *repoAPI, pr *github.PullRequest, sha string, f *fleetDoc) (reviewed string, o *outcome, done bool, err error) {
+	if pr == nil {
+		return "", nil, false, nil
+	}
+	cs, err := api.findComments(ctx, pr.GetNumber(), render.PlanMarker(f.Name), ApplyMarker(f.Name))
+	if err != nil {
+		return "", nil, false, err
+	}
+	c, head := cs[render.PlanMarker(f.Name)], ""
+	if c != nil {
+		reviewed, head, _ = render.ReadMarkdownPlanID(c.GetBody())
+	}
+	// /infra apply checked the comment before anything ran; a push
+	// since then re-planned it for a commit nobody approved.
+	if a.request != nil && (reviewed == "" || head != a.request.head) {
+		return "", nil, false, fmt.Errorf("fleet %s: the plan comment changed during this run (it is now for %q, not the approved %s); nothing was changed. Review the new plan and comment /infra apply again",
+			f.Name, head, a.request.head)
+	}
+	if err := a.reviewedScope(f, c); err != nil {
+		return "", nil, false, err
+	}
+	if a.request == nil && reviewed != "" {
+		if o, ok, err := a.appliedFromPR(ctx, api, pr, sha, f, reviewed, cs[ApplyMarker(f.Name)]); ok || err != nil {
+			return reviewed, o, true, err
+		}
+	}
+	return reviewed, nil, false, nil
 }
 
 // appliedFromPR handles the merge of a pull request whose reviewed plan

@@ -132,13 +132,16 @@ func measureImport(self string, env []string, work string, n int) (*importResult
 
 // importMinimum is the fewest calls an import of the estate makes with
 // the permissions infra asks for: the account, the tag scan (which finds
-// no mark), every listing's pages, and the reads no listing answers. An
-// unmarked queue or bucket is in no tag scan, so its read also asks for
-// its tags.
+// no mark), every listing's pages (import lists every kind, and an empty
+// listing is one call), and the reads no listing answers. An unmarked
+// queue or bucket is in no tag scan, so its read also asks for its tags;
+// a bucket's also asks whether object lock is on, which decides whether
+// it is offered as an object-store or an s3-bucket.
 func importMinimum(kinds map[spec.Kind]int) []minRow {
 	rows := []minRow{
 		{what: "STS GetCallerIdentity", calls: 1},
 		{what: "Tagging API GetResources (ownership: no mark in the estate)", calls: 1},
+		{what: "the kinds the estate has none of, listed empty: DescribeInstances, DescribeRepositories, ListUsers, ListFunctions, DescribeDBClusters", calls: 5},
 	}
 	for _, k := range importKinds {
 		n := kinds[k]
@@ -146,7 +149,7 @@ func importMinimum(kinds map[spec.Kind]int) []minRow {
 		case spec.Queues:
 			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: ListQueues, 1,000 a page; GetQueueAttributes and ListQueueTags each", n), calls: pages(n, 1000) + 2*n})
 		case spec.ObjectStore:
-			rows = append(rows, minRow{what: fmt.Sprintf("buckets ×%d: ListBuckets; GetBucketVersioning and GetBucketTagging each", n), calls: 1 + 2*n})
+			rows = append(rows, minRow{what: fmt.Sprintf("buckets ×%d: ListBuckets; GetBucketVersioning, GetBucketTagging and GetObjectLockConfiguration each", n), calls: 1 + 3*n})
 		case spec.Secrets:
 			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: ListSecrets, 100 a page (carries everything)", n), calls: pages(n, 100)})
 		case spec.SecurityGroup:

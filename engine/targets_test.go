@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -108,7 +109,12 @@ func TestTargetDeletesAnUndeclaredRowOnlyByAddress(t *testing.T) {
 func TestUnknownTargetOrReplaceIsRefusedByAddress(t *testing.T) {
 	f := newFixture(t)
 	f.mustApply(doc(sg))
-	d := doc(sg, queue)
+	// Another fleet's queue, and an unmarked one the document adopts.
+	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "billing", Region: "eu-west-3", Owner: "billing",
+		Fields: map[string]any{"visibilityTimeoutSec": 30.0}})
+	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "mail", Region: "eu-west-3",
+		Fields: map[string]any{"visibilityTimeoutSec": 30.0}})
+	d := doc(sg, queue, `{"address": "aws/queues/billing", "spec": {}}`)
 	for _, tc := range []struct {
 		opts       PlanOptions
 		option     string
@@ -119,6 +125,7 @@ func TestUnknownTargetOrReplaceIsRefusedByAddress(t *testing.T) {
 		{PlanOptions{Targets: addrs(t, "aws/queues/zzzzzzzzzzzz")}, "target", "aws/queues/zzzzzzzzzzzz", "", "neither declared"},
 		{PlanOptions{Replace: addrs(t, "aws/security-group/wbe")}, "replace", "aws/security-group/wbe", "aws/security-group/web", "not declared"},
 		{PlanOptions{Replace: addrs(t, "aws/queues/jobs")}, "replace", "aws/queues/jobs", "", "not yet created"},
+		{PlanOptions{Replace: addrs(t, "aws/queues/billing")}, "replace", "aws/queues/billing", "", "tagged managed-by-infra=billing: this fleet will not replace it"},
 	} {
 		_, err := f.planScoped(d, tc.opts)
 		var te *TargetError
@@ -132,6 +139,12 @@ func TestUnknownTargetOrReplaceIsRefusedByAddress(t *testing.T) {
 	}
 	if _, err := f.planScoped(d, PlanOptions{Destroy: true, Targets: addrs(t, "aws/queues/jobs")}); !errors.Is(err, ErrTargetsWithDestroy) {
 		t.Errorf("destroy with targets: %v", err)
+	}
+	// A forced replace of what the fleet adopts but does not own yet is
+	// the adopt-replace row: replacing would delete what it never took.
+	p, err := f.planScoped(adoptDoc([]string{"aws/queues/mail"}, sg, `{"address": "aws/queues/mail", "spec": {}}`), PlanOptions{Replace: addrs(t, "aws/queues/mail")})
+	if err != nil || p.Applicable || !hasRow(p, spec.RowAdoptReplace, "aws/queues/mail") || len(p.Actions) != 0 {
+		t.Errorf("a forced replace of an import: %v, %v, %v", err, actionsOf(p), p.Diagnostics)
 	}
 }
 

@@ -55,3 +55,27 @@ func TestPartialApplyPublishesEveryCapability(t *testing.T) {
 		t.Fatalf("the partial apply dropped the untouched endpoint: %+v, was %v", ep, endpoint)
 	}
 }
+
+// The record of a partial apply keeps what the last record wired and read
+// and this document does not: the resources outside the targets were not
+// changed and may still read it. What both read is this run's.
+func TestPartialApplyKeepsTheReadsItDidNotTouch(t *testing.T) {
+	prev := &spec.Published{
+		Wires: map[string]spec.Wire{"db": {Fleet: "pg-shared", Provides: "eu"}, "cache": {Fleet: "cache", Provides: "eu"}},
+		Reads: map[string]any{"db.endpoint": "old:5432", "cache.url": "redis://old"},
+	}
+	rec := &spec.Published{
+		Wires: map[string]spec.Wire{"db": {Fleet: "pg-shared", Provides: "eu"}},
+		Reads: map[string]any{"db.endpoint": "new:5432"},
+	}
+	keepUntouchedReads(rec, prev)
+	if w, ok := rec.Wires["cache"]; !ok || w.Fleet != "cache" {
+		t.Errorf("the untouched wire is gone: %+v", rec.Wires)
+	}
+	if rec.Reads["cache.url"] != "redis://old" {
+		t.Errorf("the untouched read is gone: %+v", rec.Reads)
+	}
+	if rec.Reads["db.endpoint"] != "new:5432" {
+		t.Errorf("this run's read was overwritten by the last record's: %+v", rec.Reads)
+	}
+}

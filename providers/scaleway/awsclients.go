@@ -9,6 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/infra-iac/infra/providers/sdkcall"
+	"github.com/infra-iac/infra/spec"
 )
 
 // s3Clients holds one S3 client per region. Object Storage speaks S3 at
@@ -57,7 +60,7 @@ func (c *s3Clients) get(ctx context.Context, region string) (*s3.Client, error) 
 // region, and checksums only where the API requires them (Scaleway does
 // not accept the newer default CRC trailers everywhere).
 func awsConfig(region, access, secret string, b *Backend) aws.Config {
-	return aws.Config{
+	cfg := aws.Config{
 		Region:                     region,
 		Credentials:                credentials.NewStaticCredentialsProvider(access, secret, ""),
 		HTTPClient:                 b.opts.HTTPClient,
@@ -65,6 +68,9 @@ func awsConfig(region, access, secret string, b *Backend) aws.Config {
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	}
+	// The same call log as the REST products' (INFRA_LOG).
+	sdkcall.Configure(&cfg, spec.Scaleway, b.opts.Log, b.opts.Trace)
+	return cfg
 }
 
 // bucketRegion normalises what GetBucketLocation says.

@@ -218,12 +218,7 @@ func renderImport(g *globals, res *operations.ImportResult, left []leftOut) {
 	for _, l := range left {
 		fmt.Fprintf(out, "  ! %s left out: %s\n", l.Address, l.Why)
 	}
-	adopt := 0
-	for _, d := range res.Declarations {
-		if d.Adopt {
-			adopt++
-		}
-	}
+	adopt := res.Adopts()
 	fmt.Fprintf(out, "Import: %d to adopt that no fleet owns, %d new, %d left out; passed over %d owned by fleets and %d this fleet knows.\n",
 		adopt, len(res.Declarations)-adopt, len(left), res.Owned, res.Known)
 }

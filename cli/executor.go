@@ -258,6 +258,7 @@ type deployOptions struct {
 	operations        []string
 	githubRepo        string
 	githubSubject     string
+	logLevel          string
 	json              bool
 }
 
@@ -287,6 +288,7 @@ changes only what differs.`,
 	f.StringSliceVar(&opts.operations, "operations", nil, "serve only these operations (plan,discover for a function pull requests may invoke)")
 	f.StringVar(&opts.githubRepo, "github-repo", "", "also deploy the invoker role for this repository's workflows (owner/name)")
 	f.StringVar(&opts.githubSubject, "github-subject", "ref:refs/heads/main", "the OIDC token subject after repo:owner/name: (ref:refs/heads/main, environment:production, pull_request)")
+	f.StringVar(&opts.logLevel, "function-log-level", "", "the function's INFRA_LOG: debug writes a line per API call to its log, trace also each request and response with secrets masked (default off)")
 	f.BoolVar(&opts.json, "json", false, "print what was deployed as JSON")
 	return c
 }
@@ -302,6 +304,12 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if opts.arch != "arm64" && opts.arch != "x86_64" {
 		return usageError{fmt.Errorf("--arch %q: want arm64 or x86_64", opts.arch)}
 	}
+	// Not named --log-level: that global flag is this command's own call
+	// log, and would be shadowed.
+	level, ok := operations.LogLevel(opts.logLevel)
+	if !ok {
+		return usageError{fmt.Errorf("--function-log-level %q: want off, debug or trace", spec.Printable(opts.logLevel))}
+	}
 	pkg, err := deploymentPackage(opts.pkg)
 	if err != nil {
 		return err
@@ -312,8 +320,12 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	for _, k := range opts.kinds {
 		s.Kinds = append(s.Kinds, spec.Kind(strings.TrimSpace(k)))
 	}
+	s.Env = map[string]string{}
 	if len(opts.operations) > 0 {
-		s.Env = map[string]string{executor.EnvOperations: strings.Join(opts.operations, ",")}
+		s.Env[executor.EnvOperations] = strings.Join(opts.operations, ",")
+	}
+	if level != "" {
+		s.Env[executor.EnvLog] = level
 	}
 	out, err := operations.DeployExecutor(ctx, s)
 	if err != nil {

@@ -23,7 +23,7 @@ func TestImportThroughTheExecutor(t *testing.T) {
 	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "mail", Region: "eu-west-3", Fields: map[string]any{"visibilityTimeoutSec": 45.0}})
 	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "reports", Region: "eu-west-3", Fields: map[string]any{}})
 	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "billing", Region: "eu-west-3", Fields: map[string]any{}, Owner: "billing"})
-	before := len(f.blobs.objs)
+	before := f.blobs.Len()
 
 	resp := f.do(ctx, decodeRequest(t, `{"operation": "import", "document": `+string(doc)+`, "options": {"kinds": ["queues"], "prefix": "ma"}}`))
 	if resp.Status != StatusDone || resp.Import == nil || len(resp.Import.Declarations) != 1 ||
@@ -36,8 +36,8 @@ func TestImportThroughTheExecutor(t *testing.T) {
 		t.Fatalf("import of every kind: %s: %s %+v", all.Status, all.Message, all.Import)
 	}
 	// The state is as the apply left it: no lock taken, nothing saved.
-	if len(f.blobs.objs) != before {
-		t.Fatalf("import wrote to the state: %d objects (was %d)", len(f.blobs.objs), before)
+	if f.blobs.Len() != before {
+		t.Fatalf("import wrote to the state: %d objects (was %d)", f.blobs.Len(), before)
 	}
 	if bad := f.do(ctx, Request{Operation: OpImport, Document: doc, Options: Options{Kinds: []string{"queue"}}}); bad.Status != StatusFailed ||
 		!strings.Contains(bad.Message, `options.kinds: infra knows no kind "queue"`) {

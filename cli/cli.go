@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -138,9 +139,13 @@ infra/v1 JSON document. See docs/cli.md.`,
 	pf.DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long apply, destroy, refresh and discover --write wait for a lock another run holds (such as 5m), saying who holds it every 15s; 0 refuses at once")
 	pf.StringVar(&g.logLevel, "log-level", "", "debug writes a line per API call to stderr, trace also each request and response with secrets masked (default INFRA_LOG, else off)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		level, err := logLevel(g.logLevel, g.f.Getenv("INFRA_LOG"))
-		if err != nil {
-			return usageError{err}
+		v := g.logLevel
+		if v == "" {
+			v = g.f.Getenv("INFRA_LOG")
+		}
+		level, ok := operations.LogLevel(v)
+		if !ok {
+			return usageError{fmt.Errorf("log level %q: want off, debug or trace (--log-level, INFRA_LOG)", spec.Printable(v))}
 		}
 		g.f.LogLevel = level
 		g.f.Lines = g.progress(g.io())

@@ -66,6 +66,11 @@ type invokeOptions struct {
 	regions        []string
 	yes            bool
 	selectExport   string
+	scope          scopeFlags
+	kinds          []string
+	namePrefix     string
+	out            string
+	format         string
 }
 
 func newExecutorInvoke(g *globals) *cobra.Command {
@@ -79,7 +84,7 @@ func newExecutorInvoke(g *globals) *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringVar(&opts.function, "function", "", "the executor function's name or ARN (default $INFRA_EXECUTOR_FUNCTION, else infra-executor)")
-	f.StringVar(&opts.operation, "operation", "plan", "plan, apply, destroy, discover, sweep, output or drift")
+	f.StringVar(&opts.operation, "operation", "plan", "plan, apply, destroy, discover, sweep, output, drift or import")
 	f.StringVar(&opts.expectPlanID, "expect-plan-id", "", "apply or destroy only if the fresh plan has this id (sha256:…)")
 	f.StringVar(&opts.planFile, "plan", "", "read the expected plan id from a saved plan (plan --out FILE)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's id, the same for every invocation (default $GITHUB_RUN_ID, else random)")
@@ -88,18 +93,30 @@ func newExecutorInvoke(g *globals) *cobra.Command {
 	f.BoolVar(&opts.write, "write", false, "discover: save the rebuilt ledger")
 	f.BoolVar(&opts.json, "json", false, "print each response as one line of JSON")
 	f.IntVar(&opts.maxInvocations, "max-invocations", 100, "give up when still incomplete after this many invocations")
-	f.StringVar(&opts.prefix, "prefix", "", "sweep: the name prefix")
+	f.StringVar(&opts.prefix, "prefix", "", "sweep, import: what a name starts with")
+	f.StringVar(&opts.namePrefix, "name-prefix", "", "import: what a name starts with, as infra import --name-prefix (the same as --prefix)")
 	f.StringVar(&opts.olderThan, "older-than", "", "sweep: only resources older than this")
-	f.StringSliceVar(&opts.regions, "region", nil, "sweep: a region to sweep (repeatable)")
+	f.StringSliceVar(&opts.regions, "region", nil, "sweep, import: a region to list (repeatable)")
 	f.BoolVar(&opts.yes, "yes", false, "sweep: delete, not only list")
 	f.StringVar(&opts.selectExport, "select", "", "output: one capability (eu) or one export (eu.endpoint)")
+	opts.scope.add(f)
+	f.StringArrayVar(&opts.kinds, "kind", nil, "import: only this kind (repeatable), such as queues or object-store")
+	f.StringVar(&opts.out, "out", "", "import: write the declarations, as infra import --out does")
+	f.StringVar(&opts.format, "format", "", "import: go or document, as infra import --format")
 	return c
 }
 
 func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
-	req, err := g.invokeRequest(ctx, opts)
+	req, doc, err := g.invokeRequest(ctx, opts)
 	if err != nil {
 		return err
+	}
+	format := ""
+	if req.Operation == executor.OpImport {
+		// Before the invocation: a bad --format is known now.
+		if format, err = g.importFormat(opts.format); err != nil {
+			return err
+		}
 	}
 	fn := g.executorFunction(opts.function)
 	inv, err := operations.NewLambdaInvoker(ctx)
@@ -140,6 +157,11 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 			return err
 		}
 	}
+	if last.Import != nil {
+		if err := importResult(g, format, opts, doc, last.Import); err != nil {
+			return err
+		}
+	}
 	switch last.Status {
 	case executor.StatusDone:
 		return nil
@@ -151,32 +173,26 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 }
 
 // invokeRequest is the request the flags describe, with the fleet document
-// (but for sweep) and a run id.
-func (g *globals) invokeRequest(ctx context.Context, opts *invokeOptions) (executor.Request, error) {
+// (but for sweep; returned decoded too) and a run id.
+func (g *globals) invokeRequest(ctx context.Context, opts *invokeOptions) (executor.Request, *spec.Document, error) {
 	op := executor.Operation(opts.operation)
 	if !slices.Contains(executor.Operations, op) {
-		return executor.Request{}, usageError{fmt.Errorf("--operation %q: want plan, apply, destroy, discover, sweep, output or drift", opts.operation)}
+		return executor.Request{}, nil, usageError{fmt.Errorf("--operation %q: want %s", spec.PrintableText(opts.operation), opsList())}
+	}
+	prefix, err := invokePrefix(op, opts)
+	if err != nil {
+		return executor.Request{}, nil, err
 	}
 	req := executor.Request{Operation: op, ExpectPlanID: opts.expectPlanID, RunID: opts.runID,
 		Options: executor.Options{Force: opts.force, Unreviewed: opts.unreviewed, Write: opts.write,
-			Prefix: opts.prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes, Select: opts.selectExport}}
+			Prefix: prefix, OlderThan: opts.olderThan, Regions: opts.regions, Yes: opts.yes, Select: opts.selectExport,
+			Kinds: opts.kinds}}
 	if g.lockTimeout > 0 {
 		// The executor waits, within what is left of its invocation.
 		req.Options.LockTimeout = g.lockTimeout.String()
 	}
-	if opts.planFile != "" {
-		if opts.expectPlanID != "" {
-			return req, usageError{fmt.Errorf("--plan and --expect-plan-id both name the plan; pass one")}
-		}
-		data, err := os.ReadFile(opts.planFile)
-		if err != nil {
-			return req, fmt.Errorf("--plan: %w", err)
-		}
-		p, err := operations.DecodePlan(data)
-		if err != nil {
-			return req, fmt.Errorf("--plan %s: %w", opts.planFile, err)
-		}
-		req.ExpectPlanID = p.ID
+	if err := invokeScope(&req, opts); err != nil {
+		return req, nil, err
 	}
 	if req.RunID == "" {
 		req.RunID = g.f.Getenv("GITHUB_RUN_ID")
@@ -186,16 +202,76 @@ func (g *globals) invokeRequest(ctx context.Context, opts *invokeOptions) (execu
 		_, _ = rand.Read(b)
 		req.RunID = "cli-" + hex.EncodeToString(b)
 	}
-	if op != executor.OpSweep {
-		doc, err := g.loadDocument(ctx)
-		if err != nil {
-			return req, err
+	if op == executor.OpSweep {
+		return req, nil, nil
+	}
+	doc, err := g.loadDocument(ctx)
+	if err != nil {
+		return req, nil, err
+	}
+	if req.Document, err = json.Marshal(doc); err != nil {
+		return req, nil, fmt.Errorf("encode the fleet document: %w", err)
+	}
+	return req, doc, nil
+}
+
+// opsList is the operations, for an error: "plan, apply, … or import".
+func opsList() string {
+	names := make([]string, len(executor.Operations))
+	for i, o := range executor.Operations {
+		names[i] = string(o)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// invokePrefix is the name prefix, from --prefix or --name-prefix (infra
+// import's word for it); the import flags fit import alone.
+func invokePrefix(op executor.Operation, opts *invokeOptions) (string, error) {
+	if op != executor.OpImport && (len(opts.kinds) > 0 || opts.namePrefix != "" || opts.out != "" || opts.format != "") {
+		return "", usageError{fmt.Errorf("--kind, --name-prefix, --out and --format are for --operation import, not %s", op)}
+	}
+	if opts.prefix != "" && opts.namePrefix != "" && opts.prefix != opts.namePrefix {
+		return "", usageError{fmt.Errorf("--prefix %s and --name-prefix %s both give the name prefix; pass one", spec.PrintableText(opts.prefix), spec.PrintableText(opts.namePrefix))}
+	}
+	if _, err := parseKinds(opts.kinds); err != nil {
+		return "", usageError{err}
+	}
+	if opts.prefix != "" {
+		return opts.prefix, nil
+	}
+	return opts.namePrefix, nil
+}
+
+// invokeScope sets the reviewed plan's id and the targets and forced
+// replaces: from --plan's file when given, whose scope the fresh plan must
+// have for its id to match, else from --target and --replace.
+func invokeScope(req *executor.Request, opts *invokeOptions) error {
+	sc, err := opts.scope.scope()
+	if err != nil {
+		return err
+	}
+	if opts.scope.given() && req.Operation != executor.OpPlan && req.Operation != executor.OpApply {
+		return usageError{fmt.Errorf("--target and --replace narrow a plan or an apply, not %s", req.Operation)}
+	}
+	if opts.planFile != "" {
+		if opts.expectPlanID != "" {
+			return usageError{fmt.Errorf("--plan and --expect-plan-id both name the plan; pass one")}
 		}
-		if req.Document, err = json.Marshal(doc); err != nil {
-			return req, fmt.Errorf("encode the fleet document: %w", err)
+		data, err := os.ReadFile(opts.planFile)
+		if err != nil {
+			return fmt.Errorf("--plan: %w", err)
+		}
+		p, err := operations.DecodePlan(data)
+		if err != nil {
+			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
+		}
+		req.ExpectPlanID = p.ID
+		if sc, err = reviewedScope(opts.planFile, sc, p); err != nil {
+			return err
 		}
 	}
-	return req, nil
+	req.Targets, req.Replace = sc.Targets, sc.Replace
+	return nil
 }
 
 // printInvocation prints one answer: as a JSON line, or, for the first
@@ -214,6 +290,21 @@ func (g *globals) printInvocation(op executor.Operation, i int, resp *executor.R
 		return render.Text(io.Out, resp.Plan, render.TextOptions{Color: io.ColorEnabled()})
 	}
 	return nil
+}
+
+// importResult prints what the executor's import found as infra import
+// does (but with --json, whose line is printed), and writes the
+// declarations with --out as it does: Go holds only what refers to what it
+// declares too.
+func importResult(g *globals, format string, opts *invokeOptions, doc *spec.Document, res *operations.ImportResult) error {
+	var left []leftOut
+	if format == "go" {
+		res.Declarations, left = goExpressible(res.Declarations)
+	}
+	if !opts.json {
+		renderImport(g, res, left)
+	}
+	return writeImport(g, format, opts.out, doc, res.Declarations, opts.json)
 }
 
 // printInvokeResult renders the final answer as the local verbs would.
@@ -258,6 +349,7 @@ type deployOptions struct {
 	operations        []string
 	githubRepo        string
 	githubSubject     string
+	logLevel          string
 	json              bool
 }
 
@@ -287,6 +379,7 @@ changes only what differs.`,
 	f.StringSliceVar(&opts.operations, "operations", nil, "serve only these operations (plan,discover for a function pull requests may invoke)")
 	f.StringVar(&opts.githubRepo, "github-repo", "", "also deploy the invoker role for this repository's workflows (owner/name)")
 	f.StringVar(&opts.githubSubject, "github-subject", "ref:refs/heads/main", "the OIDC token subject after repo:owner/name: (ref:refs/heads/main, environment:production, pull_request)")
+	f.StringVar(&opts.logLevel, "function-log-level", "", "the function's INFRA_LOG: debug writes a line per API call to its log, trace also each request and response with secrets masked (default off)")
 	f.BoolVar(&opts.json, "json", false, "print what was deployed as JSON")
 	return c
 }
@@ -302,6 +395,12 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if opts.arch != "arm64" && opts.arch != "x86_64" {
 		return usageError{fmt.Errorf("--arch %q: want arm64 or x86_64", opts.arch)}
 	}
+	// Not named --log-level: that global flag is this command's own call
+	// log, and would be shadowed.
+	level, ok := operations.LogLevel(opts.logLevel)
+	if !ok {
+		return usageError{fmt.Errorf("--function-log-level %q: want off, debug or trace", spec.Printable(opts.logLevel))}
+	}
 	pkg, err := deploymentPackage(opts.pkg)
 	if err != nil {
 		return err
@@ -312,8 +411,12 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	for _, k := range opts.kinds {
 		s.Kinds = append(s.Kinds, spec.Kind(strings.TrimSpace(k)))
 	}
+	s.Env = map[string]string{}
 	if len(opts.operations) > 0 {
-		s.Env = map[string]string{executor.EnvOperations: strings.Join(opts.operations, ",")}
+		s.Env[executor.EnvOperations] = strings.Join(opts.operations, ",")
+	}
+	if level != "" {
+		s.Env[executor.EnvLog] = level
 	}
 	out, err := operations.DeployExecutor(ctx, s)
 	if err != nil {

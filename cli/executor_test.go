@@ -121,3 +121,36 @@ func TestExecutorDeployThenInvoke(t *testing.T) {
 		t.Fatalf("stale destroy: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// deploy --function-log-level sets the function's INFRA_LOG, a deploy
+// without it takes it away again, and a level the function would refuse
+// is refused before anything is deployed.
+func TestExecutorDeployFunctionLogLevel(t *testing.T) {
+	srv := moto.Fresh(t)
+	if err := srv.Config(`{"lambda":{"use_docker":false}}`); err != nil {
+		t.Fatal(err)
+	}
+	// moto runs no function: any bytes make a package.
+	boot := filepath.Join(t.TempDir(), "bootstrap")
+	if err := os.WriteFile(boot, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	deploy := func(extra ...string) (int, string, string) {
+		return runInfra(t, append([]string{"executor", "deploy", "--state", "s3://log-state/fleets", "--package", boot, "--kinds", "queues"}, extra...)...)
+	}
+	if code, out, errOut := deploy("--function-log-level", "debug"); code != 0 || !strings.Contains(out, "created function infra-executor") {
+		t.Fatalf("deploy: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := deploy("--function-log-level", "debug"); code != 0 || !strings.Contains(out, "nothing to change") {
+		t.Fatalf("the same deploy again: exit %d\n%s", code, out)
+	}
+	if code, out, _ := deploy(); code != 0 || !strings.Contains(out, "updated the configuration of function infra-executor (INFRA_STATE)") {
+		t.Fatalf("deploy without the level: exit %d\n%s", code, out)
+	}
+	if code, out, _ := deploy("--function-log-level", "trace"); code != 0 || !strings.Contains(out, "(INFRA_LOG, INFRA_STATE)") {
+		t.Fatalf("deploy at trace: exit %d\n%s", code, out)
+	}
+	if code, out, errOut := deploy("--function-log-level", "loud"); code != ExitUsage || !strings.Contains(errOut, `--function-log-level "loud": want off, debug or trace`) {
+		t.Fatalf("a bad level: exit %d\n%s%s", code, out, errOut)
+	}
+}

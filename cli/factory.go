@@ -41,7 +41,7 @@ func DefaultFactory() *Factory {
 		if w == nil {
 			w = f.IO.ErrOut
 		}
-		return BackendOptions(w, f.LogLevel, func(line string) { fmt.Fprintln(w, line) })
+		return operations.CallLogOptions(w, f.LogLevel, func(line string) { fmt.Fprintln(w, line) })
 	})
 	return f
 }

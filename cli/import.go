@@ -54,12 +54,9 @@ func runImport(c *cobra.Command, g *globals, opts *importOptions) error {
 	if err != nil {
 		return err
 	}
-	var kinds []spec.Kind
-	for _, k := range opts.kinds {
-		if _, ok := spec.Lookup(spec.Kind(k)); !ok {
-			return fmt.Errorf("--kind %s: infra knows no such kind; it knows %s", spec.PrintableText(k), kindNames())
-		}
-		kinds = append(kinds, spec.Kind(k))
+	kinds, err := parseKinds(opts.kinds)
+	if err != nil {
+		return err
 	}
 	ops, doc, err := g.operations(c.Context())
 	if err != nil {
@@ -81,30 +78,50 @@ func runImport(c *cobra.Command, g *globals, opts *importOptions) error {
 	} else {
 		renderImport(g, res, left)
 	}
-	if opts.out == "" {
-		if len(res.Declarations) > 0 && !opts.json {
+	return writeImport(g, format, opts.out, doc, res.Declarations, opts.json)
+}
+
+// writeImport writes the declarations to out as format says (go or
+// document), and says what it wrote unless the output is JSON; without
+// out it says how to write them. infra import and infra executor invoke
+// --operation import share it.
+func writeImport(g *globals, format, out string, doc *spec.Document, decls []operations.Declaration, asJSON bool) error {
+	if out == "" {
+		if len(decls) > 0 && !asJSON {
 			fmt.Fprintln(g.io().ErrOut, "Nothing written: run with --out to write the declarations.")
 		}
 		return nil
 	}
-	if len(res.Declarations) == 0 {
+	if len(decls) == 0 {
 		return nil
 	}
 	var wrote []string
+	var err error
 	if format == "go" {
-		wrote, err = writeGoImport(opts.out, doc, res.Declarations)
+		wrote, err = writeGoImport(out, doc, decls)
 	} else {
-		wrote, err = writeDocumentImport(opts.out, doc, res.Declarations)
+		wrote, err = writeDocumentImport(out, doc, decls)
 	}
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", spec.PrintableText(opts.out), err)
+		return fmt.Errorf("--out %s: %w", spec.PrintableText(out), err)
 	}
-	if !opts.json {
-		out := printableWriter{g.io().Out}
-		fmt.Fprintf(out, "Wrote %s. Next: infra plan shows each as adopt; apply tags it %s=%s and records it.\n",
+	if !asJSON {
+		fmt.Fprintf(printableWriter{g.io().Out}, "Wrote %s. Next: infra plan shows each as adopt; apply tags it %s=%s and records it.\n",
 			strings.Join(wrote, ", "), spec.OwnershipTagKey, doc.Fleet)
 	}
 	return nil
+}
+
+// parseKinds reads --kind: each a kind infra knows.
+func parseKinds(names []string) ([]spec.Kind, error) {
+	var kinds []spec.Kind
+	for _, k := range names {
+		if _, ok := spec.Lookup(spec.Kind(k)); !ok {
+			return nil, fmt.Errorf("--kind %s: infra knows no such kind; it knows %s", spec.PrintableText(k), kindNames())
+		}
+		kinds = append(kinds, spec.Kind(k))
+	}
+	return kinds, nil
 }
 
 // kindNames lists the kinds infra knows, for an error.
@@ -218,12 +235,7 @@ func renderImport(g *globals, res *operations.ImportResult, left []leftOut) {
 	for _, l := range left {
 		fmt.Fprintf(out, "  ! %s left out: %s\n", l.Address, l.Why)
 	}
-	adopt := 0
-	for _, d := range res.Declarations {
-		if d.Adopt {
-			adopt++
-		}
-	}
+	adopt := res.Adopts()
 	fmt.Fprintf(out, "Import: %d to adopt that no fleet owns, %d new, %d left out; passed over %d owned by fleets and %d this fleet knows.\n",
 		adopt, len(res.Declarations)-adopt, len(left), res.Owned, res.Known)
 }

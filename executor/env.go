@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/infra-iac/infra/operations"
@@ -27,6 +28,10 @@ const (
 	// EnvOperations restricts the operations served: "plan,discover" for
 	// a function pull requests may invoke.
 	EnvOperations = "INFRA_OPERATIONS"
+	// EnvLog is the call log's level, as for the command line: debug
+	// writes a line per API call to the function's log, trace also each
+	// request and response, secrets masked.
+	EnvLog = "INFRA_LOG"
 )
 
 // FromEnv configures the executor for Lambda from the function's
@@ -39,8 +44,12 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 	if log == nil {
 		log = io.Discard
 	}
+	// One writer for the handler's lines and the call log's, so that
+	// neither cuts the other's.
+	log = &lineWriter{w: log}
 	settings := readSettings(getenv)
-	aws := &operations.AWS{}
+	calls := operations.CallLogOptions(log, settings.logLevel, nil)
+	aws := &operations.AWS{Options: calls}
 	creds := startCredentials(getenv(EnvCredentialsSecret), aws.ReadSecret)
 	cfg := Config{
 		StopMargin:  settings.margin,
@@ -55,7 +64,7 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 			_, err := creds.wait(ctx)
 			return err
 		},
-		Backends: envBackends(aws, creds),
+		Backends: envBackends(aws, creds, calls),
 		Getenv: func(name string) string {
 			// Only the secret: the function's own environment is visible to
 			// anyone who may read its configuration, so it is no place for
@@ -78,6 +87,7 @@ type settings struct {
 	parallelism int
 	operations  []Operation
 	location    string
+	logLevel    string
 	problems    []string
 }
 
@@ -106,6 +116,11 @@ func readSettings(getenv func(string) string) settings {
 			s.operations = append(s.operations, op)
 		}
 	}
+	level, ok := operations.LogLevel(getenv(EnvLog))
+	if !ok {
+		s.problems = append(s.problems, fmt.Sprintf("%s=%q: want off, debug or trace", EnvLog, spec.Printable(getenv(EnvLog))))
+	}
+	s.logLevel = level
 	s.location = getenv(EnvState)
 	if s.location != "" && !strings.HasPrefix(s.location, "s3://") {
 		s.problems = append(s.problems, fmt.Sprintf("%s=%q: want s3://bucket/prefix", EnvState, s.location))
@@ -115,7 +130,7 @@ func readSettings(getenv func(string) string) settings {
 
 // envBackends builds AWS from the function's role, and Scaleway from the
 // credentials secret.
-func envBackends(aws *operations.AWS, creds *pendingCredentials) operations.BackendsFunc {
+func envBackends(aws *operations.AWS, creds *pendingCredentials, calls operations.BackendOptions) operations.BackendsFunc {
 	return func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]operations.Backend, map[spec.Provider]string, error) {
 		out := map[spec.Provider]operations.Backend{}
 		why := map[spec.Provider]string{}
@@ -132,7 +147,7 @@ func envBackends(aws *operations.AWS, creds *pendingCredentials) operations.Back
 				if err != nil {
 					return nil, nil, err
 				}
-				b, reason, err := scalewayBackend(ctx, c)
+				b, reason, err := scalewayBackend(ctx, c, calls)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -162,7 +177,7 @@ func validOperation(op Operation) bool {
 // SCW_* values. The executor never reads Scaleway credentials from its own
 // environment: anyone who can read the function's configuration can read
 // that.
-func scalewayBackend(ctx context.Context, c *Credentials) (operations.Backend, string, error) {
+func scalewayBackend(ctx context.Context, c *Credentials, calls operations.BackendOptions) (operations.Backend, string, error) {
 	if c == nil {
 		return nil, fmt.Sprintf("no Scaleway credentials: set %s to a Secrets Manager secret holding SCW_ACCESS_KEY, SCW_SECRET_KEY and SCW_DEFAULT_PROJECT_ID", EnvCredentialsSecret), nil
 	}
@@ -174,9 +189,22 @@ func scalewayBackend(ctx context.Context, c *Credentials) (operations.Backend, s
 	project, _ := c.Lookup("SCW_DEFAULT_PROJECT_ID")
 	region, _ := c.Lookup("SCW_DEFAULT_REGION")
 	b, err := operations.ScalewayWithKeys(operations.ScalewayKeys{AccessKey: access.Reveal(), SecretKey: secret,
-		Project: project.Reveal(), Region: region.Reveal()})
+		Project: project.Reveal(), Region: region.Reveal()}, calls)
 	if err != nil {
 		return nil, "", err
 	}
 	return b, "", nil
+}
+
+// lineWriter serialises writes to the function's log: the handler and
+// the call log write from concurrent calls.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

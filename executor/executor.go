@@ -96,7 +96,7 @@ func (h *Handler) Handle(ctx context.Context, req Request) (Response, error) {
 
 func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Response {
 	switch req.Operation {
-	case OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput, OpDrift:
+	case OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput, OpDrift, OpImport:
 	case "":
 		return failed(`the request has no "operation"; want one of ` + joinOps(Operations))
 	default:
@@ -130,6 +130,8 @@ func (h *Handler) handle(ctx context.Context, req Request, started time.Time) Re
 		return h.discover(work, r, req)
 	case OpDrift:
 		return h.drift(work, r)
+	case OpImport:
+		return h.importOp(work, r, req)
 	default:
 		return h.apply(work, r, req, b)
 	}
@@ -418,6 +420,27 @@ func (h *Handler) drift(ctx context.Context, r *request) Response {
 		return refusal(ctx, OpDrift, err)
 	}
 	return Response{Status: StatusDone, Drift: d, Message: render.DriftSummary(d)}
+}
+
+// importOp lists what no fleet owns, as declarations; it writes nothing,
+// so the caller decides what to adopt.
+func (h *Handler) importOp(ctx context.Context, r *request, req Request) Response {
+	kinds := make([]spec.Kind, len(req.Options.Kinds))
+	for i, k := range req.Options.Kinds {
+		if _, ok := spec.Lookup(spec.Kind(k)); !ok {
+			return failed(fmt.Sprintf("options.kinds: infra knows no kind %q; send kinds such as queues or object-store", spec.Printable(k)))
+		}
+		kinds[i] = spec.Kind(k)
+	}
+	res, err := r.ops.Import(ctx, operations.ImportRequest{Document: r.doc,
+		Options: operations.ImportOptions{Kinds: kinds, Regions: req.Options.Regions, NamePrefix: req.Options.Prefix}})
+	if err != nil {
+		return refusal(ctx, OpImport, err)
+	}
+	adopt := res.Adopts()
+	return Response{Status: StatusDone, Import: res,
+		Message: fmt.Sprintf("import: %d to adopt that no fleet owns, %d new; passed over %d owned by fleets and %d this fleet knows",
+			adopt, len(res.Declarations)-adopt, res.Owned, res.Known)}
 }
 
 // timeoutHint explains an error caused by running out of time.

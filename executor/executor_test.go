@@ -3,17 +3,15 @@ package executor
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/executor/executortest"
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
@@ -22,56 +20,6 @@ import (
 )
 
 const acct = "123456789012"
-
-// memBlobs is state.Blobs in memory, with S3's conditional writes.
-type memBlobs struct {
-	mu   sync.Mutex
-	objs map[string][]byte
-}
-
-func newMemBlobs() *memBlobs { return &memBlobs{objs: map[string][]byte{}} }
-
-func tagOf(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:8])
-}
-
-func (m *memBlobs) Get(ctx context.Context, key string) ([]byte, string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b, ok := m.objs[key]
-	if !ok {
-		return nil, "", fmt.Errorf("%s: %w", key, state.ErrBlobNotFound)
-	}
-	return append([]byte{}, b...), tagOf(b), nil
-}
-
-func (m *memBlobs) Put(ctx context.Context, key string, data []byte, c state.Condition) (string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	old, exists := m.objs[key]
-	if (c.IfNoneMatch && exists) || (c.IfMatch != "" && (!exists || tagOf(old) != c.IfMatch)) {
-		return "", fmt.Errorf("%s: %w", key, state.ErrPrecondition)
-	}
-	m.objs[key] = append([]byte{}, data...)
-	return tagOf(data), nil
-}
-
-func (m *memBlobs) Delete(ctx context.Context, key string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.objs, key)
-	return nil
-}
-
-func (m *memBlobs) Where() string { return "mem://state" }
-
-func (m *memBlobs) has(key string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	_, ok := m.objs[key]
-	return ok
-}
 
 // slowBackend makes every create take a while, so a deadline can fall in
 // the middle of an apply.
@@ -105,7 +53,7 @@ func (d slowDriver) Create(ctx context.Context, t providers.Target) (providers.R
 type fixture struct {
 	t     *testing.T
 	cloud *memory.Cloud
-	blobs *memBlobs
+	blobs *executortest.MemBlobs
 	h     *Handler
 	log   bytes.Buffer
 	delay time.Duration
@@ -113,7 +61,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, cloud: memory.NewCloud(map[spec.Provider]string{spec.AWS: acct}), blobs: newMemBlobs(),
+	f := &fixture{t: t, cloud: memory.NewCloud(map[spec.Provider]string{spec.AWS: acct}), blobs: executortest.NewMemBlobs(),
 		env: map[string]string{}}
 	f.h = New(Config{
 		State: func(ctx context.Context) (state.Blobs, string, error) { return f.blobs, "teams/web", nil },
@@ -188,10 +136,10 @@ func TestPlanThenApplyWithTheReviewedID(t *testing.T) {
 		t.Fatalf("cloud: %s", got)
 	}
 	// The lock is released once done.
-	if f.blobs.has("teams/web/shop/" + state.LockFile) {
+	if f.blobs.Has("teams/web/shop/" + state.LockFile) {
 		t.Fatal("the lock was left behind")
 	}
-	if !f.blobs.has("teams/web/shop/" + state.LedgerFile) {
+	if !f.blobs.Has("teams/web/shop/" + state.LedgerFile) {
 		t.Fatal("no ledger in the state")
 	}
 	// A second apply of the converged fleet does nothing.
@@ -220,7 +168,7 @@ func TestApplyWithAStaleIDIsRefusedWithTheFreshPlan(t *testing.T) {
 	if len(f.cloud.Addresses()) != 0 {
 		t.Fatalf("a refused apply changed the cloud: %v", f.cloud.Addresses())
 	}
-	if f.blobs.has("teams/web/shop/" + state.LockFile) {
+	if f.blobs.Has("teams/web/shop/" + state.LockFile) {
 		t.Fatal("the lock was left behind")
 	}
 }
@@ -268,10 +216,10 @@ func TestDeadlineGivesIncompleteThenResumeConverges(t *testing.T) {
 			}
 			break
 		}
-		if !f.blobs.has("teams/web/shop/" + operations.RunFile) {
+		if !f.blobs.Has("teams/web/shop/" + operations.RunFile) {
 			t.Fatal("incomplete, but the accepted plan was not remembered")
 		}
-		if f.blobs.has("teams/web/shop/" + state.LockFile) {
+		if f.blobs.Has("teams/web/shop/" + state.LockFile) {
 			t.Fatal("incomplete left the lock behind")
 		}
 		// The ledger already records what this invocation created.
@@ -428,11 +376,11 @@ func TestDiscoverWritesOnlyWhenAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp := f.do(context.Background(), Request{Operation: OpDiscover, Document: doc})
-	if resp.Status != StatusDone || resp.Discovery == nil || len(resp.Discovery.Added) != 1 || f.blobs.has(key) {
+	if resp.Status != StatusDone || resp.Discovery == nil || len(resp.Discovery.Added) != 1 || f.blobs.Has(key) {
 		t.Fatalf("dry discover: %+v", resp)
 	}
 	resp = f.do(context.Background(), Request{Operation: OpDiscover, Document: doc, Options: Options{Write: true}})
-	if resp.Status != StatusDone || !f.blobs.has(key) {
+	if resp.Status != StatusDone || !f.blobs.Has(key) {
 		t.Fatalf("discover --write: %+v", resp)
 	}
 }

@@ -43,10 +43,15 @@ const (
 	// last apply (what `infra drift` prints); it writes nothing and takes
 	// no lock.
 	OpDrift Operation = "drift"
+	// OpImport lists what exists in the fleet's accounts that no fleet
+	// owns, as declarations to adopt (what `infra import` finds),
+	// narrowed by Options.Kinds, Regions and Prefix. It writes nothing
+	// and takes no lock: the caller writes the declarations into its fleet.
+	OpImport Operation = "import"
 )
 
 // Operations lists every operation, in the order docs present them.
-var Operations = []Operation{OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput, OpDrift}
+var Operations = []Operation{OpPlan, OpApply, OpDestroy, OpDiscover, OpSweep, OpOutput, OpDrift, OpImport}
 
 // Request is the Lambda payload.
 type Request struct {
@@ -96,11 +101,14 @@ type Options struct {
 	Write bool `json:"write,omitempty"`
 	// Sweep's options: the prefix, the age floor ("2h", "7d"), the
 	// regions (else the document's placement), and Yes to delete rather
-	// than report.
+	// than report. Prefix and Regions narrow import too: what a name
+	// starts with, and the regions to list (else the fleet's).
 	Prefix    string   `json:"prefix,omitempty"`
 	OlderThan string   `json:"olderThan,omitempty"`
 	Regions   []string `json:"regions,omitempty"`
 	Yes       bool     `json:"yes,omitempty"`
+	// Kinds are the kinds import lists ("queues"); empty is every kind.
+	Kinds []string `json:"kinds,omitempty"`
 	// Select narrows output to one capability ("eu") or one export
 	// ("eu.endpoint").
 	Select string `json:"select,omitempty"`
@@ -157,6 +165,9 @@ type Response struct {
 	Output *operations.Output `json:"output,omitempty"`
 	// Drift is the drift report (drift).
 	Drift *operations.Drift `json:"drift,omitempty"`
+	// Import is what import found: the accounts listed, a declaration per
+	// resource no fleet owns, and counts of what was passed over.
+	Import *operations.ImportResult `json:"import,omitempty"`
 	// Consumers are, by capability, the fleets that claim what this fleet
 	// provides (plan of a fleet that provides).
 	Consumers map[string][]string `json:"consumers,omitempty"`

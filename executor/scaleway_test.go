@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -17,7 +18,7 @@ func TestScalewayBackendFromTheCredentialsSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, why, err := scalewayBackend(context.Background(), c)
+	b, why, err := scalewayBackend(context.Background(), c, operations.BackendOptions{})
 	if err != nil || b == nil || why != "" {
 		t.Fatalf("backend %v, reason %q, err %v", b, why, err)
 	}
@@ -25,7 +26,7 @@ func TestScalewayBackendFromTheCredentialsSecret(t *testing.T) {
 		t.Fatalf("provider %s", b.Provider())
 	}
 	partial, _ := parseCredentials("infra/creds", spec.NewSensitive(`{"SCW_ACCESS_KEY": "SCWXXXXXXXXXXXXXXXXX"}`))
-	b, why, err = scalewayBackend(context.Background(), partial)
+	b, why, err = scalewayBackend(context.Background(), partial, operations.BackendOptions{})
 	if err != nil || b != nil || !strings.Contains(why, "SCW_SECRET_KEY") {
 		t.Fatalf("partial: backend %v, reason %q, err %v", b, why, err)
 	}

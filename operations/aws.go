@@ -15,8 +15,10 @@ import (
 // first use and shared by everything a process reaches AWS for: the
 // clouds, the state, a secret. The zero value is ready.
 type AWS struct {
-	mu sync.Mutex
-	b  *awsprovider.Backend
+	// Options are the call log's (Log, Trace): the executor's INFRA_LOG.
+	Options BackendOptions
+	mu      sync.Mutex
+	b       *awsprovider.Backend
 }
 
 func (a *AWS) get(ctx context.Context) (*awsprovider.Backend, error) {
@@ -25,7 +27,7 @@ func (a *AWS) get(ctx context.Context) (*awsprovider.Backend, error) {
 	if a.b != nil {
 		return a.b, nil
 	}
-	b, err := awsprovider.New(ctx, awsprovider.Options{})
+	b, err := awsprovider.New(ctx, awsprovider.Options{Log: a.Options.Log, Trace: a.Options.Trace})
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +64,10 @@ func (a *AWS) StateBlobs(ctx context.Context, location string) (state.Blobs, str
 // ScalewayKeys are explicit Scaleway credentials (the executor's secret).
 type ScalewayKeys = scwprovider.Keys
 
-// ScalewayWithKeys builds the Scaleway backend from explicit keys.
-func ScalewayWithKeys(k ScalewayKeys) (Backend, error) {
-	return scwprovider.NewWithKeys(k, scwprovider.Options{})
+// ScalewayWithKeys builds the Scaleway backend from explicit keys, its
+// calls logged as o says.
+func ScalewayWithKeys(k ScalewayKeys, o BackendOptions) (Backend, error) {
+	return scwprovider.NewWithKeys(k, scwprovider.Options{Progress: o.Progress, Log: o.Log, Trace: o.Trace})
 }
 
 // Invoker sends one payload to a Lambda function and returns its answer.

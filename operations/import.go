@@ -44,6 +44,18 @@ type ImportResult struct {
 	Known int `json:"known"`
 }
 
+// Adopts counts the declarations that take over a resource that exists;
+// the others are new.
+func (r *ImportResult) Adopts() int {
+	n := 0
+	for _, d := range r.Declarations {
+		if d.Adopt {
+			n++
+		}
+	}
+	return n
+}
+
 // Import lists the resources in the fleet's accounts that carry no
 // ownership mark and that the fleet does not know, and writes each as a
 // declaration to adopt. It writes nothing and takes no lock: the

@@ -55,9 +55,6 @@ func realMain() int {
 // writes it.
 func backendOptions() operations.BackendOptions {
 	log := cli.PrintableWriter(os.Stdout)
-	level := os.Getenv("INFRA_LOG")
-	if level != "debug" && level != "trace" {
-		level = ""
-	}
-	return cli.BackendOptions(log, level, func(line string) { fmt.Fprintln(log, line) })
+	level, _ := operations.LogLevel(os.Getenv("INFRA_LOG")) // anything else is off, as it was
+	return operations.CallLogOptions(log, level, func(line string) { fmt.Fprintln(log, line) })
 }

@@ -1,4 +1,4 @@
-package cli
+package operations
 
 import (
 	"fmt"
@@ -6,12 +6,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
 )
 
-// callLog writes the call log to stderr (docs/cli.md#logs), one line per
-// API call, whole lines at a time: the calls run concurrently.
+// callLog writes the call log (docs/cli.md#logs) to the command line's
+// stderr or the executor's log, one line per API call, whole lines at a
+// time: the calls run concurrently.
 type callLog struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -19,14 +19,14 @@ type callLog struct {
 
 // call writes one call: key=value pairs a script can grep, every value
 // printable, and an error's text with secrets masked.
-func (l *callLog) call(c operations.Call) {
+func (l *callLog) call(c Call) {
 	line := fmt.Sprintf("call: provider=%s service=%s operation=%q region=%s", c.Provider, spec.Printable(c.Service), spec.Printable(c.Operation), spec.Printable(c.Region))
 	if c.Address != "" {
 		line += " address=" + spec.Printable(c.Address)
 	}
 	line += fmt.Sprintf(" status=%d duration=%dms retries=%d", c.Status, c.Duration.Milliseconds(), c.Retries)
 	if c.Err != nil {
-		line += fmt.Sprintf(" error=%q", spec.Printable(operations.MaskSecrets(c.Err.Error())))
+		line += fmt.Sprintf(" error=%q", spec.Printable(MaskSecrets(c.Err.Error())))
 	}
 	l.write(line)
 }
@@ -50,26 +50,24 @@ func (l *callLog) write(lines ...string) {
 	}
 }
 
-// logLevel is the call log's level: the flag's, else INFRA_LOG's.
-func logLevel(flag, env string) (string, error) {
-	v := flag
-	if v == "" {
-		v = env
-	}
+// LogLevel reads a call log level (INFRA_LOG, --log-level): "" for off
+// (or nothing), "debug" or "trace"; false for anything else.
+func LogLevel(v string) (string, bool) {
 	switch v {
 	case "", "off":
-		return "", nil
+		return "", true
 	case "debug", "trace":
-		return v, nil
+		return v, true
 	}
-	return "", fmt.Errorf("log level %q: want off, debug or trace (--log-level, INFRA_LOG)", spec.Printable(v))
+	return "", false
 }
 
-// BackendOptions are the backends' options for a call log at level
+// CallLogOptions are the backends' options for a call log at level
 // ("", "debug", "trace") written to w, and progress lines: what the
-// command line uses, and the GitHub Action with INFRA_LOG.
-func BackendOptions(w io.Writer, level string, progress func(string)) operations.BackendOptions {
-	o := operations.BackendOptions{Progress: progress}
+// command line uses, the GitHub Action with INFRA_LOG, and the executor
+// with its own INFRA_LOG.
+func CallLogOptions(w io.Writer, level string, progress func(string)) BackendOptions {
+	o := BackendOptions{Progress: progress}
 	log := &callLog{w: w}
 	switch level {
 	case "trace":

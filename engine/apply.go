@@ -131,7 +131,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 		runID = fmt.Sprintf("%s-%d", started.UTC().Format("20060102T150405Z"), os.Getpid())
 	}
 	ar := &applyRun{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(), runID: runID,
-		res: &resolver{e: e, m: rn.model, w: rn.world, fleet: rn.model.Fleet}}
+		res: &resolver{e: e, m: rn.model, w: rn.world, fleet: rn.model.Fleet}, wants: wantsOf(rn.model)}
 	// Save with a context that outlives a cancellation: an action that
 	// finished must be recorded even while the run is being interrupted.
 	ar.saveCtx = context.WithoutCancel(ctx)
@@ -158,6 +158,10 @@ type applyRun struct {
 	res     *resolver
 	saveCtx context.Context
 	runID   string
+
+	// wants is what each action needs of its resource (wantsOf): a
+	// driver reads back only that.
+	wants map[spec.Address]providers.Want
 
 	mu       sync.Mutex
 	ledger   *state.Ledger
@@ -454,7 +458,7 @@ func (ar *applyRun) step(ctx context.Context, a Action, kind stepKind) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	ctx = providers.WithAddress(ctx, a.Address)
+	ctx = providers.WithWant(providers.WithAddress(ctx, a.Address), ar.wants[a.Address])
 	switch kind {
 	case stepDestroy:
 		from := a.Region
@@ -509,7 +513,11 @@ func (ar *applyRun) target(ctx context.Context, a spec.Address, op string, chang
 	if err != nil {
 		return nil, providers.Target{}, fmt.Errorf("%s: %s: %w", a, op, err)
 	}
-	return rs, providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet}, nil
+	t := providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet}
+	if obs, seen := ar.rn.world.get(a); seen && obs.Region == d.Region && op != "create" {
+		t.Attributes = obs.Attributes // what was observed: a queue's URL, its ARN
+	}
+	return rs, t, nil
 }
 
 // made records what a create or an update made of a: in the world, and in
@@ -615,6 +623,9 @@ func (ar *applyRun) remove(ctx context.Context, a spec.Address, region string, o
 		}
 	}
 	t := providers.Target{Name: a.Name, Region: region, Owner: ar.rn.model.Fleet}
+	if obs, seen := ar.rn.world.get(a); seen && obs.Region == region {
+		t.Attributes = obs.Attributes // what the listing said: a queue's URL
+	}
 	if d, declared := ar.rn.model.Lookup(a); declared {
 		t.Fields = ar.literalFields(d)
 	}

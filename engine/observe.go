@@ -78,6 +78,10 @@ type listing struct {
 	// keep, when set, chooses the names itself instead of names: an
 	// import's listing, which looks for what nobody declared.
 	keep func(name string) bool
+	// wants, when set, is what a read needs of each name (wantsOf); a
+	// name it lacks needs nothing but its existence and its mark. Unset,
+	// a read reports everything (import).
+	wants map[string]providers.Want
 }
 
 // interest collects, per provider, kind and region, the names to look for:
@@ -108,8 +112,15 @@ func interest(m *spec.Model, ledger *state.Ledger) []*listing {
 		}
 		at(r.Provider, r.Kind, r.Region).names[r.Name] = true
 	}
+	wants := wantsOf(m)
 	out := make([]*listing, 0, len(byKey))
 	for _, l := range byKey {
+		l.wants = map[string]providers.Want{}
+		for name := range l.names {
+			if w, ok := wants[spec.Address{Provider: l.provider, Kind: l.kind, Name: name}]; ok {
+				l.wants[name] = w
+			}
+		}
 		out = append(out, l)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -223,6 +234,8 @@ type readReq struct {
 	// listed is what the listing said, for a driver that can finish
 	// it in fewer calls than a Read.
 	listed providers.Resource
+	// want is what the read needs; nil, everything.
+	want *providers.Want
 }
 
 // listAll runs every listing, putting into w what a listing fully answers,
@@ -276,7 +289,12 @@ func (e *Engine) list(ctx context.Context, l *listing, w *world) ([]readReq, err
 			w.put(a, r, old)
 			continue
 		}
-		reads = append(reads, readReq{a, l.region, old, r})
+		rq := readReq{addr: a, region: l.region, old: old, listed: r}
+		if l.wants != nil {
+			w := l.wants[r.Name]
+			rq.want = &w
+		}
+		reads = append(reads, rq)
 	}
 	return reads, nil
 }
@@ -296,6 +314,9 @@ func (e *Engine) readAll(ctx context.Context, reads []readReq, scanTags map[spec
 
 func (e *Engine) read(ctx context.Context, rq readReq, scanTags map[spec.Address]tagged, w *world) error {
 	ctx = providers.WithAddress(ctx, rq.addr)
+	if rq.want != nil {
+		ctx = providers.WithWant(ctx, *rq.want)
+	}
 	rs, err := e.resources(rq.addr)
 	if err != nil {
 		return err

@@ -117,7 +117,14 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 			known.Put(in.Row) // observe what an interrupted create may have left
 		}
 	}
-	w, err := e.observe(ctx, interest(m, known), owned)
+	ls := interest(m, known)
+	if opts.Destroy {
+		// Nothing is compared: existence and the mark are all it needs.
+		for _, l := range ls {
+			l.wants = map[string]providers.Want{}
+		}
+	}
+	w, err := e.observe(ctx, ls, owned)
 	if err != nil {
 		return nil, err
 	}

@@ -69,6 +69,10 @@ type Target struct {
 	Fields map[string]any
 	// Owner is the fleet whose ownership mark the driver writes.
 	Owner string
+	// Attributes are what the engine observed of the resource, for a
+	// delete (a queue's URL), so that the driver need not look it up
+	// again; nil when nothing was observed.
+	Attributes map[string]string
 }
 
 // Backend is one provider's set of drivers.

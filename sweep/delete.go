@@ -101,7 +101,8 @@ func (s *sweeper) deleteOne(ctx context.Context, f *judged) error {
 		return err
 	}
 	f.entry.Attempts++
-	return f.job.res.Delete(ctx, providers.Target{Name: f.res.Name, Region: f.res.Region, Owner: f.res.Owner})
+	// What the listing said (a queue's URL) saves looking it up again.
+	return f.job.res.Delete(ctx, providers.Target{Name: f.res.Name, Region: f.res.Region, Owner: f.res.Owner, Attributes: f.res.Attributes})
 }
 
 // settle records one delete's outcome and reports whether it deleted. A

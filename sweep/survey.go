@@ -195,7 +195,7 @@ func (s *sweeper) judge(ctx context.Context, f *judged) {
 		// resource. A tag scan (AWS's Tagging API) would be fewer calls,
 		// but absence from a scan is not absence of a tag — it lags, and it
 		// misses kinds — and a tag missed is a resource deleted anyway.
-		full, found, err := s.read(ctx, j, r.Name)
+		full, found, err := s.read(ctx, j, r.Name, &r)
 		switch {
 		case err == nil && found:
 			if full.Created.IsZero() {
@@ -238,13 +238,21 @@ func (s *sweeper) setCreated(f *judged, t time.Time) {
 	}
 }
 
-// read reads one resource within its service's bound.
-func (s *sweeper) read(ctx context.Context, j *job, name string) (providers.Resource, bool, error) {
+// read reads one resource within its service's bound: one just listed
+// (listed set), or one whose delete is awaited. The sweep's rules need the
+// mark and the age, nothing a spec sets.
+func (s *sweeper) read(ctx context.Context, j *job, name string, listed *providers.Resource) (providers.Resource, bool, error) {
 	sem := s.sem(j)
 	if !acquire(ctx, sem) {
 		return providers.Resource{}, false, ctx.Err()
 	}
 	defer func() { <-sem }()
+	ctx = providers.WithWant(ctx, providers.Want{Created: true})
+	if listed != nil && j.res.ReadsListed() {
+		// The listing just said it is there: no second lookup (a queue's
+		// GetQueueUrl, a bucket's HeadBucket).
+		return j.res.ReadListed(ctx, *listed, nil)
+	}
 	return j.res.Read(ctx, j.region, name)
 }
 

@@ -136,7 +136,7 @@ func (s *sweeper) awaitGone(ctx context.Context, fs []*judged) {
 	for len(fs) > 0 {
 		var still []*judged
 		for _, f := range fs {
-			if _, found, err := s.read(ctx, f.job, f.res.Name); err == nil && !found {
+			if _, found, err := s.read(ctx, f.job, f.res.Name, nil); err == nil && !found {
 				continue
 			}
 			still = append(still, f)

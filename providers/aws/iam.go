@@ -76,21 +76,34 @@ func (d *users) Read(ctx context.Context, region, name string) (providers.Resour
 		return providers.Resource{}, err
 	}
 	// GetUser carries the tags (ListUsers does not).
-	tags := iamTagMap(u.User.Tags)
-	policies, err := attachedPolicies(ctx, c, region, name)
-	if err != nil {
-		return providers.Resource{}, err
+	res := userResource(region, u.User, iamTagMap(u.User.Tags))
+	if providers.WantsField(ctx, providers.IAMPolicies) {
+		policies, err := attachedPolicies(ctx, c, region, name)
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		res.Fields[providers.IAMPolicies] = reportedPolicies(policies)
 	}
-	reported := make([]any, len(policies))
-	for i, p := range policies {
-		reported[i] = p
-	}
+	return res, nil
+}
+
+// userResource is a user as GetUser or CreateUser describes it, with its
+// tags; the attached policies are another call.
+func userResource(region string, u *iamtypes.User, tags map[string]string) providers.Resource {
 	return providers.Resource{
-		Name: aws.ToString(u.User.UserName), Region: region, Created: aws.ToTime(u.User.CreateDate),
-		Fields:     map[string]any{"policies": reported, spec.TagsField: reportedTags(tags)},
-		Attributes: map[string]string{"arn": aws.ToString(u.User.Arn), "id": aws.ToString(u.User.UserId)},
+		Name: aws.ToString(u.UserName), Region: region, Created: aws.ToTime(u.CreateDate),
+		Fields:     map[string]any{spec.TagsField: reportedTags(tags)},
+		Attributes: map[string]string{"arn": aws.ToString(u.Arn), "id": aws.ToString(u.UserId)},
 		Owner:      tags[spec.OwnershipTagKey],
-	}, nil
+	}
+}
+
+func reportedPolicies(policies []string) []any {
+	out := make([]any, len(policies))
+	for i, p := range policies {
+		out[i] = p
+	}
+	return out
 }
 
 // attachedPolicies returns the ARNs of the user's attached managed
@@ -121,13 +134,20 @@ func (d *users) Create(ctx context.Context, t providers.Target) (providers.Resou
 	// Tags go with the create: the user never exists without its ownership
 	// tag. A failed attach below leaves a user this fleet owns, which the
 	// next apply finishes.
-	if _, err := c.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(t.Name), Tags: iamTags(tags)}); err != nil {
+	out, err := c.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(t.Name), Tags: iamTags(tags)})
+	if err != nil {
 		return providers.Resource{}, err
 	}
-	if err := d.setPolicies(ctx, c, t.Region, t.Name, want); err != nil {
+	// A new user has no policy attached: nothing to list first.
+	if err := d.attach(ctx, c, t.Name, nil, want); err != nil {
 		return providers.Resource{}, err
 	}
-	return d.Read(ctx, t.Region, t.Name)
+	// CreateUser describes the user, and the policies are what was
+	// attached: no read back.
+	res := userResource(t.Region, out.User, tags)
+	sort.Strings(want)
+	res.Fields[providers.IAMPolicies] = reportedPolicies(want)
+	return res, nil
 }
 
 // targetPolicies reads the policies field: a list of ARNs.
@@ -146,6 +166,12 @@ func (d *users) setPolicies(ctx context.Context, c *iam.Client, region, name str
 	if err != nil {
 		return err
 	}
+	return d.attach(ctx, c, name, have, want)
+}
+
+// attach detaches what the user has and should not, and attaches what it
+// should and has not.
+func (d *users) attach(ctx context.Context, c *iam.Client, name string, have, want []string) error {
 	wanted := map[string]bool{}
 	for _, p := range want {
 		wanted[p] = true

@@ -151,15 +151,19 @@ func (d *buckets) ReadListed(ctx context.Context, listed providers.Resource, tag
 	return r, err
 }
 
-// settings reads what the bucket listing cannot say: versioning, tags
-// (unless known) and, for s3-bucket, object lock.
+// settings reads what the bucket listing cannot say and the engine wants:
+// versioning, tags (unless known; they carry the mark) and, for
+// s3-bucket, object lock.
 func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name string, tags map[string]string) (providers.Resource, error) {
 	res := providers.Resource{Name: name, Region: region, Fields: map[string]any{}, Attributes: bucketAttributes(c, region, name)}
-	v, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(name)})
-	if err != nil {
-		return providers.Resource{}, err
+	if providers.WantsField(ctx, providers.S3BucketVersioning) {
+		v, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(name)})
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		res.Fields[providers.S3BucketVersioning] = v.Status == s3types.BucketVersioningStatusEnabled
 	}
-	res.Fields[providers.S3BucketVersioning] = v.Status == s3types.BucketVersioningStatusEnabled
+	var err error
 	if tags == nil {
 		if tags, err = bucketTags(ctx, c, name); err != nil {
 			return providers.Resource{}, err
@@ -167,7 +171,7 @@ func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name strin
 	}
 	res.Fields[spec.TagsField] = reportedTags(tags)
 	res.Owner = tags[spec.OwnershipTagKey]
-	if d.objectLock {
+	if d.objectLock && providers.WantsField(ctx, providers.S3BucketObjectLock) {
 		lock, err := c.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: aws.String(name)})
 		switch {
 		case isCode(err, "ObjectLockConfigurationNotFoundError"):
@@ -259,7 +263,19 @@ func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Res
 			return providers.Resource{}, err
 		}
 	}
-	return d.Read(ctx, t.Region, t.Name)
+	// What was sent is what the bucket is: no read back.
+	return d.made(c, t, tags, versioning, lock), nil
+}
+
+// made is a bucket as a create or an update left it, from what was sent.
+func (d *buckets) made(c *s3.Client, t providers.Target, tags map[string]string, versioning, lock bool) providers.Resource {
+	res := providers.Resource{Name: t.Name, Region: t.Region, Owner: tags[spec.OwnershipTagKey],
+		Fields:     map[string]any{providers.S3BucketVersioning: versioning, spec.TagsField: reportedTags(tags)},
+		Attributes: bucketAttributes(c, t.Region, t.Name)}
+	if d.objectLock {
+		res.Fields[providers.S3BucketObjectLock] = lock
+	}
+	return res
 }
 
 func setVersioning(ctx context.Context, c *s3.Client, name string, on bool) error {
@@ -292,7 +308,27 @@ func (d *buckets) Update(ctx context.Context, t providers.Target, changed []stri
 			return providers.Resource{}, err
 		}
 	}
-	return d.Read(ctx, t.Region, t.Name)
+	if t.Owner == "" {
+		return d.Read(ctx, t.Region, t.Name) // the mark is whatever it carried
+	}
+	// The declared fields are now as the target says, the mark is the
+	// target's owner's: no read back.
+	decl, err := decodeBucket(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	tags, err := desiredTags(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	res := d.made(c, t, tags, decl.Versioning, decl.ObjectLock)
+	res.Owner = t.Owner
+	for _, f := range []string{providers.S3BucketVersioning, providers.S3BucketObjectLock, spec.TagsField} {
+		if _, declared := t.Fields[f]; !declared {
+			delete(res.Fields, f) // unknown, as it was
+		}
+	}
+	return res, nil
 }
 
 // retag writes the whole tag set (S3 has no per-key tagging), keeping the

@@ -155,10 +155,16 @@ func (d *secrets) Create(ctx context.Context, t providers.Target) (providers.Res
 		in.Description = aws.String(desc)
 	}
 	c := d.clients.get(t.Region)
-	if _, err := c.CreateSecret(ctx, in); err != nil {
+	out, err := c.CreateSecret(ctx, in)
+	if err != nil {
 		return providers.Resource{}, err
 	}
-	return d.Read(ctx, t.Region, t.Name)
+	// CreateSecret names the ARN and the version; the rest is what was
+	// sent: no read back.
+	res := providers.Resource{Name: t.Name, Region: t.Region, Owner: t.Owner,
+		Fields:     map[string]any{"description": decl.Description, spec.TagsField: reportedTags(tags)},
+		Attributes: map[string]string{"arn": aws.ToString(out.ARN), "id": aws.ToString(out.ARN), "version": aws.ToString(out.VersionId)}}
+	return res, nil
 }
 
 // createToken is the ClientRequestToken of a create: a UUID-shaped hash of

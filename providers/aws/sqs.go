@@ -84,13 +84,17 @@ func (d *queues) read(ctx context.Context, c *sqs.Client, region, name, queueURL
 	return d.readTagged(ctx, c, region, name, queueURL, nil)
 }
 
-// readTagged reads a queue's attributes, and its tags unless known.
+// readTagged reads a queue's attributes when the engine wants them (the
+// visibility timeout, the ARN), and its tags unless known.
 func (d *queues) readTagged(ctx context.Context, c *sqs.Client, region, name, queueURL string, tags map[string]string) (providers.Resource, error) {
-	attrs, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(queueURL), AttributeNames: sqsqueue.ReadAttributes(),
-	})
-	if err != nil {
-		return providers.Resource{}, err
+	attrs := &sqs.GetQueueAttributesOutput{Attributes: map[string]string{}}
+	if providers.WantsField(ctx, providers.QueuesVisibilityTimeoutSec) || providers.WantsAttributes(ctx) || providers.WantsCreated(ctx) {
+		var err error
+		if attrs, err = c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+			QueueUrl: aws.String(queueURL), AttributeNames: sqsqueue.ReadAttributes(),
+		}); err != nil {
+			return providers.Resource{}, err
+		}
 	}
 	if tags == nil {
 		out, err := c.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(queueURL)})
@@ -102,8 +106,11 @@ func (d *queues) readTagged(ctx context.Context, c *sqs.Client, region, name, qu
 	res := providers.Resource{
 		Name: name, Region: region,
 		Fields:     map[string]any{spec.TagsField: reportedTags(tags)},
-		Attributes: map[string]string{"url": queueURL, "arn": attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]},
+		Attributes: map[string]string{"url": queueURL},
 		Owner:      tags[spec.OwnershipTagKey],
+	}
+	if arn := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]; arn != "" {
+		res.Attributes["arn"] = arn
 	}
 	sqsqueue.Report(&res, attrs.Attributes)
 	return res, nil
@@ -122,16 +129,25 @@ func (d *queues) Create(ctx context.Context, t providers.Target) (providers.Reso
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	return d.read(ctx, c, t.Region, t.Name, aws.ToString(out.QueueUrl))
+	if providers.WantsAttributes(ctx) {
+		// The ARN is the cloud's to say: read it back.
+		return d.read(ctx, c, t.Region, t.Name, aws.ToString(out.QueueUrl))
+	}
+	// What was sent is what the queue is.
+	res := providers.Resource{Name: t.Name, Region: t.Region, Owner: t.Owner,
+		Fields: map[string]any{spec.TagsField: reportedTags(tags)}, Attributes: map[string]string{"url": aws.ToString(out.QueueUrl)}}
+	if v, ok := providers.FieldNumber(t.Fields, providers.QueuesVisibilityTimeoutSec); ok {
+		res.Fields[providers.QueuesVisibilityTimeoutSec] = float64(int(v))
+	}
+	return res, nil
 }
 
 func (d *queues) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
 	c := d.clients.get(t.Region)
-	u, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(t.Name)})
+	queueURL, err := d.url(ctx, c, t)
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	queueURL := u.QueueUrl
 	for _, f := range changed {
 		switch f {
 		case providers.QueuesVisibilityTimeoutSec:
@@ -149,7 +165,38 @@ func (d *queues) Update(ctx context.Context, t providers.Target, changed []strin
 			return providers.Resource{}, err
 		}
 	}
-	return d.read(ctx, c, t.Region, t.Name, aws.ToString(queueURL))
+	if t.Owner == "" || t.Attributes["arn"] == "" && providers.WantsAttributes(ctx) {
+		return d.read(ctx, c, t.Region, t.Name, aws.ToString(queueURL))
+	}
+	// The declared fields are as the target says, the mark is its
+	// owner's, and an update changes no attribute: no read back.
+	tags, err := desiredTags(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	res := providers.Resource{Name: t.Name, Region: t.Region, Owner: t.Owner, Fields: map[string]any{}, Attributes: map[string]string{"url": aws.ToString(queueURL)}}
+	if arn := t.Attributes["arn"]; arn != "" {
+		res.Attributes["arn"] = arn
+	}
+	if _, declared := t.Fields[spec.TagsField]; declared {
+		res.Fields[spec.TagsField] = reportedTags(tags)
+	}
+	if v, ok := providers.FieldNumber(t.Fields, providers.QueuesVisibilityTimeoutSec); ok {
+		res.Fields[providers.QueuesVisibilityTimeoutSec] = float64(int(v))
+	}
+	return res, nil
+}
+
+// url is the queue's URL: the one the engine observed, else looked up.
+func (d *queues) url(ctx context.Context, c *sqs.Client, t providers.Target) (*string, error) {
+	if u := t.Attributes["url"]; u != "" {
+		return aws.String(u), nil
+	}
+	u, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(t.Name)})
+	if err != nil {
+		return nil, err
+	}
+	return u.QueueUrl, nil
 }
 
 func (d *queues) retag(ctx context.Context, c *sqs.Client, queueURL *string, t providers.Target) error {
@@ -177,11 +224,11 @@ func (d *queues) retag(ctx context.Context, c *sqs.Client, queueURL *string, t p
 
 func (d *queues) Delete(ctx context.Context, t providers.Target) error {
 	c := d.clients.get(t.Region)
-	u, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(t.Name)})
+	queueURL, err := d.url(ctx, c, t)
 	if err != nil {
 		return err
 	}
-	_, err = c.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: u.QueueUrl})
+	_, err = c.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: queueURL})
 	return err
 }
 

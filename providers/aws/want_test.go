@@ -1,0 +1,85 @@
+package aws
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// A driver reads only what the engine wants (issue 17): a bucket whose
+// versioning nobody declared costs no GetBucketVersioning, a queue whose
+// attributes nobody reads no GetQueueAttributes, a user's policies no
+// listing; and a create or an update reports what it sent, without reading
+// back what it made. Without a Want on the context, everything is read.
+func TestDriversReadOnlyWhatIsWanted(t *testing.T) {
+	calls := &callCounter{}
+	b, _ := newTestBackend(t, calls.option())
+	ctx := context.Background()
+	tags := map[string]any{"team": "web"}
+	nothing := providers.WithWant(ctx, providers.Want{Fields: map[string]bool{spec.TagsField: true}})
+	for _, tc := range []struct {
+		kind     spec.Kind
+		name     string
+		fields   map[string]any
+		skipped  string // the call a read that wants only the tags never makes
+		readback []string
+	}{
+		{spec.ObjectStore, "want-bucket", map[string]any{"versioning": true, "tags": tags}, "GetBucketVersioning", []string{"HeadBucket", "GetBucketVersioning", "GetBucketTagging"}},
+		{spec.Queues, "want-queue", map[string]any{"visibilityTimeoutSec": 30.0, "tags": tags}, "GetQueueAttributes", []string{"GetQueueAttributes", "ListQueueTags"}},
+		{spec.IAM, "want-user", map[string]any{"policies": []any{}, "tags": tags}, "ListAttachedUserPolicies", []string{"GetUser", "ListAttachedUserPolicies"}},
+		{spec.Secrets, "want-secret", map[string]any{"value": spec.NewSensitive("s3cr3t"), "description": "d", "tags": tags}, "", []string{"DescribeSecret"}},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			d, _ := b.Driver(tc.kind)
+			target := providers.Target{Name: tc.name, Region: testRegion, Fields: tc.fields, Owner: "shop"}
+			before := snapshot(calls, tc.readback)
+			made, err := d.Create(nothing, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Delete(ctx, providers.Target{Name: tc.name, Region: testRegion})
+			for _, op := range tc.readback {
+				if calls.count(op) != before[op] {
+					t.Errorf("create read back with %s", op)
+				}
+			}
+			full, err := d.Read(ctx, testRegion, tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if made.Owner != "shop" || full.Owner != "shop" {
+				t.Errorf("owner: made %q, read %q", made.Owner, full.Owner)
+			}
+			for name, v := range made.Fields {
+				if want, ok := full.Fields[name]; !ok || !reflect.DeepEqual(spec.Canon(v), spec.Canon(want)) {
+					t.Errorf("create reports %s = %v, a read %v", name, v, want)
+				}
+			}
+			if tc.skipped == "" {
+				return
+			}
+			n := calls.count(tc.skipped)
+			got, err := d.Read(nothing, testRegion, tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls.count(tc.skipped) != n {
+				t.Errorf("a read that wants only the tags called %s", tc.skipped)
+			}
+			if got.Owner != "shop" {
+				t.Errorf("the mark is not read: %q", got.Owner)
+			}
+		})
+	}
+}
+
+func snapshot(c *callCounter, ops []string) map[string]int {
+	out := map[string]int{}
+	for _, op := range ops {
+		out[op] = c.count(op)
+	}
+	return out
+}

@@ -168,6 +168,12 @@ func (e *Engine) importKinds(p spec.Provider, want []spec.Kind) []importKind {
 		if _, ok := b.Driver(info.Kind); !ok {
 			continue
 		}
+		if info.MarkOn(p) == spec.MarkNamePrefix {
+			// The name is the mark (Scaleway queues, Serverless SQL): one
+			// without the fleet's prefix can never be this fleet's, and one
+			// with it is already.
+			continue
+		}
 		class := spec.PhysicalClass(p, info.Kind)
 		if _, seen := groups[class]; !seen {
 			order = append(order, class)

@@ -138,3 +138,20 @@ func TestUnownedOffersOnlyWhatNobodyOwns(t *testing.T) {
 		t.Fatalf("with a prefix and a kind: %+v, %v", prefixed, err)
 	}
 }
+
+// Where the name is the mark (a Scaleway queue), nothing can be adopted:
+// import does not list the kind at all.
+func TestUnownedSkipsKindsMarkedByName(t *testing.T) {
+	f := newFixture(t)
+	f.cloud.Put(spec.Scaleway, spec.Queues, providers.Resource{Name: "mail", Region: "fr-par", Fields: map[string]any{}})
+	f.cloud.Put(spec.Scaleway, spec.Secrets, providers.Resource{Name: "token", Region: "fr-par", Fields: map[string]any{}})
+	d := `{"apiVersion": "infra/v1", "fleet": "shop", "accounts": {"scaleway": "11111111-2222-3333-4444-555555555555"},
+		"placement": {"scaleway": "fr-par"}, "resources": []}`
+	got, err := f.engine(spec.Scaleway).Unowned(context.Background(), model(t, d), nil, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Found) != 1 || got.Found[0].Address.String() != "scaleway/secrets/token" {
+		t.Fatalf("found %+v, want only the secret", got.Found)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 	"github.com/infra-iac/infra/state"
 )
 
@@ -138,5 +139,41 @@ func TestPlanFromCacheRefusesACorruptOrMissingCache(t *testing.T) {
 	}
 	if p, err := r.fromCache(r.doc(cacheQueue)); err != nil || p.HasChanges() {
 		t.Fatalf("after refresh: %v, %+v", err, p)
+	}
+}
+
+// plan --refresh=false of 1,000 resources that exist and match, as the
+// command runs it: the document compiled, the ledger and cache.json read
+// from the file store, the plan made with no backend. The goal is under
+// 100 ms.
+func BenchmarkPlanFromCache(b *testing.B) {
+	cloud := memory.NewCloud(map[spec.Provider]string{spec.AWS: "123456789012", spec.Scaleway: "11111111-2222-3333-4444-555555555555"})
+	dir := b.TempDir()
+	vars := map[string]string{"DB_PASSWORD": "pw", "API_KEY": "key"}
+	env := Env{Store: func(ctx context.Context, fleet string) (state.Store, error) { return state.OpenFile(dir, fleet) },
+		Getenv: func(k string) string { return vars[k] },
+		Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
+			out := map[spec.Provider]providers.Backend{}
+			for _, p := range ps {
+				out[p] = cloud.Backend(p)
+			}
+			return out, nil, nil
+		}}
+	doc := spectest.LargeDocument(1000)
+	ctx := context.Background()
+	if _, err := New(env).Apply(ctx, ApplyRequest{Document: doc, Confirm: func(*engine.Plan) error { return nil }}); err != nil {
+		b.Fatal(err)
+	}
+	env.Backends = nil
+	ops := New(env)
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := ops.Plan(ctx, PlanRequest{Document: doc, NoRefresh: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.HasChanges() || p.FromCache.Entries < 1000 {
+			b.Fatalf("%+v, %d entries", p.Summary, p.FromCache.Entries)
+		}
 	}
 }

@@ -30,18 +30,23 @@ type cacheRig struct {
 func newCacheRig(t *testing.T) *cacheRig {
 	r := &cacheRig{t: t, cloud: memory.NewCloud(map[spec.Provider]string{spec.AWS: "123456789012"}), dir: t.TempDir()}
 	store := func(ctx context.Context, fleet string) (state.Store, error) { return state.OpenFile(r.dir, fleet) }
-	r.online = New(Env{Store: store, Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
-		out := map[spec.Provider]providers.Backend{}
-		for _, p := range ps {
-			out[p] = r.cloud.Backend(p)
-		}
-		return out, nil, nil
-	}})
+	r.online = New(Env{Store: store, Backends: memoryBackends(r.cloud)})
 	r.offline = New(Env{Store: store, Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
 		t.Errorf("a plan from the cache built backends for %v", ps)
 		return nil, nil, errors.New("no credentials")
 	}})
 	return r
+}
+
+// memoryBackends reaches the memory cloud for every provider asked.
+func memoryBackends(cloud *memory.Cloud) BackendsFunc {
+	return func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
+		out := map[spec.Provider]providers.Backend{}
+		for _, p := range ps {
+			out[p] = cloud.Backend(p)
+		}
+		return out, nil, nil
+	}
 }
 
 func (r *cacheRig) doc(resources string) *spec.Document {
@@ -151,14 +156,7 @@ func BenchmarkPlanFromCache(b *testing.B) {
 	dir := b.TempDir()
 	vars := map[string]string{"DB_PASSWORD": "pw", "API_KEY": "key"}
 	env := Env{Store: func(ctx context.Context, fleet string) (state.Store, error) { return state.OpenFile(dir, fleet) },
-		Getenv: func(k string) string { return vars[k] },
-		Backends: func(ctx context.Context, ps []spec.Provider) (map[spec.Provider]providers.Backend, map[spec.Provider]string, error) {
-			out := map[spec.Provider]providers.Backend{}
-			for _, p := range ps {
-				out[p] = cloud.Backend(p)
-			}
-			return out, nil, nil
-		}}
+		Getenv: func(k string) string { return vars[k] }, Backends: memoryBackends(cloud)}
 	doc := spectest.LargeDocument(1000)
 	ctx := context.Background()
 	if _, err := New(env).Apply(ctx, ApplyRequest{Document: doc, Confirm: func(*engine.Plan) error { return nil }}); err != nil {

@@ -46,10 +46,22 @@ func ago(d time.Duration) string {
 	return count(int(d/(24*time.Hour)), "day")
 }
 
+// accountText is the account a header shows: an unverified plan's may be
+// none, which reads as such rather than as a blank.
+func accountText(a engine.Account) string {
+	if a.Unverified && a.Account == "" {
+		return "(no account)"
+	}
+	return a.Account
+}
+
 // accountNote follows an account in the header: checked against the
-// credentials, or only what the document states.
+// credentials, or only what the document states, which may be nothing.
 func accountNote(a engine.Account) string {
-	if a.Unverified {
+	switch {
+	case a.Unverified && a.Account == "":
+		return "(the document states none; not verified)"
+	case a.Unverified:
 		return "(stated by the document, not verified)"
 	}
 	return "ok"

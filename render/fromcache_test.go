@@ -44,6 +44,24 @@ func TestPlanFromCacheIsMarkedEverywhere(t *testing.T) {
 	}
 }
 
+// A document that states no account gets a header that says so.
+func TestPlanFromCacheWithNoStatedAccount(t *testing.T) {
+	p, now := cachePlan()
+	p.Accounts = p.Accounts[:1]
+	p.Accounts[0].Account = ""
+	var b strings.Builder
+	if err := Text(&b, p, TextOptions{Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\naws: (no account) in eu-west-3 (the document states none; not verified)\n"; !strings.Contains(b.String(), want) {
+		t.Fatalf("text lacks %q:\n%s", want, b.String())
+	}
+	md := Markdown(p, MarkdownOptions{Now: now})
+	if want := "| aws | (no account) (the document states none; not verified) | eu-west-3 |"; !strings.Contains(md, want) {
+		t.Fatalf("comment lacks %q:\n%s", want, md)
+	}
+}
+
 func TestAgeReadsAsAPersonCountsIt(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		-time.Second: "less than a minute ago", 59 * time.Second: "less than a minute ago", time.Minute: "1 minute ago",

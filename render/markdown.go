@@ -185,6 +185,10 @@ func markdownHead(p *engine.Plan, opts MarkdownOptions) string {
 		for _, a := range p.Accounts {
 			account := code(a.Account)
 			if a.Unverified {
+				account = cell(accountText(a))
+				if a.Account != "" {
+					account = code(a.Account)
+				}
 				account += " " + accountNote(a)
 			}
 			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), account, cell(regionList(a.Regions)))

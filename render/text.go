@@ -61,7 +61,7 @@ func Text(w io.Writer, p *engine.Plan, opts TextOptions) error {
 		b.WriteString(line + "\n" + cacheNote + "\n")
 	}
 	for _, a := range p.Accounts {
-		fmt.Fprintf(&b, "%s: %s in %s %s\n", spec.Printable(string(a.Provider)), spec.Printable(a.Account), spec.Printable(regionList(a.Regions)), accountNote(a))
+		fmt.Fprintf(&b, "%s: %s in %s %s\n", spec.Printable(string(a.Provider)), spec.Printable(accountText(a)), spec.Printable(regionList(a.Regions)), accountNote(a))
 	}
 	for _, line := range scopeLines(p, spec.Printable) {
 		b.WriteString(line + "\n")

@@ -18,6 +18,7 @@ type applyOptions struct {
 	yes      bool
 	force    bool
 	planFile string
+	refresh  bool
 	scope    scopeFlags
 }
 
@@ -38,6 +39,8 @@ func newApply(g *globals, destroy bool) *cobra.Command {
 	f := c.Flags()
 	f.BoolVar(&opts.yes, "yes", false, "apply without asking")
 	f.BoolVar(&opts.force, "force", false, "override the brake that refuses to destroy most of the fleet")
+	// Only to refuse --refresh=false in words: apply always reads the cloud.
+	f.BoolVar(&opts.refresh, "refresh", true, "always true: "+c.Name()+" reads the cloud, whatever a plan was made from")
 	if !destroy {
 		f.StringVar(&opts.planFile, "plan", "", "apply only if the fresh plan is exactly this saved plan (from plan --out), with its targets and forced replaces")
 		opts.scope.add(f)
@@ -47,6 +50,9 @@ func newApply(g *globals, destroy bool) *cobra.Command {
 
 func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 	req := operations.ApplyRequest{Destroy: opts.destroy, Force: opts.force}
+	if !opts.refresh {
+		return usageError{fmt.Errorf("--refresh=false: %s always refreshes, reading the cloud under the lock; only plan can be made from the cache", c.Name())}
+	}
 	var err error
 	if req.Scope, err = opts.scope.scope(); err != nil {
 		return err
@@ -59,6 +65,9 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		reviewed, err := operations.DecodePlan(data)
 		if err != nil {
 			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
+		}
+		if reviewed.FromCache != nil {
+			return fmt.Errorf("refusing to apply --plan %s: %w", opts.planFile, operations.ErrFromCache)
 		}
 		// A reviewed `plan --destroy` is applied as the teardown it is,
 		// and a partial plan with the scope it was made with.

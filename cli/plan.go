@@ -19,6 +19,7 @@ type planOptions struct {
 	markdown         string
 	destroy          bool
 	detailedExitcode bool
+	refresh          bool
 	upstream         []string
 	scope            scopeFlags
 }
@@ -38,6 +39,7 @@ func newPlan(g *globals) *cobra.Command {
 	f.StringVar(&opts.markdown, "markdown", "", "also write the plan as markdown to FILE, as a pull-request comment shows it (for an issue, a job summary)")
 	f.BoolVar(&opts.destroy, "destroy", false, "plan the teardown of everything the fleet manages")
 	f.BoolVar(&opts.detailedExitcode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
+	f.BoolVar(&opts.refresh, "refresh", true, "read the cloud; --refresh=false plans from the cache (what the last apply or refresh saw) with no call and no credentials, for review only: no apply accepts it")
 	opts.scope.add(f)
 	f.StringSliceVar(&opts.upstream, "upstream", nil, "plan beside a provider's plan (saved with plan --out FILE): read what its apply will publish instead of its record (repeatable)")
 	return c
@@ -79,7 +81,8 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := ops.Plan(c.Context(), operations.PlanRequest{Document: doc, Destroy: opts.destroy, Upstream: up, Scope: scope})
+	p, err := ops.Plan(c.Context(), operations.PlanRequest{Document: doc, Destroy: opts.destroy, Upstream: up, Scope: scope,
+		NoRefresh: !opts.refresh})
 	var diags *operations.DiagnosticsError
 	if err != nil && !errors.As(err, &diags) {
 		return g.remedy(err)

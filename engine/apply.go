@@ -108,6 +108,9 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	if opts.Store == nil {
 		return nil, errors.New("apply needs a state store")
 	}
+	if p.FromCache != nil {
+		return nil, ErrFromCache
+	}
 	if !p.Applicable {
 		return nil, ErrPlanHasErrors
 	}

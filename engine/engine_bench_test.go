@@ -21,9 +21,12 @@ import (
 // (docs/performance.md, "engine"). spec's BenchmarkCheck10k covers the
 // document's decode and validation.
 
-// nullStore keeps the last ledger without encoding it: the file store's
-// cost is not the engine's.
-type nullStore struct{ ledger *state.Ledger }
+// nullStore keeps the last ledger and cache without encoding them: the
+// file store's cost is not the engine's.
+type nullStore struct {
+	ledger *state.Ledger
+	cache  *state.Cache
+}
 
 func (s *nullStore) Lock(context.Context, state.LockInfo) (state.Lock, error) { return nil, nil }
 func (s *nullStore) Unlock(context.Context, string) error                     { return nil }
@@ -35,7 +38,7 @@ func (s *nullStore) LoadLedger(context.Context) (*state.Ledger, error) {
 }
 func (s *nullStore) SaveLedger(_ context.Context, l *state.Ledger) error { s.ledger = l; return nil }
 func (s *nullStore) LoadCache(context.Context) (*state.Cache, error)     { return state.NewCache(), nil }
-func (s *nullStore) SaveCache(context.Context, *state.Cache) error       { return nil }
+func (s *nullStore) SaveCache(_ context.Context, c *state.Cache) error   { s.cache = c; return nil }
 func (s *nullStore) Where() string                                       { return "null" }
 
 // benchFleet is spectest.LargeDocument(n) compiled, with an engine over
@@ -103,6 +106,28 @@ func BenchmarkPlanNoChanges(b *testing.B) {
 				}
 				if p.HasChanges() {
 					b.Fatalf("%+v", p.Summary)
+				}
+			}
+		})
+	}
+}
+
+// The plan from the cache (plan --refresh=false) of a fleet that exists
+// and matches: no backend, the world recalled from the cache as read
+// from cache.json.
+func BenchmarkPlanFromCache(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			f := newBenchFleet(b, n).applied(b)
+			cache, offline := fromDisk(b, f.store.cache), New(Options{})
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := offline.PlanFromCache(context.Background(), f.m, nil, f.store.ledger, cache, PlanOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if p.HasChanges() || p.FromCache.Entries < n {
+					b.Fatalf("%+v, %d entries", p.Summary, p.FromCache.Entries)
 				}
 			}
 		})

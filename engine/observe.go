@@ -146,17 +146,7 @@ func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *stat
 			fs.SetFleet(m.Fleet)
 		}
 	}
-	regions := m.Regions()
-	for _, r := range ledger.Rows {
-		regions[r.Provider] = appendUnique(regions[r.Provider], r.Region)
-	}
-	inScope := map[spec.Provider]bool{}
-	for _, p := range m.Providers() {
-		inScope[p] = true
-	}
-	for _, r := range ledger.Rows {
-		inScope[r.Provider] = true
-	}
+	regions, inScope := accountScope(m, ledger)
 	var accounts []Account
 	var diags []spec.Diagnostic
 	for _, p := range spec.Providers {
@@ -201,6 +191,23 @@ func (e *Engine) verifyAccounts(ctx context.Context, m *spec.Model, ledger *stat
 		e.emit(Event{Kind: EventAccount, Message: fmt.Sprintf("%s: %s in %s ok", p, got, joinRegions(regions[p]))})
 	}
 	return accounts, diags, nil
+}
+
+// accountScope is the providers a plan involves (declared, or in the
+// ledger) and the regions in play for each.
+func accountScope(m *spec.Model, ledger *state.Ledger) (map[spec.Provider][]string, map[spec.Provider]bool) {
+	regions := m.Regions()
+	for _, r := range ledger.Rows {
+		regions[r.Provider] = appendUnique(regions[r.Provider], r.Region)
+	}
+	inScope := map[spec.Provider]bool{}
+	for _, p := range m.Providers() {
+		inScope[p] = true
+	}
+	for _, r := range ledger.Rows {
+		inScope[r.Provider] = true
+	}
+	return regions, inScope
 }
 
 // observe lists every (provider, kind, region) in scope and reads the

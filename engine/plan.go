@@ -102,6 +102,10 @@ type Account struct {
 	Provider spec.Provider `json:"provider"`
 	Account  string        `json:"account"`
 	Regions  []string      `json:"regions"`
+	// Unverified: no call established the credentials' account, because
+	// the plan was made from the cache; Account is the one the document
+	// states ("" when it states none).
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // Summary counts actions by kind.
@@ -158,6 +162,12 @@ type Plan struct {
 	// planned beside this plan reads it (infra plan --upstream). Not part
 	// of the id.
 	Publishes *spec.Published `json:"publishes,omitempty"`
+	// FromCache is set when the plan was made from the cache, what the
+	// last apply or refresh saw, without reading the cloud
+	// (PlanFromCache). Such a plan is for review only: apply always
+	// observes the cloud, and it is part of the id, so it is never the id
+	// of a refreshed plan.
+	FromCache *CacheInfo `json:"fromCache,omitempty"`
 
 	// run carries what Apply needs and the JSON must not show.
 	run *run
@@ -181,6 +191,9 @@ func (p *Plan) HasDestroys() bool { return p.Summary.Delete+p.Summary.Replace > 
 // and the forced replaces are in, omitted when empty for the same reason:
 // a partial plan whose actions happen to equal the full plan's is still
 // another plan, which an apply without the same targets must not accept.
+// Whether the plan came from the cache is in too (not when, which is a
+// timestamp), omitted for a refreshed plan: the same actions recalled
+// rather than observed are not what anyone may apply.
 func (p *Plan) computeID() string {
 	canon := struct {
 		FormatVersion int            `json:"formatVersion"`
@@ -190,7 +203,8 @@ func (p *Plan) computeID() string {
 		Replace       []spec.Address `json:"replace,omitempty"`
 		Accounts      []Account      `json:"accounts"`
 		Actions       []Action       `json:"actions"`
-	}{p.FormatVersion, p.Fleet, p.Destroy, p.Targets, p.Replace, p.Accounts, bindReferences(p.Actions)}
+		FromCache     bool           `json:"fromCache,omitempty"`
+	}{p.FormatVersion, p.Fleet, p.Destroy, p.Targets, p.Replace, p.Accounts, bindReferences(p.Actions), p.FromCache != nil}
 	// encoding/json sorts map keys, so this is canonical for our values.
 	b, err := json.Marshal(canon)
 	if err != nil {

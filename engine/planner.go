@@ -85,6 +85,68 @@ type run struct {
 // nothing. A model with errors gets a plan with its diagnostics and no
 // actions, without contacting any cloud.
 func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnostic, ledger *state.Ledger, opts PlanOptions) (*Plan, error) {
+	return e.planFrom(ctx, m, diags, ledger, opts, func(ctx context.Context, m *spec.Model, l *state.Ledger) (*sight, error) {
+		return e.look(ctx, m, l, opts.Destroy)
+	})
+}
+
+// sight is what a plan knows of the cloud before it decides anything:
+// the accounts, the world, and the rows only the tag scan knew of. cache
+// is set when it was recalled from the cache rather than observed.
+type sight struct {
+	accounts []Account
+	diags    []spec.Diagnostic
+	extra    []state.Row
+	world    *world
+	cache    *CacheInfo
+}
+
+// look observes the cloud for a plan: the accounts, the tag scan, then
+// the listings and reads of what the fleet declares or knows.
+func (e *Engine) look(ctx context.Context, m *spec.Model, ledger *state.Ledger, destroy bool) (*sight, error) {
+	accounts, adiags, err := e.verifyAccounts(ctx, m, ledger)
+	if err != nil {
+		return nil, err
+	}
+	owned, _, err := e.scan(ctx, scanRegions(m, accounts), false)
+	if err != nil {
+		return nil, err
+	}
+	extra := taggedRows(m, ledger, owned)
+	ls := interest(m, knownRows(ledger, extra))
+	if destroy {
+		// Nothing is compared: existence and the mark are all it needs.
+		for _, l := range ls {
+			l.wants = map[string]providers.Want{}
+		}
+	}
+	w, err := e.observe(ctx, ls, owned)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.confirmScannedTags(ctx, m, w); err != nil {
+		return nil, err
+	}
+	return &sight{accounts: accounts, diags: adiags, extra: extra, world: w}, nil
+}
+
+// knownRows is what a plan looks for beyond the declaration: the ledger's
+// rows, those only the tag scan found, and the intents, to observe what
+// an interrupted create may have left.
+func knownRows(ledger *state.Ledger, extra []state.Row) *state.Ledger {
+	known := &state.Ledger{Rows: append(append([]state.Row{}, ledger.Rows...), extra...)}
+	for _, in := range ledger.Intents {
+		if _, recorded := known.Get(in.Address()); !recorded {
+			known.Put(in.Row)
+		}
+	}
+	return known
+}
+
+// planFrom plans against what see finds: the cloud (look) or the cache
+// (PlanFromCache). Everything below the world is the same planner.
+func (e *Engine) planFrom(ctx context.Context, m *spec.Model, diags []spec.Diagnostic, ledger *state.Ledger, opts PlanOptions,
+	see func(context.Context, *spec.Model, *state.Ledger) (*sight, error)) (*Plan, error) {
 	if ledger == nil {
 		ledger = state.NewLedger()
 	}
@@ -100,37 +162,13 @@ func (e *Engine) Plan(ctx context.Context, m *spec.Model, diags []spec.Diagnosti
 	if err := checkScope(m, ledger, opts); err != nil {
 		return nil, err
 	}
-	accounts, adiags, err := e.verifyAccounts(ctx, m, ledger)
+	seen, err := see(ctx, m, ledger)
 	if err != nil {
 		return nil, err
 	}
-	p.Accounts = accounts
-	p.Diagnostics = append(p.Diagnostics, adiags...)
-	owned, _, err := e.scan(ctx, scanRegions(m, accounts), false)
-	if err != nil {
-		return nil, err
-	}
-	extra := taggedRows(m, ledger, owned)
-	known := &state.Ledger{Rows: append(append([]state.Row{}, ledger.Rows...), extra...)}
-	for _, in := range ledger.Intents {
-		if _, recorded := known.Get(in.Address()); !recorded {
-			known.Put(in.Row) // observe what an interrupted create may have left
-		}
-	}
-	ls := interest(m, known)
-	if opts.Destroy {
-		// Nothing is compared: existence and the mark are all it needs.
-		for _, l := range ls {
-			l.wants = map[string]providers.Want{}
-		}
-	}
-	w, err := e.observe(ctx, ls, owned)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.confirmScannedTags(ctx, m, w); err != nil {
-		return nil, err
-	}
+	p.Accounts, p.FromCache = seen.accounts, seen.cache
+	w, extra := seen.world, seen.extra
+	p.Diagnostics = append(p.Diagnostics, seen.diags...)
 	rn := &run{model: m, ledger: ledger.Clone(), world: w, destroy: opts.Destroy,
 		orphans: map[spec.Address]bool{}, release: map[spec.Address]bool{},
 		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}, claimed: map[spec.Address]state.Intent{},

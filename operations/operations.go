@@ -138,6 +138,9 @@ const FormatVersion = engine.FormatVersion
 // another format version.
 func DecodePlan(data []byte) (*Plan, error) { return engine.DecodePlan(data) }
 
+// ErrFromCache refuses to apply a plan made from the cache.
+var ErrFromCache = engine.ErrFromCache
+
 // Action kinds and applied statuses, for front ends that count them.
 const (
 	Create  = engine.Create

@@ -2,9 +2,12 @@ package operations
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
 )
 
 // PlanRequest asks what apply would do.
@@ -18,6 +21,13 @@ type PlanRequest struct {
 	// apply will make is pending rather than missing. CI plans the fleets
 	// of one pull request this way, providers first.
 	Upstream map[string]*spec.Published
+	// NoRefresh plans from the cache, what the last apply or refresh saw,
+	// instead of observing the cloud (plan --refresh=false): no backend is
+	// built, so no credentials are needed and no cloud is called. The plan
+	// is marked FromCache and no apply accepts it. A cache that cannot be
+	// read, or that is missing or empty, is refused. The zero value
+	// refreshes.
+	NoRefresh bool
 	Scope
 }
 
@@ -44,16 +54,41 @@ func (sc Scope) options(destroy bool) engine.PlanOptions {
 	return engine.PlanOptions{Destroy: destroy, Targets: sc.Targets, Replace: sc.Replace}
 }
 
-// Plan observes the cloud and returns the plan; it writes nothing. A fleet
-// with errors returns its plan (which carries the diagnostics, and was made
-// without reading any cloud) together with a *DiagnosticsError.
+// Plan observes the cloud (or, with NoRefresh, reads the cache) and
+// returns the plan; it writes nothing, not even the cache (docs/state.md
+// says why). A fleet with errors returns its plan (which carries the
+// diagnostics, and was made without reading any cloud) together with a
+// *DiagnosticsError.
 func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, error) {
-	s, err := openWith(ctx, o.env, req.Document, "plan", false, req.Upstream)
+	s, err := openWith(ctx, o.env, req.Document, "plan", false, opening{upstream: req.Upstream, offline: req.NoRefresh})
 	if err != nil {
 		return nil, err
 	}
 	defer s.close(ctx)
+	if req.NoRefresh && !spec.HasErrors(s.diags) {
+		if s.cache, err = s.loadCacheToPlan(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return s.plan(ctx, req.Scope.options(req.Destroy), false)
+}
+
+// ErrNoCache is wrapped by the refusal to plan from a cache that is
+// missing or empty: there is nothing to plan from, and an empty cache is
+// not an empty cloud.
+var ErrNoCache = errors.New("nothing to plan from")
+
+// loadCacheToPlan reads the cache a plan from the cache is made from.
+func (s *session) loadCacheToPlan(ctx context.Context) (*state.Cache, error) {
+	c, err := s.store.LoadCache(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("plan from the cache: it cannot be read: %w. Or plan without --refresh=false, which reads the cloud", err)
+	}
+	if len(c.Resources) == 0 {
+		return nil, fmt.Errorf("plan from the cache: %s has no cache, or an empty one: %w. Run infra refresh or apply first, or plan without --refresh=false, which reads the cloud",
+			s.store.Where(), ErrNoCache)
+	}
+	return c, nil
 }
 
 // plan plans the session's fleet, protecting the consumers of what it
@@ -61,7 +96,13 @@ func (o *Operations) Plan(ctx context.Context, req PlanRequest) (*engine.Plan, e
 // *DiagnosticsError.
 func (s *session) plan(ctx context.Context, opts engine.PlanOptions, force bool) (*engine.Plan, error) {
 	destroy := opts.Destroy
-	p, err := s.engine.Plan(ctx, s.model, s.diags, s.ledger, opts)
+	var p *engine.Plan
+	var err error
+	if s.cache != nil {
+		p, err = s.engine.PlanFromCache(ctx, s.model, s.diags, s.ledger, s.cache, opts)
+	} else {
+		p, err = s.engine.Plan(ctx, s.model, s.diags, s.ledger, opts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,9 @@ type session struct {
 	ledger *state.Ledger
 	engine *engine.Engine
 	lock   state.Lock
+	// cache, when set, is what plan plans from instead of the cloud
+	// (PlanRequest.NoRefresh).
+	cache *state.Cache
 	// far is what the plan found at the far end of each wire, by fleet.
 	far map[string]spec.Far
 	// own is this fleet's published record (ownRecord).
@@ -36,12 +39,21 @@ type session struct {
 // fleet with errors gets a session without state or clouds: a plan of it
 // carries the diagnostics alone.
 func open(ctx context.Context, env Env, doc *spec.Document, command string, lock bool) (*session, error) {
-	return openWith(ctx, env, doc, command, lock, nil)
+	return openWith(ctx, env, doc, command, lock, opening{})
 }
 
-// openWith is open, with the records of providers planned in the same
-// run (PlanRequest.Upstream).
-func openWith(ctx context.Context, env Env, doc *spec.Document, command string, lock bool, upstream map[string]*spec.Published) (*session, error) {
+// opening is how a plan opens its session.
+type opening struct {
+	// upstream are the records of providers planned in the same run
+	// (PlanRequest.Upstream).
+	upstream map[string]*spec.Published
+	// offline builds no backend: a plan from the cache calls no cloud,
+	// so it must not need credentials either.
+	offline bool
+}
+
+// openWith is open, as a plan opens it.
+func openWith(ctx context.Context, env Env, doc *spec.Document, command string, lock bool, how opening) (*session, error) {
 	if doc == nil {
 		return nil, errors.New("no fleet document")
 	}
@@ -68,7 +80,11 @@ func openWith(ctx context.Context, env Env, doc *spec.Document, command string, 
 		s.close(ctx)
 		return nil, err
 	}
-	s.resolveWires(ctx, upstream)
+	s.resolveWires(ctx, how.upstream)
+	if how.offline {
+		s.engine = engine.New(engine.Options{Getenv: env.Getenv, Progress: env.Progress})
+		return s, nil
+	}
 	if err := s.connect(ctx); err != nil {
 		s.close(ctx)
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -38,6 +39,8 @@ type MarkdownOptions struct {
 	Title string
 	// Banner is markdown placed under the title: why this plan is shown.
 	Banner string
+	// Now dates a plan from the cache; time.Now when zero.
+	Now time.Time
 	// Footer is the sentence after the plan id. Empty: the pull request's
 	// (merging applies exactly this plan), which is untrue anywhere else,
 	// such as an issue about drift.
@@ -171,13 +174,24 @@ func markdownHead(p *engine.Plan, opts MarkdownOptions) string {
 		}
 	}
 	head.WriteString("### " + title + "\n\n")
+	if line := CacheLine(p, opts.Now); line != "" {
+		head.WriteString("> [!NOTE]\n> **" + line + "** " + strings.Replace(cacheNote, "--refresh=false", "`--refresh=false`", 1) + "\n\n")
+	}
 	if opts.Banner != "" {
 		head.WriteString(opts.Banner + "\n\n")
 	}
 	if len(p.Accounts) > 0 {
 		head.WriteString("| cloud | account | regions |\n| --- | --- | --- |\n")
 		for _, a := range p.Accounts {
-			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), code(a.Account), cell(regionList(a.Regions)))
+			account := code(a.Account)
+			if a.Unverified {
+				account = cell(accountText(a))
+				if a.Account != "" {
+					account = code(a.Account)
+				}
+				account += " " + accountNote(a)
+			}
+			fmt.Fprintf(&head, "| %s | %s | %s |\n", cell(string(a.Provider)), account, cell(regionList(a.Regions)))
 		}
 		head.WriteString("\n")
 	}
@@ -201,7 +215,11 @@ func markdownFoot(p *engine.Plan, opts MarkdownOptions) string {
 		foot += fmt.Sprintf(" for commit `%s`", opts.HeadSHA)
 	}
 	footer := opts.Footer
-	if footer == "" {
+	switch {
+	case p.FromCache != nil:
+		// Whoever shows it, merging never applies a plan from the cache.
+		footer = "Made from the cache: no apply accepts this plan."
+	case footer == "":
 		footer = "Merging applies exactly this plan; if the cloud or the fleet changes first, the apply refuses and posts the new plan."
 	}
 	return foot + ". " + footer + "\n"

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -18,6 +19,9 @@ type TextOptions struct {
 	// Color adds ANSI colours; the CLI sets it only on a TTY without
 	// NO_COLOR. Without it the text is identical minus the escapes.
 	Color bool
+	// Now dates a plan from the cache ("41 minutes ago"); time.Now when
+	// zero.
+	Now time.Time
 }
 
 const (
@@ -53,8 +57,11 @@ func Text(w io.Writer, p *engine.Plan, opts TextOptions) error {
 	// Accounts, addresses, values and reasons quote the document and the
 	// cloud: escaped, so that only infra's own colour reaches a terminal.
 	var b strings.Builder
+	if line := CacheLine(p, opts.Now); line != "" {
+		b.WriteString(line + "\n" + cacheNote + "\n")
+	}
 	for _, a := range p.Accounts {
-		fmt.Fprintf(&b, "%s: %s in %s ok\n", spec.Printable(string(a.Provider)), spec.Printable(a.Account), spec.Printable(regionList(a.Regions)))
+		fmt.Fprintf(&b, "%s: %s in %s %s\n", spec.Printable(string(a.Provider)), spec.Printable(accountText(a)), spec.Printable(regionList(a.Regions)), accountNote(a))
 	}
 	for _, line := range scopeLines(p, spec.Printable) {
 		b.WriteString(line + "\n")
@@ -153,6 +160,9 @@ func SummaryLine(p *engine.Plan) string {
 	if len(p.Actions) == 0 {
 		if attention != "" {
 			return "No changes to make, but the cloud does not match the fleet:" + attention
+		}
+		if p.FromCache != nil {
+			return "No changes. The cloud, as last observed, matches the fleet."
 		}
 		return "No changes. The cloud matches the fleet."
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/infra-iac/infra/render"
 )
 
 // repoAPI is the part of the GitHub REST API the action uses: the comments
@@ -101,6 +103,26 @@ func (r *repoAPI) upsertComment(ctx context.Context, number int, marker, body st
 	if err != nil {
 		return "", err
 	}
+	return r.putComment(ctx, number, old, body)
+}
+
+// firstComment is upsertComment for the plan from the cache, which the
+// refreshed plan replaces at once: it leaves alone a comment already made
+// for head, so that a re-run for the same commit neither edits it twice
+// nor shows the cache where the refreshed plan was.
+func (r *repoAPI) firstComment(ctx context.Context, number int, marker, body, head string) (string, error) {
+	old, err := r.findComment(ctx, number, marker)
+	if err != nil {
+		return "", err
+	}
+	if _, was, ok := render.ReadMarkdownPlanID(old.GetBody()); ok && was == head {
+		return old.GetHTMLURL(), nil
+	}
+	return r.putComment(ctx, number, old, body)
+}
+
+// putComment edits old to body, or creates the comment when old is nil.
+func (r *repoAPI) putComment(ctx context.Context, number int, old *github.IssueComment, body string) (string, error) {
 	if old != nil {
 		if old.GetBody() == body {
 			return old.GetHTMLURL(), nil

@@ -30,6 +30,11 @@ func (a *action) plan(ctx context.Context) error {
 	upstream := map[string]*spec.Published{}
 	for _, f := range ordered {
 		f.scope = a.in.scope
+		if number != 0 && a.in.comment {
+			if err := a.firstComment(ctx, f, number, head, upstream); err != nil {
+				return err
+			}
+		}
 		p, err := a.runner.Plan(ctx, f, upstream)
 		if err != nil {
 			failures = append(failures, err)
@@ -83,6 +88,43 @@ func (a *action) plan(ctx context.Context) error {
 		return err
 	}
 	return errors.Join(failures...)
+}
+
+// firstComment puts the plan from the cache in the fleet's comment before
+// the plan reads the cloud, which can take minutes: a reviewer sees at once
+// what the change does, as of the last apply, and the refreshed plan then
+// replaces it. Only the refreshed plan can be reviewed: the first one's id
+// is never a refreshed plan's, so a merge that found it would refuse and
+// post the fresh plan. No cache (a fleet never applied), a cache that
+// cannot be read, a fleet with errors or a runner that cannot plan from
+// the cache (the executor) make no first comment; nor does a comment
+// already made for this commit, which a re-run keeps.
+func (a *action) firstComment(ctx context.Context, f *fleetDoc, number int, head string, upstream map[string]*spec.Published) error {
+	cp, ok := a.runner.(cachePlanner)
+	if !ok {
+		return nil
+	}
+	p, err := cp.PlanFromCache(ctx, f, upstream)
+	if err != nil || p.FromCache == nil {
+		var diags *operations.DiagnosticsError
+		if err != nil && !errors.Is(err, operations.ErrNoCache) && !errors.As(err, &diags) {
+			fmt.Fprintf(a.log, "fleet %s: no first comment from the cache: %v\n", f.Name, err)
+		}
+		return nil
+	}
+	api, err := a.github()
+	if err != nil {
+		return err
+	}
+	body := render.Markdown(p, render.MarkdownOptions{HeadSHA: head, Elsewhere: a.elsewhere()})
+	url, err := api.firstComment(ctx, number, render.PlanMarker(p.Fleet), body, head)
+	if forbidden(err) {
+		return nil // the refreshed plan's comment says so
+	}
+	if err == nil {
+		fmt.Fprintf(a.log, "plan of fleet %s from the cache is on #%d: %s; planning against the cloud\n", p.Fleet, number, url)
+	}
+	return err
 }
 
 // forbidden reports a refusal for lack of permission (403).

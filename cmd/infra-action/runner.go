@@ -176,6 +176,18 @@ func (l local) Plan(ctx context.Context, f *fleetDoc, upstream map[string]*spec.
 	return out, nil
 }
 
+// cachePlanner is a runner that can plan from the cache, for the first
+// comment (action.firstComment): the local one. The executor's plan
+// operation has no such option yet.
+type cachePlanner interface {
+	PlanFromCache(ctx context.Context, f *fleetDoc, upstream map[string]*spec.Published) (*operations.Plan, error)
+}
+
+// PlanFromCache plans the fleet from its cache, calling no cloud.
+func (l local) PlanFromCache(ctx context.Context, f *fleetDoc, upstream map[string]*spec.Published) (*operations.Plan, error) {
+	return l.ops.Plan(ctx, operations.PlanRequest{Document: f.document, Upstream: upstream, Scope: f.scope, NoRefresh: true})
+}
+
 func (l local) Output(ctx context.Context, f *fleetDoc) (*operations.Output, error) {
 	return l.ops.Output(ctx, operations.OutputRequest{Document: f.document})
 }

@@ -297,12 +297,11 @@ func (g *globals) printInvocation(op executor.Operation, i int, resp *executor.R
 // declarations with --out as it does: Go holds only what refers to what it
 // declares too.
 func importResult(g *globals, format string, opts *invokeOptions, doc *spec.Document, res *operations.ImportResult) error {
-	var left []leftOut
 	if format == "go" {
-		res.Declarations, left = goExpressible(res.Declarations)
+		goExpressible(res)
 	}
 	if !opts.json {
-		renderImport(g, res, left)
+		renderImport(g, res)
 	}
 	return writeImport(g, format, opts.out, doc, res.Declarations, opts.json)
 }

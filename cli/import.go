@@ -67,16 +67,15 @@ func runImport(c *cobra.Command, g *globals, opts *importOptions) error {
 	if err != nil {
 		return g.remedy(err)
 	}
-	var left []leftOut
 	if format == "go" {
-		res.Declarations, left = goExpressible(res.Declarations)
+		goExpressible(res)
 	}
 	if opts.json {
 		if err := render.JSON(g.io().Out, res); err != nil {
 			return err
 		}
 	} else {
-		renderImport(g, res, left)
+		renderImport(g, res)
 	}
 	return writeImport(g, format, opts.out, doc, res.Declarations, opts.json)
 }
@@ -155,17 +154,12 @@ func (g *globals) importFormat(asked string) (string, error) {
 	return "document", nil
 }
 
-// leftOut is a declaration the Go code cannot hold, and why.
-type leftOut struct {
-	Address, Why string
-}
-
 // goExpressible keeps the declarations whose references point at what the
 // generated code declares too: a Go fleet refers to a resource through
 // the handle its declaration returned, and the generated file holds only
 // the imported ones. What refers elsewhere is left out, saying so.
-func goExpressible(decls []operations.Declaration) ([]operations.Declaration, []leftOut) {
-	var left []leftOut
+func goExpressible(res *operations.ImportResult) {
+	decls := res.Declarations
 	for changed := true; changed; {
 		// Leaving one out may strand another that refers to it.
 		changed = false
@@ -176,7 +170,8 @@ func goExpressible(decls []operations.Declaration) ([]operations.Declaration, []
 		var kept []operations.Declaration
 		for _, d := range decls {
 			if to := outsideRef(d.Resource.Spec, in); to != "" {
-				left = append(left, leftOut{d.Resource.Address, "it refers to " + to + ", which the generated code does not declare: write its declaration by hand, with that resource's handle"})
+				res.LeftOut = append(res.LeftOut, operations.LeftOut{Address: d.Resource.Address, Region: d.Resource.Region,
+					Why: "it refers to " + to + ", which the generated code does not declare: write its declaration by hand, with that resource's handle"})
 				changed = true
 				continue
 			}
@@ -184,7 +179,7 @@ func goExpressible(decls []operations.Declaration) ([]operations.Declaration, []
 		}
 		decls = kept
 	}
-	return decls, left
+	res.Declarations = decls
 }
 
 // outsideRef is the first address v refers to that in does not hold.
@@ -212,7 +207,7 @@ func outsideRef(v any, in map[string]bool) string {
 	return ""
 }
 
-func renderImport(g *globals, res *operations.ImportResult, left []leftOut) {
+func renderImport(g *globals, res *operations.ImportResult) {
 	// Names, regions and tag values come from the cloud.
 	out := printableWriter{g.io().Out}
 	for _, a := range res.Accounts {
@@ -232,12 +227,12 @@ func renderImport(g *globals, res *operations.ImportResult, left []leftOut) {
 			fmt.Fprintf(out, "      note: %s\n", n)
 		}
 	}
-	for _, l := range left {
+	for _, l := range res.LeftOut {
 		fmt.Fprintf(out, "  ! %s left out: %s\n", l.Address, l.Why)
 	}
 	adopt := res.Adopts()
 	fmt.Fprintf(out, "Import: %d to adopt that no fleet owns, %d new, %d left out; passed over %d owned by fleets and %d this fleet knows.\n",
-		adopt, len(res.Declarations)-adopt, len(left), res.Owned, res.Known)
+		adopt, len(res.Declarations)-adopt, len(res.LeftOut), res.Owned, res.Known)
 }
 
 // writeGoImport writes imported.go into dir, and main.go when dir holds
@@ -308,13 +303,33 @@ func writeDocumentImport(path string, doc *spec.Document, decls []operations.Dec
 	if err != nil {
 		return nil, err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	// A temporary file beside it, renamed over it: a crash leaves the old
+	// document or the new one, and the document keeps its mode. A
+	// symlinked document is written where the link points.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".infra-import-*.json")
+	if err != nil {
 		return nil, err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return nil, err
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), mode)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return nil, werr
 	}
 	return []string{path}, nil
 }

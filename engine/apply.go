@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -595,6 +596,19 @@ func (ar *applyRun) update(ctx context.Context, a Action) error {
 	rs, t, err := ar.target(ctx, a.Address, "update", changed)
 	if err != nil {
 		return err
+	}
+	if _, declared := t.Fields[spec.TagsField]; !declared && a.Action == Adopt {
+		// The adopt writes the mark beside the tags the resource has,
+		// which the plan showed: undeclared tags are kept, not cleared.
+		for _, c := range a.Changes {
+			if c.Field == spec.TagsField {
+				if m, ok := c.After.(map[string]any); ok {
+					tags := maps.Clone(m)
+					delete(tags, spec.OwnershipTagKey)
+					t.Fields[spec.TagsField] = tags
+				}
+			}
+		}
 	}
 	r, err := rs.Update(ctx, t, changed)
 	if err != nil {

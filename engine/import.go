@@ -85,13 +85,23 @@ func (e *Engine) Unowned(ctx context.Context, m *spec.Model, ledger *state.Ledge
 	keep := out.keeper(m, known, marked, opts.NamePrefix)
 	for _, a := range accounts {
 		kinds := e.importKinds(a.Provider, opts.Kinds)
+		// A global kind (IAM users) lists the same names in every region:
+		// once, in the placement where it is listed, as the fleet
+		// declares it there.
+		home := ""
+		if rs := regions[a.Provider]; len(rs) > 0 {
+			home = rs[0]
+			if pl := m.Placement[a.Provider]; slices.Contains(rs, pl) {
+				home = pl
+			}
+		}
 		for _, region := range regions[a.Provider] {
 			// One region at a time: the world is keyed by address, and the
 			// same name may exist in two regions.
 			var ls []*listing
 			for _, k := range kinds {
-				if info, _ := spec.Lookup(k.read); info.Global && region != regions[a.Provider][0] {
-					continue // a global kind lists the same names in every region
+				if info, _ := spec.Lookup(k.read); info.Global && region != home {
+					continue
 				}
 				ls = append(ls, &listing{provider: a.Provider, kind: k.read, region: region, keep: keep(a.Provider, k.read, region)})
 			}

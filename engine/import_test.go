@@ -155,3 +155,23 @@ func TestUnownedSkipsKindsMarkedByName(t *testing.T) {
 		t.Fatalf("found %+v, want only the secret", got.Found)
 	}
 }
+
+// An adopt whose declaration leaves the tags unset keeps the tags the
+// resource has: unset is unknown, not empty. The plan shows them, with
+// the mark beside them, and apply writes exactly that.
+func TestAdoptKeepsUndeclaredTags(t *testing.T) {
+	f := newFixture(t)
+	f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: "jobs", Region: "eu-west-3",
+		Fields: map[string]any{"visibilityTimeoutSec": 30.0, "tags": map[string]any{"team": "mail", "cost": "42"}}})
+	d := adoptDoc([]string{"aws/queues/jobs"}, `{"address": "aws/queues/jobs", "spec": {"visibilityTimeoutSec": 30}}`)
+	p := f.plan(d, false)
+	a := actionAt(t, p, "aws/queues/jobs")
+	if len(a.Changes) != 1 || fmt.Sprint(a.Changes[0].After) != "map[cost:42 managed-by-infra:shop team:mail]" {
+		t.Fatalf("changes %+v", a.Changes)
+	}
+	f.mustApply(d)
+	got, _ := f.cloud.Get(spec.AWS, spec.Queues, "eu-west-3", "jobs")
+	if tags := fmt.Sprint(got.Fields["tags"]); got.Owner != "shop" || tags != "map[cost:42 managed-by-infra:shop team:mail]" {
+		t.Fatalf("after apply: owner %q, tags %s", got.Owner, tags)
+	}
+}

@@ -503,6 +503,7 @@ func (pl *planner) tagChange(d *spec.Declared, obs providers.Resource, changes [
 		}
 	}
 	after := map[string]any{}
+	before := spec.WithoutOwnershipTag(obs.Fields[spec.TagsField])
 	if v, set := d.Fields[spec.TagsField]; set {
 		if val, known := pl.res.planValue(v); known {
 			if m, ok := val.(map[string]any); ok {
@@ -511,8 +512,13 @@ func (pl *planner) tagChange(d *spec.Declared, obs providers.Resource, changes [
 				}
 			}
 		}
+	} else if m, ok := before.(map[string]any); ok {
+		// Undeclared tags are unknown, not empty: the mark joins the
+		// ones the resource has (apply writes these, engine/apply.go).
+		for k, x := range m {
+			after[k] = x
+		}
 	}
-	before := spec.WithoutOwnershipTag(obs.Fields[spec.TagsField])
 	after[spec.OwnershipTagKey] = pl.m.Fleet
 	return append(changes, Change{Field: spec.TagsField, Before: canon(before), After: canon(after)})
 }

@@ -42,6 +42,16 @@ type ImportResult struct {
 	// mark, or declared, recorded or excluded by this one.
 	Owned int `json:"owned"`
 	Known int `json:"known"`
+	// LeftOut are the resources found that no declaration can hold, and
+	// why: a name infra cannot declare, a second region's namesake.
+	LeftOut []LeftOut `json:"leftOut,omitempty"`
+}
+
+// LeftOut is a resource import found and does not declare.
+type LeftOut struct {
+	Address string `json:"address"`
+	Region  string `json:"region"`
+	Why     string `json:"why"`
 }
 
 // Adopts counts the declarations that take over a resource that exists;
@@ -86,16 +96,43 @@ func declare(m *spec.Model, found *engine.Importable) *ImportResult {
 	for _, d := range m.Resources {
 		names[d.Address] = true
 	}
-	for _, f := range found.Found {
+	kept := declarable(m, found.Found, res)
+	for _, f := range kept {
 		names[f.Address] = true
 	}
-	for _, f := range found.Found {
+	for _, f := range kept {
 		res.Declarations = append(res.Declarations, declaration(m, f, names, res))
 	}
 	sort.SliceStable(res.Declarations, func(i, j int) bool {
 		return res.Declarations[i].Resource.Address < res.Declarations[j].Resource.Address
 	})
 	return res
+}
+
+// declarable keeps what a declaration can hold: a name infra can declare,
+// and one address once. A namesake in a second region is left out, the
+// one in the fleet's placement (else the first region) kept.
+func declarable(m *spec.Model, found []engine.Found, res *ImportResult) []engine.Found {
+	first := map[spec.Address]int{}
+	var out []engine.Found
+	for _, f := range found {
+		if why := spec.NameProblem(f.Address.Name); why != "" {
+			res.LeftOut = append(res.LeftOut, LeftOut{Address: f.Address.String(), Region: f.Region, Why: why + "; rename it, or leave it out of the fleet"})
+			continue
+		}
+		i, dup := first[f.Address]
+		if !dup {
+			first[f.Address] = len(out)
+			out = append(out, f)
+			continue
+		}
+		if f.Region == m.Placement[f.Address.Provider] {
+			out[i], f = f, out[i]
+		}
+		res.LeftOut = append(res.LeftOut, LeftOut{Address: f.Address.String(), Region: f.Region,
+			Why: "another resource of that name is imported from " + out[i].Region + ", and a fleet declares one resource per address"})
+	}
+	return out
 }
 
 func declaration(m *spec.Model, f engine.Found, names map[spec.Address]bool, res *ImportResult) Declaration {

@@ -25,8 +25,7 @@ func WithWant(ctx context.Context, w Want) context.Context {
 }
 
 // WantsField reports whether ctx's caller needs field name. Without a
-// Want on ctx (discover, import, a sweep, a driver's own tests) every
-// field is wanted.
+// Want on ctx (import, a driver's own tests) every field is wanted.
 func WantsField(ctx context.Context, name string) bool {
 	w, ok := ctx.Value(wantKey{}).(Want)
 	return !ok || w.Fields[name]

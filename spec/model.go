@@ -779,6 +779,19 @@ func sortedAddresses(m *Model, members []int) []Address {
 	return addrs
 }
 
+// NameProblem says why a resource name cannot be declared (empty, a
+// slash, which an address uses, a space or a control character, too long),
+// or "" when it can: what import checks before it writes a declaration.
+func NameProblem(name string) string {
+	switch {
+	case name == "":
+		return "the name is empty"
+	case strings.Contains(name, "/"):
+		return "the name holds a /, which separates an address's parts"
+	}
+	return checkName(name)
+}
+
 func checkName(name string) string {
 	if len(name) > 255 {
 		return "name is longer than 255 characters"

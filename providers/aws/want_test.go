@@ -26,11 +26,15 @@ func TestDriversReadOnlyWhatIsWanted(t *testing.T) {
 		fields   map[string]any
 		skipped  string // the call a read that wants only the tags never makes
 		readback []string
+		attrs    []string       // attributes a create must report
+		update   map[string]any // a tags update that must not read back, when set
 	}{
-		{spec.ObjectStore, "want-bucket", map[string]any{"versioning": true, "tags": tags}, "GetBucketVersioning", []string{"HeadBucket", "GetBucketVersioning", "GetBucketTagging"}},
-		{spec.Queues, "want-queue", map[string]any{"visibilityTimeoutSec": 30.0, "tags": tags}, "GetQueueAttributes", []string{"GetQueueAttributes", "ListQueueTags"}},
-		{spec.IAM, "want-user", map[string]any{"policies": []any{}, "tags": tags}, "ListAttachedUserPolicies", []string{"GetUser", "ListAttachedUserPolicies"}},
-		{spec.Secrets, "want-secret", map[string]any{"value": spec.NewSensitive("s3cr3t"), "description": "d", "tags": tags}, "", []string{"DescribeSecret"}},
+		{spec.ObjectStore, "want-bucket", map[string]any{"versioning": true, "tags": tags}, "GetBucketVersioning", []string{"HeadBucket", "GetBucketVersioning", "GetBucketTagging"}, []string{"arn", "url"},
+			map[string]any{"versioning": true, "tags": map[string]any{"team": "api"}}},
+		{spec.Queues, "want-queue", map[string]any{"visibilityTimeoutSec": 30.0, "tags": tags}, "GetQueueAttributes", []string{"GetQueueAttributes", "GetQueueUrl"}, []string{"url"},
+			map[string]any{"visibilityTimeoutSec": 30.0, "tags": map[string]any{"team": "api"}}},
+		{spec.IAM, "want-user", map[string]any{"policies": []any{}, "tags": tags}, "ListAttachedUserPolicies", []string{"GetUser", "ListAttachedUserPolicies"}, []string{"arn", "id"}, nil},
+		{spec.Secrets, "want-secret", map[string]any{"value": spec.NewSensitive("s3cr3t"), "description": "d", "tags": tags}, "", []string{"DescribeSecret"}, []string{"arn", "id", "version"}, nil},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			d, _ := b.Driver(tc.kind)
@@ -56,6 +60,40 @@ func TestDriversReadOnlyWhatIsWanted(t *testing.T) {
 			for name, v := range made.Fields {
 				if want, ok := full.Fields[name]; !ok || !reflect.DeepEqual(spec.Canon(v), spec.Canon(want)) {
 					t.Errorf("create reports %s = %v, a read %v", name, v, want)
+				}
+			}
+			// What the create reports of the attributes is what a read
+			// says: the ARN, the id, a secret's version, a queue's URL.
+			for name, v := range made.Attributes {
+				if full.Attributes[name] != v {
+					t.Errorf("create reports attribute %s = %q, a read %q", name, v, full.Attributes[name])
+				}
+			}
+			for _, name := range tc.attrs {
+				if made.Attributes[name] == "" {
+					t.Errorf("create reports no %s", name)
+				}
+			}
+			if tc.update != nil {
+				before := snapshot(calls, tc.readback)
+				up := target
+				up.Fields = tc.update
+				up.Attributes = made.Attributes // what the engine observed
+				updated, err := d.Update(nothing, up, []string{spec.TagsField})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, op := range tc.readback {
+					if calls.count(op) != before[op] {
+						t.Errorf("update read back with %s", op)
+					}
+				}
+				again, err := d.Read(ctx, testRegion, tc.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if updated.Owner != again.Owner || !reflect.DeepEqual(spec.Canon(updated.Fields[spec.TagsField]), spec.Canon(again.Fields[spec.TagsField])) {
+					t.Errorf("update reports %v (%s), a read %v (%s)", updated.Fields[spec.TagsField], updated.Owner, again.Fields[spec.TagsField], again.Owner)
 				}
 			}
 			if tc.skipped == "" {

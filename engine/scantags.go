@@ -16,6 +16,7 @@ import (
 // stale scan never proposes a change.
 func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world) error {
 	res := &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}}
+	wants := wantsOf(m)
 	var jobs []job
 	for _, a := range w.scanTaggedAddresses() {
 		d, declared := m.Lookup(a)
@@ -44,7 +45,7 @@ func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world
 			if err != nil {
 				return err
 			}
-			r, found, err := rs.Read(providers.WithAddress(ctx, a), region, a.Name)
+			r, found, err := rs.Read(providers.WithWant(providers.WithAddress(ctx, a), wants[a]), region, a.Name)
 			if err != nil {
 				return err
 			}

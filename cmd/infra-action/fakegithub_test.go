@@ -235,6 +235,16 @@ func (g *fakeGitHub) pullRequest(number int, state, head string, merged bool) {
 	g.prs[number] = pr
 }
 
+// head is the head commit of pull request number; empty when there is
+// none.
+func (g *fakeGitHub) head(number int) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h, _ := g.prs[number]["head"].(map[string]any)
+	sha, _ := h["sha"].(string)
+	return sha
+}
+
 // review adds a review by user of commit to pull request number, after
 // the others: APPROVED, CHANGES_REQUESTED, COMMENTED or DISMISSED.
 func (g *fakeGitHub) review(number int, user, state, commit string) {

@@ -13,8 +13,9 @@ import (
 )
 
 // prRequest is a /infra apply comment: who wrote it on which pull
-// request, and, once checked, the head commit that was approved and
-// planned. Set on the action, it makes the apply one from the pull request.
+// request, and, once checked, the head commit that was approved, planned
+// and checked out. Set on the action, it makes the apply one from the
+// pull request.
 type prRequest struct {
 	number int
 	user   string
@@ -98,9 +99,10 @@ func applyCommand(body string) (fleet string, isCommand, bad bool) {
 	return "", true, true
 }
 
-// checkRequest checks what needs no fleet: the comment is on an open pull
-// request, its author may write to the repository, and the pull request
-// is approved at its head. It sets req.head.
+// checkRequest checks what needs no fleet, before any fleet program runs:
+// the comment is on an open pull request, its author may write to the
+// repository, the commit checked out is the pull request's head, and the
+// pull request is approved at its head. It sets req.head.
 func (a *action) checkRequest(ctx context.Context, api *repoAPI, req *prRequest) (*github.PullRequest, *refusal, error) {
 	if _, ok := a.eventValue("issue", "pull_request").(map[string]any); !ok {
 		return nil, &refusal{fmt.Sprintf("#%d is an issue, not a pull request", req.number),
@@ -126,8 +128,32 @@ func (a *action) checkRequest(ctx context.Context, api *repoAPI, req *prRequest)
 		return nil, &refusal{fmt.Sprintf("#%d is closed", req.number), "reopen it, then comment `/infra apply` again"}, nil
 	}
 	req.head = pr.GetHead().GetSHA()
+	if r := a.checkedOutHead(ctx, req); r != nil {
+		return nil, r, nil
+	}
 	r, err := a.approved(ctx, api, req)
 	return pr, r, err
+}
+
+// checkedOutHead checks that the commit checked out in the working
+// directory is req.head. The workflow checked out the pull request's head
+// when the job started and GitHub's head is read later: a push and a
+// force-push back in between would have the approved commit checked while
+// the fleet program of another one runs, with the invoke role.
+func (a *action) checkedOutHead(ctx context.Context, req *prRequest) *refusal {
+	sha, err := a.e.checkout(ctx)
+	if err != nil {
+		return &refusal{fmt.Sprintf("the commit checked out in the working directory cannot be read (%s), so it cannot be compared with the head of #%d, %s",
+			render.MarkdownCode(err.Error()), req.number, render.MarkdownCode(req.head)),
+			"check out the pull request's head with git before the action, as pr-apply.yml does (actions/checkout with " +
+				"`ref: refs/pull/${{ github.event.issue.number }}/head`), then comment `/infra apply` again"}
+	}
+	if sha != req.head {
+		return &refusal{fmt.Sprintf("the commit checked out, %s, is not the head of #%d, %s, that GitHub answers now: the head moved while the job started, "+
+			"and nothing of a commit other than the approved head may run", render.MarkdownCode(sha), req.number, render.MarkdownCode(req.head)),
+			fmt.Sprintf("check that the head of #%d is the commit you reviewed, then comment `/infra apply` again", req.number)}
+	}
+	return nil
 }
 
 func mayWrite(permission string) bool { return permission == "admin" || permission == "write" }

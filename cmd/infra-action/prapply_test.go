@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -389,4 +392,95 @@ func TestPRApplyRefusesAPlanCommentThatChangedDuringTheRun(t *testing.T) {
 	}
 	h.gh.assertRequests(t, permAlice, getPR7, reviews7, permBob, listComments7, listComments7)
 	assertNothingApplied(t, h)
+}
+
+// programFleet makes the fleet input a Go fleet program directory, whose
+// synthesis answers the document writeFleet wrote and is counted: the
+// program is what runs with the invoke role, so a refusal must come
+// before it runs.
+func programFleet(t *testing.T, h *harness) *int {
+	t.Helper()
+	dir := filepath.Join(h.dir, "infra")
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/shop\n")
+	doc, runs := h.fleet, 0
+	h.synth = func(context.Context, string) ([]byte, error) {
+		runs++
+		return os.ReadFile(doc)
+	}
+	h.fleet = dir
+	return &runs
+}
+
+// The workflow checked out refs/pull/7/head when the job started, and the
+// head GitHub answers later may be another commit: a push of H2 before the
+// checkout and a force-push back to the approved H1 before the API read.
+// The checkout is compared with the approved head before the fleet program
+// runs, so H2's program never runs.
+func TestPRApplyRefusesACheckoutThatIsNotTheApprovedHead(t *testing.T) {
+	h, _ := reviewedPR(t)
+	synths := programFleet(t, h)
+	h.checkout = func(context.Context) (string, error) { return head2, nil }
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if r.code != 0 || !strings.Contains(r.log, "::warning::/infra apply on #7 refused: ") {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
+	h.gh.assertRequests(t, permAlice, getPR7, createOn7)
+	assertNothingApplied(t, h)
+	if *synths != 0 {
+		t.Fatalf("the fleet program of the checkout ran %d time(s); it is not the approved head", *synths)
+	}
+	reply := lastBody(t, h, 7)
+	for _, want := range []string{"the commit checked out, `" + head2 + "`, is not the head of #7, `" + head1 + "`",
+		"**Nothing was changed.**", "check that the head of #7 is the commit you reviewed, then comment `/infra apply` again"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("the reply lacks %q:\n%s", want, reply)
+		}
+	}
+	// Checked out at the approved head, the same request synthesizes the
+	// program once and applies.
+	h.checkout = func(context.Context) (string, error) { return head1, nil }
+	r = h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if _, ok := h.cloud.Get(spec.AWS, spec.Queues, "eu-west-3", "jobs"); r.code != 0 || *synths != 1 || !ok {
+		t.Fatalf("exit %d, %d synthesis, applied %v:\n%s", r.code, *synths, ok, r.log)
+	}
+}
+
+// Where the commit checked out cannot be read (no git checkout), nothing
+// can be compared with the approved head: refused, before anything runs.
+func TestPRApplyRefusesWithoutAGitCheckout(t *testing.T) {
+	h, _ := reviewedPR(t)
+	synths := programFleet(t, h)
+	notGit := t.TempDir()
+	h.checkout = func(ctx context.Context) (string, error) { return gitHead(ctx, notGit) }
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if r.code != 0 || !strings.Contains(r.log, "::warning::/infra apply on #7 refused: ") {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
+	h.gh.assertRequests(t, permAlice, getPR7, createOn7)
+	assertNothingApplied(t, h)
+	if *synths != 0 {
+		t.Fatalf("the fleet program ran %d time(s)", *synths)
+	}
+	reply := lastBody(t, h, 7)
+	for _, want := range []string{"the commit checked out in the working directory cannot be read", "not a git repository",
+		"so it cannot be compared with the head of #7, `" + head1 + "`", "`ref: refs/pull/${{ github.event.issue.number }}/head`"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("the reply lacks %q:\n%s", want, reply)
+		}
+	}
+	if !printable(reply) {
+		t.Errorf("the reply is not printable:\n%q", reply)
+	}
+}
+
+// gitHead, the action's lookup of the checkout, reads the commit checked
+// out in the directory.
+func TestPRApplyReadsTheCheckoutWithGit(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	want := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	if got, err := gitHead(context.Background(), dir); err != nil || got != want || len(got) != 40 {
+		t.Fatalf("gitHead = %q, %v; want %q", got, err, want)
+	}
 }

@@ -100,9 +100,10 @@ func applyCommand(body string) (fleet string, isCommand, bad bool) {
 }
 
 // checkRequest checks what needs no fleet, before any fleet program runs:
-// the comment is on an open pull request, its author may write to the
-// repository, the commit checked out is the pull request's head, and the
-// pull request is approved at its head. It sets req.head.
+// the comment is on an open pull request into the default branch, its
+// author may write to the repository, the commit checked out is the pull
+// request's head, and the pull request is approved at its head. It sets
+// req.head.
 func (a *action) checkRequest(ctx context.Context, api *repoAPI, req *prRequest) (*github.PullRequest, *refusal, error) {
 	if _, ok := a.eventValue("issue", "pull_request").(map[string]any); !ok {
 		return nil, &refusal{fmt.Sprintf("#%d is an issue, not a pull request", req.number),
@@ -127,12 +128,35 @@ func (a *action) checkRequest(ctx context.Context, api *repoAPI, req *prRequest)
 	case pr.GetState() != "open":
 		return nil, &refusal{fmt.Sprintf("#%d is closed", req.number), "reopen it, then comment `/infra apply` again"}, nil
 	}
+	if r, err := a.intoDefaultBranch(ctx, api, req, pr); r != nil || err != nil {
+		return nil, r, err
+	}
 	req.head = pr.GetHead().GetSHA()
 	if r := a.checkedOutHead(ctx, req); r != nil {
 		return nil, r, nil
 	}
 	r, err := a.approved(ctx, api, req)
 	return pr, r, err
+}
+
+// intoDefaultBranch checks that pr merges into the repository's default
+// branch (the event's repository.default_branch, else GitHub's): only a
+// merge there applies, so only such a pull request's plan may be applied
+// before its merge.
+func (a *action) intoDefaultBranch(ctx context.Context, api *repoAPI, req *prRequest, pr *github.PullRequest) (*refusal, error) {
+	def := a.eventString("repository", "default_branch")
+	if def == "" {
+		var err error
+		if def, err = api.defaultBranch(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if base := pr.GetBase().GetRef(); base != def {
+		return &refusal{fmt.Sprintf("#%d merges into %s, not into the default branch %s, and only a merge into %s is applied",
+			req.number, render.MarkdownCode(base), render.MarkdownCode(def), render.MarkdownCode(def)),
+			fmt.Sprintf("change the base of #%d to %s, wait for its plan, review it, then comment `/infra apply` again", req.number, render.MarkdownCode(def))}, nil
+	}
+	return nil, nil
 }
 
 // checkedOutHead checks that the commit checked out in the working

@@ -178,6 +178,18 @@ func TestPRApplyRefusals(t *testing.T) {
 		{name: "merged", setup: func(h *harness) { h.gh.pullRequest(7, "closed", head1, true) },
 			requests: []string{permAlice, getPR7, createOn7},
 			want:     []string{"#7 is merged already, and its merge applies its reviewed plan"}},
+		{name: "not into the default branch", setup: func(h *harness) { h.gh.base(7, "release") },
+			requests: []string{permAlice, getPR7, createOn7},
+			want: []string{"#7 merges into `release`, not into the default branch `main`",
+				"change the base of #7 to `main`, wait for its plan, review it, then comment `/infra apply` again"}},
+		{name: "not into the default branch the API names", setup: func(h *harness) { h.gh.defaultBranch = "trunk" },
+			event: func() map[string]any {
+				ev := commentEvent(7, "alice", "/infra apply")
+				delete(ev["repository"].(map[string]any), "default_branch")
+				return ev
+			}(),
+			requests: []string{permAlice, getPR7, "GET /repos/acme/shop", createOn7},
+			want:     []string{"#7 merges into `main`, not into the default branch `trunk`"}},
 		{name: "read access", setup: func(h *harness) { h.gh.perms["alice"] = "read" },
 			requests: []string{permAlice, createOn7},
 			want:     []string{"@alice has read permission on this repository; an apply from a pull request needs write, maintain or admin", "ask someone with write access"}},

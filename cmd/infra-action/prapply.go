@@ -14,12 +14,16 @@ import (
 
 // prRequest is a /infra apply comment: who wrote it on which pull
 // request, and, once checked, the head commit that was approved, planned
-// and checked out. Set on the action, it makes the apply one from the
-// pull request.
+// and checked out, and each fleet's plan id checked at that head. Set on
+// the action, it makes the apply one from the pull request, of exactly
+// those plan ids.
 type prRequest struct {
 	number int
 	user   string
 	head   string
+	// planIDs maps each fleet to apply to the id of its plan comment when
+	// it was checked.
+	planIDs map[string]string
 }
 
 // refusal is why a /infra apply is not carried out and what to do about
@@ -262,9 +266,11 @@ func pickFleet(fleets []*fleetDoc, name string, someFailed bool) ([]*fleetDoc, *
 
 // reviewedAtHead checks that each fleet has a plan comment made for the
 // approved head, and leaves out the fleets whose reviewed plan was applied
-// from this pull request already.
+// from this pull request already. It records in req.planIDs the plan id
+// of each fleet left, the one the apply must find still.
 func (a *action) reviewedAtHead(ctx context.Context, api *repoAPI, req *prRequest, fleets []*fleetDoc) ([]*fleetDoc, *refusal, error) {
 	var todo, done []*fleetDoc
+	req.planIDs = map[string]string{}
 	for _, f := range fleets {
 		cs, err := api.findComments(ctx, req.number, render.PlanMarker(f.Name), ApplyMarker(f.Name))
 		if err != nil {
@@ -291,6 +297,7 @@ func (a *action) reviewedAtHead(ctx context.Context, api *repoAPI, req *prReques
 				continue
 			}
 		}
+		req.planIDs[f.Name] = id
 		todo = append(todo, f)
 	}
 	if len(todo) == 0 && len(done) > 0 {

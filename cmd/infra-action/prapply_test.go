@@ -496,3 +496,33 @@ func TestPRApplyReadsTheCheckoutWithGit(t *testing.T) {
 		t.Fatalf("gitHead = %q, %v; want %q", got, err, want)
 	}
 }
+
+// A re-plan at the same head between the check and the apply (a re-run of
+// the plan workflow, the cloud changed) is a plan nobody saw: the apply
+// takes exactly the plan id checked, or nothing.
+func TestPRApplyRefusesASameHeadReplanDuringTheRun(t *testing.T) {
+	h, reviewed := reviewedPR(t)
+	// What the re-plan plans: the fleet as it is checked out now.
+	h.writeFleet(queue, bucket, sg)
+	replan := h.run("pull_request", prEvent(8, head1), planInputs())
+	if replan.code != 0 || replan.outputs["plan-id"] == reviewed.outputs["plan-id"] {
+		t.Fatalf("re-plan: exit %d, outputs %v:\n%s", replan.code, replan.outputs, replan.log)
+	}
+	h.gh.take()
+	h.gh.hook = func(n int) {
+		if n == 5 { // permission, pull request, reviews, bob's permission, the comments checked
+			c := h.gh.comments[7][0]
+			c.Body = strings.Replace(c.Body, reviewed.outputs["plan-id"], replan.outputs["plan-id"], 1)
+		}
+	}
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if r.code != 1 || !strings.Contains(r.log, "the plan comment changed during this run") ||
+		!strings.Contains(r.log, replan.outputs["plan-id"]) || !strings.Contains(r.log, reviewed.outputs["plan-id"]) {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
+	h.gh.assertRequests(t, permAlice, getPR7, reviews7, permBob, listComments7, listComments7)
+	assertNothingApplied(t, h)
+	if _, ok := h.cloud.Get(spec.AWS, spec.SecurityGroup, "eu-west-3", "web"); ok {
+		t.Fatal("the re-plan nobody reviewed was applied")
+	}
+}

@@ -88,10 +88,14 @@ func (a *action) prApply(ctx context.Context) error {
 
 // applyCommand reads a comment's first line: "/infra apply" for every
 // fleet, "/infra apply FLEET" for one. isCommand is false for any other
-// comment; bad is true for a /infra apply with more words.
+// comment; bad is true for a /infra apply with more words. The line must
+// begin with "/infra apply" itself, one space between the words, which
+// is what pr-apply.yml's if: looks for: a comment the job does not start
+// for is none the action would read as a command.
 func applyCommand(body string) (fleet string, isCommand, bad bool) {
-	words := strings.Fields(firstLine(body))
-	if len(words) < 2 || words[0] != "/infra" || words[1] != "apply" {
+	line := firstLine(body)
+	words := strings.Fields(line)
+	if len(words) < 2 || words[0] != "/infra" || words[1] != "apply" || !strings.HasPrefix(line, "/infra apply") {
 		return "", false, false
 	}
 	switch len(words) {

@@ -4,9 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v2"
+
+	"github.com/infra-iac/infra/cli/workflows"
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
 	"github.com/infra-iac/infra/render"
@@ -304,7 +308,7 @@ func TestPRApplyApprovalIsEachReviewersLatestReview(t *testing.T) {
 // no reply.
 func TestPRApplyIgnoresOtherComments(t *testing.T) {
 	h, _ := reviewedPR(t)
-	for _, body := range []string{"LGTM", "/infra plan", "/infra applied", "please /infra apply", "/infraapply"} {
+	for _, body := range []string{"LGTM", "/infra plan", "/infra applied", "please /infra apply", "/infraapply", "/infra  apply", "/infra\tapply"} {
 		if r := h.run("issue_comment", commentEvent(7, "alice", body), prApplyInputs()); r.code != 0 {
 			t.Fatalf("%q: exit %d:\n%s", body, r.code, r.log)
 		}
@@ -524,5 +528,34 @@ func TestPRApplyRefusesASameHeadReplanDuringTheRun(t *testing.T) {
 	assertNothingApplied(t, h)
 	if _, ok := h.cloud.Get(spec.AWS, spec.SecurityGroup, "eu-west-3", "web"); ok {
 		t.Fatal("the re-plan nobody reviewed was applied")
+	}
+}
+
+// pr-apply.yml starts the job for every comment the action reads as a
+// command: the if: is GitHub's contains() (case-insensitive) of what
+// every command's first line begins with, and the action parses the rest.
+func TestPRApplyWorkflowStartsForEveryCommand(t *testing.T) {
+	b, err := workflows.Files.ReadFile("pr-apply.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			If string `yaml:"if"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`^contains\(github\.event\.comment\.body, '([^']*)'\)$`).FindStringSubmatch(wf.Jobs["apply"].If)
+	if m == nil {
+		t.Fatalf("the job's if: is %q; want contains(github.event.comment.body, '...')", wf.Jobs["apply"].If)
+	}
+	starts := func(body string) bool { return strings.Contains(strings.ToLower(body), strings.ToLower(m[1])) }
+	for _, body := range []string{"/infra apply", "  /infra apply", "\t/infra apply shop", "/infra apply\r\nplease", "/infra apply shop now",
+		"/infra  apply", "/infra\tapply", "/infra apply\u00a0shop", " \u3000/infra apply", "LGTM", "/infra plan"} {
+		if _, isCommand, _ := applyCommand(body); isCommand && !starts(body) {
+			t.Errorf("%q is a command to the action, but the workflow does not start for it", body)
+		}
 	}
 }

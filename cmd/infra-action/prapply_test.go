@@ -427,15 +427,16 @@ func programFleet(t *testing.T, h *harness) *int {
 	return &runs
 }
 
-// The workflow checked out refs/pull/7/head when the job started, and the
-// head GitHub answers later may be another commit: a push of H2 before the
-// checkout and a force-push back to the approved H1 before the API read.
-// The checkout is compared with the approved head before the fleet program
-// runs, so H2's program never runs.
-func TestPRApplyRefusesACheckoutThatIsNotTheApprovedHead(t *testing.T) {
+// refusedBeforeTheFleetRuns runs /infra apply on reviewedPR's #7 with
+// checkout as the lookup of the commit checked out and a counted fleet
+// program, and checks that it is refused with a reply holding want, after
+// the checks that need no fleet and before the program runs. It returns
+// the harness and the count, for what the test does next.
+func refusedBeforeTheFleetRuns(t *testing.T, checkout func(context.Context) (string, error), want ...string) (*harness, *int) {
+	t.Helper()
 	h, _ := reviewedPR(t)
 	synths := programFleet(t, h)
-	h.checkout = func(context.Context) (string, error) { return head2, nil }
+	h.checkout = checkout
 	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
 	if r.code != 0 || !strings.Contains(r.log, "::warning::/infra apply on #7 refused: ") {
 		t.Fatalf("exit %d:\n%s", r.code, r.log)
@@ -443,19 +444,33 @@ func TestPRApplyRefusesACheckoutThatIsNotTheApprovedHead(t *testing.T) {
 	h.gh.assertRequests(t, permAlice, getPR7, createOn7)
 	assertNothingApplied(t, h)
 	if *synths != 0 {
-		t.Fatalf("the fleet program of the checkout ran %d time(s); it is not the approved head", *synths)
+		t.Fatalf("the fleet program ran %d time(s) from a checkout that is not known to be the approved head", *synths)
 	}
 	reply := lastBody(t, h, 7)
-	for _, want := range []string{"the commit checked out, `" + head2 + "`, is not the head of #7, `" + head1 + "`",
-		"**Nothing was changed.**", "check that the head of #7 is the commit you reviewed, then comment `/infra apply` again"} {
-		if !strings.Contains(reply, want) {
-			t.Errorf("the reply lacks %q:\n%s", want, reply)
+	for _, w := range append(want, "**Nothing was changed.**") {
+		if !strings.Contains(reply, w) {
+			t.Errorf("the reply lacks %q:\n%s", w, reply)
 		}
 	}
+	if !printable(reply) {
+		t.Errorf("the reply is not printable:\n%q", reply)
+	}
+	return h, synths
+}
+
+// The workflow checked out refs/pull/7/head when the job started, and the
+// head GitHub answers later may be another commit: a push of H2 before the
+// checkout and a force-push back to the approved H1 before the API read.
+// The checkout is compared with the approved head before the fleet program
+// runs, so H2's program never runs.
+func TestPRApplyRefusesACheckoutThatIsNotTheApprovedHead(t *testing.T) {
+	h, synths := refusedBeforeTheFleetRuns(t, func(context.Context) (string, error) { return head2, nil },
+		"the commit checked out, `"+head2+"`, is not the head of #7, `"+head1+"`",
+		"check that the head of #7 is the commit you reviewed, then comment `/infra apply` again")
 	// Checked out at the approved head, the same request synthesizes the
 	// program once and applies.
 	h.checkout = func(context.Context) (string, error) { return head1, nil }
-	r = h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
 	if _, ok := h.cloud.Get(spec.AWS, spec.Queues, "eu-west-3", "jobs"); r.code != 0 || *synths != 1 || !ok {
 		t.Fatalf("exit %d, %d synthesis, applied %v:\n%s", r.code, *synths, ok, r.log)
 	}
@@ -464,29 +479,10 @@ func TestPRApplyRefusesACheckoutThatIsNotTheApprovedHead(t *testing.T) {
 // Where the commit checked out cannot be read (no git checkout), nothing
 // can be compared with the approved head: refused, before anything runs.
 func TestPRApplyRefusesWithoutAGitCheckout(t *testing.T) {
-	h, _ := reviewedPR(t)
-	synths := programFleet(t, h)
 	notGit := t.TempDir()
-	h.checkout = func(ctx context.Context) (string, error) { return gitHead(ctx, notGit) }
-	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
-	if r.code != 0 || !strings.Contains(r.log, "::warning::/infra apply on #7 refused: ") {
-		t.Fatalf("exit %d:\n%s", r.code, r.log)
-	}
-	h.gh.assertRequests(t, permAlice, getPR7, createOn7)
-	assertNothingApplied(t, h)
-	if *synths != 0 {
-		t.Fatalf("the fleet program ran %d time(s)", *synths)
-	}
-	reply := lastBody(t, h, 7)
-	for _, want := range []string{"the commit checked out in the working directory cannot be read", "not a git repository",
-		"so it cannot be compared with the head of #7, `" + head1 + "`", "`ref: refs/pull/${{ github.event.issue.number }}/head`"} {
-		if !strings.Contains(reply, want) {
-			t.Errorf("the reply lacks %q:\n%s", want, reply)
-		}
-	}
-	if !printable(reply) {
-		t.Errorf("the reply is not printable:\n%q", reply)
-	}
+	refusedBeforeTheFleetRuns(t, func(ctx context.Context) (string, error) { return gitHead(ctx, notGit) },
+		"the commit checked out in the working directory cannot be read", "not a git repository",
+		"so it cannot be compared with the head of #7, `"+head1+"`", "`ref: refs/pull/${{ github.event.issue.number }}/head`")
 }
 
 // gitHead, the action's lookup of the checkout, reads the commit checked

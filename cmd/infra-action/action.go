@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ type env struct {
 	clouds clouds
 	// invoker reaches the executor (executor mode), made only when needed.
 	invoker func(ctx context.Context) (invoker, error)
+	// checkout is the commit checked out in the working directory, which
+	// /infra apply compares with the approved head; nil is git's answer
+	// (gitHead).
+	checkout func(ctx context.Context) (string, error)
 }
 
 // inputs are action.yml's inputs (docs/ci.md).
@@ -181,6 +186,9 @@ func run(ctx context.Context, e env) int {
 	// clouds: escaped, so that nothing in them acts on a log viewer.
 	stdout := cli.PrintableWriter(e.stdout)
 	gha := githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(e.getenv))
+	if e.checkout == nil {
+		e.checkout = func(ctx context.Context) (string, error) { return gitHead(ctx, "") }
+	}
 	a := &action{e: e, gha: gha, log: stdout, seen: map[string]string{}}
 	if err := a.main(ctx); err != nil {
 		// Through the library, so the message is escaped as a workflow
@@ -398,6 +406,22 @@ func (a *action) eventString(path ...string) string {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
 	return ""
+}
+
+// gitHead is the commit checked out in dir (the working directory when
+// empty): git rev-parse --verify HEAD.
+func gitHead(ctx context.Context, dir string) (string, error) {
+	var stderr strings.Builder
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--verify", "HEAD")
+	cmd.Dir, cmd.Stderr = dir, &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("git rev-parse --verify HEAD: %s", firstLine(msg))
+		}
+		return "", fmt.Errorf("git rev-parse --verify HEAD: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 func renderText(p *operations.Plan) string {

@@ -45,6 +45,12 @@ type harness struct {
 	runs int
 	// backends, when set, replace the memory cloud (moto, for instance).
 	backends operations.BackendsFunc
+	// checkout, when set, is the commit lookup of the working directory;
+	// nil reads the head GitHub has for the event's pull request, which is
+	// what the workflow's checkout of refs/pull/N/head finds.
+	checkout func(ctx context.Context) (string, error)
+	// synth, when set, synthesizes a fleet program directory.
+	synth operations.SynthFunc
 }
 
 func newHarness(t *testing.T) *harness {
@@ -93,6 +99,9 @@ func (h *harness) clouds() clouds {
 	if h.backends != nil {
 		c.Backends = h.backends
 	}
+	if h.synth != nil {
+		c.Synth = h.synth
+	}
 	return c
 }
 
@@ -140,13 +149,20 @@ func (h *harness) run(event string, payload map[string]any, in map[string]string
 		vars["INPUT_"+strings.ToUpper(k)] = v
 	}
 	h.runs++
+	checkout := h.checkout
+	if checkout == nil {
+		issue, _ := payload["issue"].(map[string]any)
+		n, _ := issue["number"].(int)
+		checkout = func(context.Context) (string, error) { return h.gh.head(n), nil }
+	}
 	var stdout bytes.Buffer
 	code := run(context.Background(), env{
-		getenv:  func(k string) string { return vars[k] },
-		stdout:  &stdout,
-		http:    http.DefaultClient,
-		clouds:  h.clouds(),
-		invoker: func(context.Context) (invoker, error) { return h.inv, nil },
+		getenv:   func(k string) string { return vars[k] },
+		stdout:   &stdout,
+		http:     http.DefaultClient,
+		clouds:   h.clouds(),
+		invoker:  func(context.Context) (invoker, error) { return h.inv, nil },
+		checkout: checkout,
 	})
 	outputs, _ := os.ReadFile(vars["GITHUB_OUTPUT"])
 	summary, _ := os.ReadFile(vars["GITHUB_STEP_SUMMARY"])

@@ -210,11 +210,12 @@ func (a *action) reviewedPlan(ctx context.Context, api *repoAPI, pr *github.Pull
 	if c != nil {
 		reviewed, head, _ = render.ReadMarkdownPlanID(c.GetBody())
 	}
-	// /infra apply checked the comment before anything ran; a push
-	// since then re-planned it for a commit nobody approved.
-	if a.request != nil && (reviewed == "" || head != a.request.head) {
-		return "", nil, false, fmt.Errorf("fleet %s: the plan comment changed during this run (it is now for %q, not the approved %s); nothing was changed. Review the new plan and comment /infra apply again",
-			f.Name, head, a.request.head)
+	// /infra apply checked the comment before anything ran; a push since
+	// then re-planned it for a commit nobody approved, and a re-plan at
+	// the same head (a re-run, the cloud changed) is a plan nobody saw.
+	if a.request != nil && (reviewed == "" || head != a.request.head || reviewed != a.request.planIDs[f.Name]) {
+		return "", nil, false, fmt.Errorf("fleet %s: the plan comment changed during this run (it is now plan %q for %q, not the checked plan %s for the approved %s); nothing was changed. Review the new plan and comment /infra apply again",
+			f.Name, reviewed, head, a.request.planIDs[f.Name], a.request.head)
 	}
 	if err := a.reviewedScope(f, c); err != nil {
 		return "", nil, false, err

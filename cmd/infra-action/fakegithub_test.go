@@ -34,8 +34,10 @@ type fakeGitHub struct {
 	reviews map[int][]any
 	// perms answers collaborators/{user}/permission; GitHub answers 404
 	// for a user it does not know.
-	perms    map[string]string
-	requests []fakeRequest
+	perms map[string]string
+	// defaultBranch answers repos/{owner}/{repo}; main when empty.
+	defaultBranch string
+	requests      []fakeRequest
 	// hook, when set, runs after each request is recorded, with the lock
 	// held: a test's way to change GitHub between two calls of one run.
 	hook func(requests int)
@@ -71,6 +73,7 @@ var (
 	pull         = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
 	pullReviews  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
 	permission   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
+	repository   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)$`)
 )
 
 func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
@@ -156,6 +159,12 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"permission": p, "user": map[string]any{"login": user}})
+	case repository.MatchString(r.URL.Path) && r.Method == http.MethodGet:
+		def := g.defaultBranch
+		if def == "" {
+			def = "main"
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"full_name": "acme/shop", "default_branch": def})
 	default:
 		g.t.Errorf("the action called an API the fake does not serve: %s %s", r.Method, path)
 		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
@@ -224,15 +233,33 @@ func (g *fakeGitHub) merged(sha string, number int) {
 }
 
 // pullRequest records pull request number as GitHub answers pulls/{n}:
-// state is open or closed, merged whether it was.
+// state is open or closed, merged whether it was; its base is main.
 func (g *fakeGitHub) pullRequest(number int, state, head string, merged bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	pr := map[string]any{"number": number, "state": state, "merged": merged, "head": map[string]any{"sha": head}}
+	pr := map[string]any{"number": number, "state": state, "merged": merged, "head": map[string]any{"sha": head},
+		"base": map[string]any{"ref": "main"}}
 	if merged {
 		pr["merged_at"] = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Format(time.RFC3339)
 	}
 	g.prs[number] = pr
+}
+
+// base makes pull request number one into branch.
+func (g *fakeGitHub) base(number int, branch string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.prs[number]["base"] = map[string]any{"ref": branch}
+}
+
+// head is the head commit of pull request number; empty when there is
+// none.
+func (g *fakeGitHub) head(number int) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h, _ := g.prs[number]["head"].(map[string]any)
+	sha, _ := h["sha"].(string)
+	return sha
 }
 
 // review adds a review by user of commit to pull request number, after

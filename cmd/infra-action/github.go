@@ -186,6 +186,18 @@ func (r *repoAPI) pullRequest(ctx context.Context, number int) (*github.PullRequ
 	return pr, nil
 }
 
+// defaultBranch is the repository's default branch, as GitHub has it.
+func (r *repoAPI) defaultBranch(ctx context.Context) (string, error) {
+	repo, _, err := r.c.Repositories.Get(ctx, r.owner, r.repo)
+	if err != nil {
+		return "", fmt.Errorf("read the repository %s/%s: %w", r.owner, r.repo, err)
+	}
+	if repo.GetDefaultBranch() == "" {
+		return "", fmt.Errorf("GitHub names no default branch of %s/%s", r.owner, r.repo)
+	}
+	return repo.GetDefaultBranch(), nil
+}
+
 // permission is user's permission on the repository: admin, write (which
 // maintain reads as), read or none. A user GitHub does not know as a
 // collaborator (404) has none.

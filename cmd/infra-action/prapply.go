@@ -13,12 +13,17 @@ import (
 )
 
 // prRequest is a /infra apply comment: who wrote it on which pull
-// request, and, once checked, the head commit that was approved and
-// planned. Set on the action, it makes the apply one from the pull request.
+// request, and, once checked, the head commit that was approved, planned
+// and checked out, and each fleet's plan id checked at that head. Set on
+// the action, it makes the apply one from the pull request, of exactly
+// those plan ids.
 type prRequest struct {
 	number int
 	user   string
 	head   string
+	// planIDs maps each fleet to apply to the id of its plan comment when
+	// it was checked.
+	planIDs map[string]string
 }
 
 // refusal is why a /infra apply is not carried out and what to do about
@@ -83,10 +88,14 @@ func (a *action) prApply(ctx context.Context) error {
 
 // applyCommand reads a comment's first line: "/infra apply" for every
 // fleet, "/infra apply FLEET" for one. isCommand is false for any other
-// comment; bad is true for a /infra apply with more words.
+// comment; bad is true for a /infra apply with more words. The line must
+// begin with "/infra apply" itself, one space between the words, which
+// is what pr-apply.yml's if: looks for: a comment the job does not start
+// for is none the action would read as a command.
 func applyCommand(body string) (fleet string, isCommand, bad bool) {
-	words := strings.Fields(firstLine(body))
-	if len(words) < 2 || words[0] != "/infra" || words[1] != "apply" {
+	line := firstLine(body)
+	words := strings.Fields(line)
+	if len(words) < 2 || words[0] != "/infra" || words[1] != "apply" || !strings.HasPrefix(line, "/infra apply") {
 		return "", false, false
 	}
 	switch len(words) {
@@ -98,9 +107,11 @@ func applyCommand(body string) (fleet string, isCommand, bad bool) {
 	return "", true, true
 }
 
-// checkRequest checks what needs no fleet: the comment is on an open pull
-// request, its author may write to the repository, and the pull request
-// is approved at its head. It sets req.head.
+// checkRequest checks what needs no fleet, before any fleet program runs:
+// the comment is on an open pull request into the default branch, its
+// author may write to the repository, the commit checked out is the pull
+// request's head, and the pull request is approved at its head. It sets
+// req.head.
 func (a *action) checkRequest(ctx context.Context, api *repoAPI, req *prRequest) (*github.PullRequest, *refusal, error) {
 	if _, ok := a.eventValue("issue", "pull_request").(map[string]any); !ok {
 		return nil, &refusal{fmt.Sprintf("#%d is an issue, not a pull request", req.number),
@@ -125,9 +136,56 @@ func (a *action) checkRequest(ctx context.Context, api *repoAPI, req *prRequest)
 	case pr.GetState() != "open":
 		return nil, &refusal{fmt.Sprintf("#%d is closed", req.number), "reopen it, then comment `/infra apply` again"}, nil
 	}
+	if r, err := a.intoDefaultBranch(ctx, api, req, pr); r != nil || err != nil {
+		return nil, r, err
+	}
 	req.head = pr.GetHead().GetSHA()
+	if r := a.checkedOutHead(ctx, req); r != nil {
+		return nil, r, nil
+	}
 	r, err := a.approved(ctx, api, req)
 	return pr, r, err
+}
+
+// intoDefaultBranch checks that pr merges into the repository's default
+// branch (the event's repository.default_branch, else GitHub's): only a
+// merge there applies, so only such a pull request's plan may be applied
+// before its merge.
+func (a *action) intoDefaultBranch(ctx context.Context, api *repoAPI, req *prRequest, pr *github.PullRequest) (*refusal, error) {
+	def := a.eventString("repository", "default_branch")
+	if def == "" {
+		var err error
+		if def, err = api.defaultBranch(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if base := pr.GetBase().GetRef(); base != def {
+		return &refusal{fmt.Sprintf("#%d merges into %s, not into the default branch %s, and only a merge into %s is applied",
+			req.number, render.MarkdownCode(base), render.MarkdownCode(def), render.MarkdownCode(def)),
+			fmt.Sprintf("change the base of #%d to %s, wait for its plan, review it, then comment `/infra apply` again", req.number, render.MarkdownCode(def))}, nil
+	}
+	return nil, nil
+}
+
+// checkedOutHead checks that the commit checked out in the working
+// directory is req.head. The workflow checked out the pull request's head
+// when the job started and GitHub's head is read later: a push and a
+// force-push back in between would have the approved commit checked while
+// the fleet program of another one runs, with the invoke role.
+func (a *action) checkedOutHead(ctx context.Context, req *prRequest) *refusal {
+	sha, err := a.e.checkout(ctx)
+	if err != nil {
+		return &refusal{fmt.Sprintf("the commit checked out in the working directory cannot be read (%s), so it cannot be compared with the head of #%d, %s",
+			render.MarkdownCode(err.Error()), req.number, render.MarkdownCode(req.head)),
+			"check out the pull request's head with git before the action, as pr-apply.yml does (actions/checkout with " +
+				"`ref: refs/pull/${{ github.event.issue.number }}/head`), then comment `/infra apply` again"}
+	}
+	if sha != req.head {
+		return &refusal{fmt.Sprintf("the commit checked out, %s, is not the head of #%d, %s, that GitHub answers now: the head moved while the job started, "+
+			"and nothing of a commit other than the approved head may run", render.MarkdownCode(sha), req.number, render.MarkdownCode(req.head)),
+			fmt.Sprintf("check that the head of #%d is the commit you reviewed, then comment `/infra apply` again", req.number)}
+	}
+	return nil
 }
 
 func mayWrite(permission string) bool { return permission == "admin" || permission == "write" }
@@ -212,9 +270,11 @@ func pickFleet(fleets []*fleetDoc, name string, someFailed bool) ([]*fleetDoc, *
 
 // reviewedAtHead checks that each fleet has a plan comment made for the
 // approved head, and leaves out the fleets whose reviewed plan was applied
-// from this pull request already.
+// from this pull request already. It records in req.planIDs the plan id
+// of each fleet left, the one the apply must find still.
 func (a *action) reviewedAtHead(ctx context.Context, api *repoAPI, req *prRequest, fleets []*fleetDoc) ([]*fleetDoc, *refusal, error) {
 	var todo, done []*fleetDoc
+	req.planIDs = map[string]string{}
 	for _, f := range fleets {
 		cs, err := api.findComments(ctx, req.number, render.PlanMarker(f.Name), ApplyMarker(f.Name))
 		if err != nil {
@@ -241,6 +301,7 @@ func (a *action) reviewedAtHead(ctx context.Context, api *repoAPI, req *prReques
 				continue
 			}
 		}
+		req.planIDs[f.Name] = id
 		todo = append(todo, f)
 	}
 	if len(todo) == 0 && len(done) > 0 {

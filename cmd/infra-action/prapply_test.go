@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v2"
+
+	"github.com/infra-iac/infra/cli/workflows"
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/executor"
 	"github.com/infra-iac/infra/render"
@@ -175,6 +182,18 @@ func TestPRApplyRefusals(t *testing.T) {
 		{name: "merged", setup: func(h *harness) { h.gh.pullRequest(7, "closed", head1, true) },
 			requests: []string{permAlice, getPR7, createOn7},
 			want:     []string{"#7 is merged already, and its merge applies its reviewed plan"}},
+		{name: "not into the default branch", setup: func(h *harness) { h.gh.base(7, "release") },
+			requests: []string{permAlice, getPR7, createOn7},
+			want: []string{"#7 merges into `release`, not into the default branch `main`",
+				"change the base of #7 to `main`, wait for its plan, review it, then comment `/infra apply` again"}},
+		{name: "not into the default branch the API names", setup: func(h *harness) { h.gh.defaultBranch = "trunk" },
+			event: func() map[string]any {
+				ev := commentEvent(7, "alice", "/infra apply")
+				delete(ev["repository"].(map[string]any), "default_branch")
+				return ev
+			}(),
+			requests: []string{permAlice, getPR7, "GET /repos/acme/shop", createOn7},
+			want:     []string{"#7 merges into `main`, not into the default branch `trunk`"}},
 		{name: "read access", setup: func(h *harness) { h.gh.perms["alice"] = "read" },
 			requests: []string{permAlice, createOn7},
 			want:     []string{"@alice has read permission on this repository; an apply from a pull request needs write, maintain or admin", "ask someone with write access"}},
@@ -289,7 +308,7 @@ func TestPRApplyApprovalIsEachReviewersLatestReview(t *testing.T) {
 // no reply.
 func TestPRApplyIgnoresOtherComments(t *testing.T) {
 	h, _ := reviewedPR(t)
-	for _, body := range []string{"LGTM", "/infra plan", "/infra applied", "please /infra apply", "/infraapply"} {
+	for _, body := range []string{"LGTM", "/infra plan", "/infra applied", "please /infra apply", "/infraapply", "/infra  apply", "/infra\tapply"} {
 		if r := h.run("issue_comment", commentEvent(7, "alice", body), prApplyInputs()); r.code != 0 {
 			t.Fatalf("%q: exit %d:\n%s", body, r.code, r.log)
 		}
@@ -389,4 +408,150 @@ func TestPRApplyRefusesAPlanCommentThatChangedDuringTheRun(t *testing.T) {
 	}
 	h.gh.assertRequests(t, permAlice, getPR7, reviews7, permBob, listComments7, listComments7)
 	assertNothingApplied(t, h)
+}
+
+// programFleet makes the fleet input a Go fleet program directory, whose
+// synthesis answers the document writeFleet wrote and is counted: the
+// program is what runs with the invoke role, so a refusal must come
+// before it runs.
+func programFleet(t *testing.T, h *harness) *int {
+	t.Helper()
+	dir := filepath.Join(h.dir, "infra")
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/shop\n")
+	doc, runs := h.fleet, 0
+	h.synth = func(context.Context, string) ([]byte, error) {
+		runs++
+		return os.ReadFile(doc)
+	}
+	h.fleet = dir
+	return &runs
+}
+
+// refusedBeforeTheFleetRuns runs /infra apply on reviewedPR's #7 with
+// checkout as the lookup of the commit checked out and a counted fleet
+// program, and checks that it is refused with a reply holding want, after
+// the checks that need no fleet and before the program runs. It returns
+// the harness and the count, for what the test does next.
+func refusedBeforeTheFleetRuns(t *testing.T, checkout func(context.Context) (string, error), want ...string) (*harness, *int) {
+	t.Helper()
+	h, _ := reviewedPR(t)
+	synths := programFleet(t, h)
+	h.checkout = checkout
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if r.code != 0 || !strings.Contains(r.log, "::warning::/infra apply on #7 refused: ") {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
+	h.gh.assertRequests(t, permAlice, getPR7, createOn7)
+	assertNothingApplied(t, h)
+	if *synths != 0 {
+		t.Fatalf("the fleet program ran %d time(s) from a checkout that is not known to be the approved head", *synths)
+	}
+	reply := lastBody(t, h, 7)
+	for _, w := range append(want, "**Nothing was changed.**") {
+		if !strings.Contains(reply, w) {
+			t.Errorf("the reply lacks %q:\n%s", w, reply)
+		}
+	}
+	if !printable(reply) {
+		t.Errorf("the reply is not printable:\n%q", reply)
+	}
+	return h, synths
+}
+
+// The workflow checked out refs/pull/7/head when the job started, and the
+// head GitHub answers later may be another commit: a push of H2 before the
+// checkout and a force-push back to the approved H1 before the API read.
+// The checkout is compared with the approved head before the fleet program
+// runs, so H2's program never runs.
+func TestPRApplyRefusesACheckoutThatIsNotTheApprovedHead(t *testing.T) {
+	h, synths := refusedBeforeTheFleetRuns(t, func(context.Context) (string, error) { return head2, nil },
+		"the commit checked out, `"+head2+"`, is not the head of #7, `"+head1+"`",
+		"check that the head of #7 is the commit you reviewed, then comment `/infra apply` again")
+	// Checked out at the approved head, the same request synthesizes the
+	// program once and applies.
+	h.checkout = func(context.Context) (string, error) { return head1, nil }
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if _, ok := h.cloud.Get(spec.AWS, spec.Queues, "eu-west-3", "jobs"); r.code != 0 || *synths != 1 || !ok {
+		t.Fatalf("exit %d, %d synthesis, applied %v:\n%s", r.code, *synths, ok, r.log)
+	}
+}
+
+// Where the commit checked out cannot be read (no git checkout), nothing
+// can be compared with the approved head: refused, before anything runs.
+func TestPRApplyRefusesWithoutAGitCheckout(t *testing.T) {
+	notGit := t.TempDir()
+	refusedBeforeTheFleetRuns(t, func(ctx context.Context) (string, error) { return gitHead(ctx, notGit) },
+		"the commit checked out in the working directory cannot be read", "not a git repository",
+		"so it cannot be compared with the head of #7, `"+head1+"`", "`ref: refs/pull/${{ github.event.issue.number }}/head`")
+}
+
+// gitHead, the action's lookup of the checkout, reads the commit checked
+// out in the directory.
+func TestPRApplyReadsTheCheckoutWithGit(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	want := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	if got, err := gitHead(context.Background(), dir); err != nil || got != want || len(got) != 40 {
+		t.Fatalf("gitHead = %q, %v; want %q", got, err, want)
+	}
+}
+
+// A re-plan at the same head between the check and the apply (a re-run of
+// the plan workflow, the cloud changed) is a plan nobody saw: the apply
+// takes exactly the plan id checked, or nothing.
+func TestPRApplyRefusesASameHeadReplanDuringTheRun(t *testing.T) {
+	h, reviewed := reviewedPR(t)
+	// What the re-plan plans: the fleet as it is checked out now.
+	h.writeFleet(queue, bucket, sg)
+	replan := h.run("pull_request", prEvent(8, head1), planInputs())
+	if replan.code != 0 || replan.outputs["plan-id"] == reviewed.outputs["plan-id"] {
+		t.Fatalf("re-plan: exit %d, outputs %v:\n%s", replan.code, replan.outputs, replan.log)
+	}
+	h.gh.take()
+	h.gh.hook = func(n int) {
+		if n == 5 { // permission, pull request, reviews, bob's permission, the comments checked
+			c := h.gh.comments[7][0]
+			c.Body = strings.Replace(c.Body, reviewed.outputs["plan-id"], replan.outputs["plan-id"], 1)
+		}
+	}
+	r := h.run("issue_comment", commentEvent(7, "alice", "/infra apply"), prApplyInputs())
+	if r.code != 1 || !strings.Contains(r.log, "the plan comment changed during this run") ||
+		!strings.Contains(r.log, replan.outputs["plan-id"]) || !strings.Contains(r.log, reviewed.outputs["plan-id"]) {
+		t.Fatalf("exit %d:\n%s", r.code, r.log)
+	}
+	h.gh.assertRequests(t, permAlice, getPR7, reviews7, permBob, listComments7, listComments7)
+	assertNothingApplied(t, h)
+	if _, ok := h.cloud.Get(spec.AWS, spec.SecurityGroup, "eu-west-3", "web"); ok {
+		t.Fatal("the re-plan nobody reviewed was applied")
+	}
+}
+
+// pr-apply.yml starts the job for every comment the action reads as a
+// command: the if: is GitHub's contains() (case-insensitive) of what
+// every command's first line begins with, and the action parses the rest.
+func TestPRApplyWorkflowStartsForEveryCommand(t *testing.T) {
+	b, err := workflows.Files.ReadFile("pr-apply.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			If string `yaml:"if"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`^contains\(github\.event\.comment\.body, '([^']*)'\)$`).FindStringSubmatch(wf.Jobs["apply"].If)
+	if m == nil {
+		t.Fatalf("the job's if: is %q; want contains(github.event.comment.body, '...')", wf.Jobs["apply"].If)
+	}
+	starts := func(body string) bool { return strings.Contains(strings.ToLower(body), strings.ToLower(m[1])) }
+	for _, body := range []string{"/infra apply", "  /infra apply", "\t/infra apply shop", "/infra apply\r\nplease", "/infra apply shop now",
+		"/infra  apply", "/infra\tapply", "/infra apply\u00a0shop", " \u3000/infra apply", "LGTM", "/infra plan"} {
+		if _, isCommand, _ := applyCommand(body); isCommand && !starts(body) {
+			t.Errorf("%q is a command to the action, but the workflow does not start for it", body)
+		}
+	}
 }

@@ -104,13 +104,19 @@ var phases = []phase{
 	{"plan (1% changed)", func(_, changed, st string) []string {
 		return []string{"plan", "--detailed-exitcode", "--fleet", changed, "--state", st}
 	}, 2},
+	{"apply (1% changed)", func(_, changed, st string) []string {
+		return []string{"apply", "--yes", "--fleet", changed, "--state", st}
+	}, 0},
 	{"destroy", func(doc, _, st string) []string { return []string{"destroy", "--yes", "--fleet", doc, "--state", st} }, 0},
 }
 
 // sample is one measured command.
 type sample struct {
-	wall     time.Duration
-	rssKB    int64
+	wall  time.Duration
+	rssKB int64
+	// cpu is the child's user and system CPU time: infra's own work, the
+	// emulator's being another process.
+	cpu      time.Duration
 	ops      map[string]int
 	attempts map[string]int
 }
@@ -182,13 +188,13 @@ func bench(o options) error {
 // sizeResult is every phase of one fleet size, each run.
 type sizeResult struct {
 	n      int
-	kinds  map[spec.Kind]int
+	fleet  fleetPair
 	byName map[string][]sample
 }
 
 func measureSize(self string, env []string, srv *moto.Server, work string, n, runs int, quiet bool) (*sizeResult, error) {
-	doc := fleetDocument(n, 0)
-	res := &sizeResult{n: n, kinds: kindsOf(doc), byName: map[string][]sample{}}
+	doc, changed := fleetDocument(n, 0), fleetDocument(n, 0.01)
+	res := &sizeResult{n: n, fleet: fleetPair{doc, changed}, byName: map[string][]sample{}}
 	dir := filepath.Join(work, fmt.Sprintf("n%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -197,7 +203,7 @@ func measureSize(self string, env []string, srv *moto.Server, work string, n, ru
 	if err := writeDoc(docPath, doc); err != nil {
 		return nil, err
 	}
-	if err := writeDoc(changedPath, fleetDocument(n, 0.01)); err != nil {
+	if err := writeDoc(changedPath, changed); err != nil {
 		return nil, err
 	}
 	for r := 0; r < runs; r++ {
@@ -211,8 +217,7 @@ func measureSize(self string, env []string, srv *moto.Server, work string, n, ru
 				return nil, fmt.Errorf("%s (run %d): %w", ph.name, r+1, err)
 			}
 			if !quiet {
-				fmt.Fprintf(os.Stderr, "  run %d %-22s %8s %7.1f MB %6d calls\n", r+1, ph.name,
-					s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops))
+				fmt.Fprintf(os.Stderr, "  run %d %s\n", r+1, progress(ph.name, s, res.fleet))
 			}
 			res.byName[ph.name] = append(res.byName[ph.name], s)
 		}
@@ -262,6 +267,7 @@ func measure(self string, env []string, dir string, args []string, wantExit int)
 	s := sample{wall: wall}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.rssKB = ru.Maxrss
+		s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	var c counter
 	if b, err := os.ReadFile(counts); err == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -22,35 +23,137 @@ func pages(n, per int) int {
 	return (n + per - 1) / per
 }
 
-// minimum is the fewest AWS calls that observe the fleet in one region,
-// as docs/performance.md states it per kind: every listing's pages, plus
-// the reads no listing or batch API answers, on the APIs the emulator
-// serves. The Tagging API carries the tags of the kinds it returns, so
-// their tags cost its pages, not a read each.
-func minimum(kinds map[spec.Kind]int) []minRow {
+// census is what a fleet declares, as far as the minimum depends on it: a
+// read the listing cannot answer is needed only for a field the fleet
+// declares, and a create writes only what is declared.
+type census struct {
+	kinds map[spec.Kind]int
+	// queueAttrs: queues declaring an attribute (any field but tags),
+	// which GetQueueAttributes alone reports.
+	queueAttrs int
+	// versioning: buckets declaring versioning, which only
+	// GetBucketVersioning reports; versioningOn: of them, those a create
+	// must turn on (a new bucket is unversioned).
+	versioning, versioningOn int
+	// ingress: security groups declaring ingress rules, which a create
+	// authorizes in one call.
+	ingress int
+}
+
+func censusOf(doc *spec.Document) census {
+	c := census{kinds: map[spec.Kind]int{}}
+	for _, r := range doc.Resources {
+		a, err := spec.ParseAddress(r.Address)
+		if err != nil {
+			continue
+		}
+		c.kinds[a.Kind]++
+		switch a.Kind {
+		case spec.Queues:
+			for f := range r.Spec {
+				if f != spec.TagsField {
+					c.queueAttrs++
+					break
+				}
+			}
+		case spec.ObjectStore:
+			if v, ok := r.Spec["versioning"]; ok {
+				c.versioning++
+				if v == true {
+					c.versioningOn++
+				}
+			}
+		case spec.SecurityGroup:
+			if rules, ok := r.Spec["ingress"].([]any); ok && len(rules) > 0 {
+				c.ingress++
+			}
+		}
+	}
+	return c
+}
+
+// writesOf counts, per kind, the write calls that turn fleet from into
+// fleet to: one per changed field, except a queue's attributes, which one
+// SetQueueAttributes sets together. Every field the benchmark fleets
+// change is one call (SetQueueAttributes, PutBucketVersioning,
+// UpdateSecret, AuthorizeSecurityGroupIngress for an added rule, one
+// tagging call for added or changed tags).
+func writesOf(from, to *spec.Document) map[spec.Kind]int {
+	was := map[string]map[string]any{}
+	for _, r := range from.Resources {
+		was[r.Address] = r.Spec
+	}
+	out := map[spec.Kind]int{}
+	for _, r := range to.Resources {
+		a, err := spec.ParseAddress(r.Address)
+		if err != nil {
+			continue
+		}
+		old := was[r.Address]
+		attrs := false
+		for f, v := range r.Spec {
+			if reflect.DeepEqual(old[f], v) {
+				continue
+			}
+			if a.Kind == spec.Queues && f != spec.TagsField {
+				if attrs {
+					continue
+				}
+				attrs = true
+			}
+			out[a.Kind]++
+		}
+	}
+	return out
+}
+
+// minKinds is the order of the kinds in a minimum.
+var minKinds = []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, spec.ObjectStore, spec.Secrets, spec.IAM, spec.ImageRegistry}
+
+// observeMinimum is the fewest AWS calls that observe the fleet in one
+// region, as docs/performance.md states it per kind: every listing's pages,
+// plus the reads no listing or batch API answers for what the fleet
+// declares, on the APIs the emulator serves. The Tagging API carries the
+// tags (and so the ownership) of the kinds it returns, so their tags cost
+// its pages, not a read each. With reads false it is what a destroy must
+// observe: ownership and identity, not the declared fields.
+func observeMinimum(c census, reads bool) []minRow {
+	kinds := c.kinds
 	tagged := kinds[spec.SecurityGroup] + kinds[spec.AWSInstance] + kinds[spec.Queues] +
 		kinds[spec.ObjectStore] + kinds[spec.Secrets]
 	rows := []minRow{
 		{what: "STS GetCallerIdentity (the account, before anything is listed)", calls: 1},
 		{what: "Tagging API GetResources, 100 a page (ownership and tags)", calls: pages(tagged, 100)},
 	}
-	for _, k := range []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, spec.ObjectStore, spec.Secrets, spec.IAM, spec.ImageRegistry} {
+	for _, k := range minKinds {
 		n, ok := kinds[k]
 		if !ok {
 			continue
 		}
 		switch k {
 		case spec.SecurityGroup:
-			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DescribeVpcs (the default VPC) + DescribeSecurityGroups, 1,000 a page", n), calls: 1 + pages(n, 1000)})
+			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DescribeVpcs (the default VPC) + DescribeSecurityGroups, 1,000 a page (rules, description, tags)", n), calls: 1 + pages(n, 1000)})
 		case spec.AWSInstance:
 			rows = append(rows, minRow{what: fmt.Sprintf("aws-instance ×%d: DescribeInstances, 1,000 a page", n), calls: pages(n, 1000)})
 		case spec.Queues:
-			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: ListQueues, 1,000 a page; GetQueueAttributes each", n), calls: pages(n, 1000) + n})
+			if !reads {
+				rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: ListQueues, 1,000 a page (the URLs)", n), calls: pages(n, 1000)})
+				break
+			}
+			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: ListQueues, 1,000 a page; GetQueueAttributes for the %d declaring an attribute", n, c.queueAttrs), calls: pages(n, 1000) + c.queueAttrs})
 		case spec.ObjectStore:
-			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: ListBuckets; GetBucketVersioning each", n), calls: 1 + n})
+			if !reads {
+				rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: ListBuckets (up to 10,000 a page)", n), calls: pages(n, 10000)})
+				break
+			}
+			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: ListBuckets (up to 10,000 a page); GetBucketVersioning for the %d declaring versioning", n, c.versioning), calls: pages(n, 10000) + c.versioning})
 		case spec.Secrets:
-			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: ListSecrets, 100 a page", n), calls: pages(n, 100)})
+			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: ListSecrets, 100 a page (description, tags, versions)", n), calls: pages(n, 100)})
 		case spec.IAM:
+			if !reads {
+				rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: ListUsers, 100 a page; ListUserTags each (ownership: IAM is not in the Tagging API)", n), calls: pages(n, 100) + n})
+				break
+			}
 			// ListUsers carries neither tags nor policies. One call does,
 			// GetAccountAuthorizationDetails, but its permission reads every
 			// role and policy document of the account, which infra does not
@@ -62,6 +165,137 @@ func minimum(kinds map[spec.Kind]int) []minRow {
 		}
 	}
 	return rows
+}
+
+// minimum is the no-change plan's minimum, the figure the report's
+// "measured ÷ minimum" section has always compared with.
+func minimum(c census) []minRow { return observeMinimum(c, true) }
+
+// emptyMinimum observes an account holding none of the fleet: the account,
+// one tag-scan page, and one empty page of each kind's listing.
+func emptyMinimum(c census) []minRow {
+	rows := []minRow{
+		{what: "STS GetCallerIdentity", calls: 1},
+		{what: "Tagging API GetResources: one empty page", calls: 1},
+	}
+	for _, k := range minKinds {
+		if _, ok := c.kinds[k]; !ok {
+			continue
+		}
+		calls, what := 1, fmt.Sprintf("%s: its listing, one empty page", k)
+		if k == spec.SecurityGroup {
+			calls, what = 2, "security-group: DescribeVpcs (the default VPC) + DescribeSecurityGroups, one empty page"
+		}
+		rows = append(rows, minRow{what: what, calls: calls})
+	}
+	return rows
+}
+
+// createMinimum is the writes of a fresh apply: one create each, carrying
+// the tags (every kind here takes them at create, or in the same call),
+// plus a second call only for what a create cannot say. No read after a
+// create: each create answers with the id, URL or ARN, or they are derived
+// from the name.
+func createMinimum(c census) []minRow {
+	var rows []minRow
+	for _, k := range minKinds {
+		n, ok := c.kinds[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case spec.SecurityGroup:
+			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: CreateSecurityGroup (tags in TagSpecifications); AuthorizeSecurityGroupIngress for the %d declaring rules", n, c.ingress), calls: n + c.ingress})
+		case spec.AWSInstance:
+			rows = append(rows, minRow{what: fmt.Sprintf("aws-instance ×%d: RunInstances each (tags in TagSpecifications)", n), calls: n})
+		case spec.Queues:
+			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: CreateQueue each (attributes and tags in the call)", n), calls: n})
+		case spec.ObjectStore:
+			// CreateBucket takes tags on AWS; moto ignores them, so on the
+			// emulator the tags are a PutBucketTagging.
+			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: CreateBucket and PutBucketTagging each (moto ignores create-time tags); PutBucketVersioning for the %d declaring it on", n, c.versioningOn), calls: 2*n + c.versioningOn})
+		case spec.Secrets:
+			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: CreateSecret each (value, description and tags in the call)", n), calls: n})
+		case spec.IAM:
+			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: CreateUser each (tags in the call)", n), calls: n})
+		case spec.ImageRegistry:
+			rows = append(rows, minRow{what: fmt.Sprintf("image-registry ×%d: CreateRepository each (mutability and tags in the call)", n), calls: n})
+		}
+	}
+	return rows
+}
+
+// writeMinimum is the writes of an apply of changes: one call per changed
+// field (writesOf), no read before (the plan's observation has it) or after.
+func writeMinimum(writes map[spec.Kind]int) []minRow {
+	var rows []minRow
+	for _, k := range minKinds {
+		if n := writes[k]; n > 0 {
+			rows = append(rows, minRow{what: fmt.Sprintf("%s: one write per changed field (%d)", k, n), calls: n})
+		}
+	}
+	return rows
+}
+
+// deleteMinimum is the deletes of a destroy, each tried first and cleaned
+// up only if refused: a bucket is emptied only when DeleteBucket says it is
+// not empty, a user's attachments are removed only when DeleteUser refuses.
+// Groups wait for their instances, which one DescribeInstances pass sees
+// terminated.
+func deleteMinimum(c census) []minRow {
+	var rows []minRow
+	for _, k := range minKinds {
+		n, ok := c.kinds[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case spec.SecurityGroup:
+			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DeleteSecurityGroup each", n), calls: n})
+		case spec.AWSInstance:
+			rows = append(rows, minRow{what: fmt.Sprintf("aws-instance ×%d: TerminateInstances each; one DescribeInstances pass (1,000 a page) to see them gone before their groups", n), calls: n + pages(n, 1000)})
+		case spec.Queues:
+			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: DeleteQueue each (the URL from the listing)", n), calls: n})
+		case spec.ObjectStore:
+			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: DeleteBucket each (emptied only if refused: the fleet writes no objects)", n), calls: n})
+		case spec.Secrets:
+			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: DeleteSecret each", n), calls: n})
+		case spec.IAM:
+			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: DeleteUser each (attachments removed only if refused)", n), calls: n})
+		case spec.ImageRegistry:
+			rows = append(rows, minRow{what: fmt.Sprintf("image-registry ×%d: DeleteRepository each (force)", n), calls: n})
+		}
+	}
+	return rows
+}
+
+// fleetPair is a fleet and its "1% changed" version, which the phases'
+// minimums are computed from.
+type fleetPair struct {
+	doc, changed *spec.Document
+}
+
+// phaseMinimum is the minimum of a phase by its name; ok is false for a
+// phase the model has no minimum for.
+func phaseMinimum(name string, f fleetPair) (rows []minRow, ok bool) {
+	c := censusOf(f.doc)
+	switch name {
+	case "check":
+		return nil, true // no call at all
+	case "plan (empty account)":
+		return emptyMinimum(c), true
+	case "apply (fresh)":
+		return append(emptyMinimum(c), createMinimum(c)...), true
+	case "plan (no changes)", "drift (none)":
+		return observeMinimum(c, true), true
+	case "plan (1% changed)":
+		return observeMinimum(censusOf(f.changed), true), true
+	case "apply (1% changed)":
+		return append(observeMinimum(censusOf(f.changed), true), writeMinimum(writesOf(f.doc, f.changed))...), true
+	case "destroy":
+		return append(observeMinimum(c, false), deleteMinimum(c)...), true
+	}
+	return nil, false
 }
 
 // minTotal adds the rows up, with infra's permissions and with any API.

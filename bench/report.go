@@ -91,20 +91,29 @@ func (r *report) machine(b *strings.Builder) {
 
 func (r *report) size(b *strings.Builder, s *sizeResult) {
 	fmt.Fprintf(b, "## %d resources\n\n", s.n)
-	fmt.Fprintf(b, "| phase | wall time | peak RSS | API calls | attempts |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "| phase | wall time | peak RSS | API calls | attempts | minimum | ÷ | CPU per call |\n|---|---|---|---|---|---|---|---|\n")
 	for _, ph := range phases {
 		ss := s.byName[ph.name]
 		var walls []time.Duration
 		var rss []int64
 		var ops, atts []int
+		var cpus []time.Duration
 		for _, x := range ss {
 			walls = append(walls, x.wall)
 			rss = append(rss, x.rssKB)
 			ops = append(ops, total(x.ops))
 			atts = append(atts, total(x.attempts))
+			if n := total(x.ops); n > 0 {
+				cpus = append(cpus, x.cpu/time.Duration(n))
+			}
 		}
-		fmt.Fprintf(b, "| %s | %s (%s–%s) | %.1f MB | %d | %d |\n", ph.name, secs(median(walls)), secs(minOf(walls)), secs(maxOf(walls)),
-			float64(median(rss))/1024, median(ops), median(atts))
+		least, ratio := minCells(ph.name, s.fleet, median(ops))
+		perCall := "—"
+		if len(cpus) > 0 {
+			perCall = ms(median(cpus))
+		}
+		fmt.Fprintf(b, "| %s | %s (%s–%s) | %.1f MB | %d | %d | %s | %s | %s |\n", ph.name, secs(median(walls)), secs(minOf(walls)), secs(maxOf(walls)),
+			float64(median(rss))/1024, median(ops), median(atts), least, ratio, perCall)
 	}
 	fmt.Fprintf(b, "\n<details><summary>API calls per service and operation (run 1)</summary>\n\n")
 	for _, ph := range phases {
@@ -126,14 +135,14 @@ func (r *report) minimums(b *strings.Builder) {
 		for _, x := range s.byName["plan (no changes)"] {
 			ops = append(ops, total(x.ops))
 		}
-		least, anyAPI := minTotal(minimum(s.kinds))
+		least, anyAPI := minTotal(minimum(censusOf(s.fleet.doc)))
 		m := float64(median(ops))
 		fmt.Fprintf(b, "| %d | %d | %d | %.2f | %d | %.2f |\n", s.n, median(ops), least, m/float64(least), anyAPI, m/float64(anyAPI))
 	}
 	if len(r.sizes) > 0 {
 		last := r.sizes[len(r.sizes)-1]
 		fmt.Fprintf(b, "\nThe minimum for %d resources (the minimum uses the permissions infra asks for; \"with any API\" lists IAM users with GetAccountAuthorizationDetails):\n\n| calls | with any API | for |\n|---|---|---|\n", last.n)
-		for _, row := range minimum(last.kinds) {
+		for _, row := range minimum(censusOf(last.fleet.doc)) {
 			anyCalls := row.calls
 			if row.anyCalls > 0 {
 				anyCalls = row.anyCalls
@@ -190,6 +199,37 @@ func (r *report) concurrency(b *strings.Builder) {
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// minCells is a phase's minimum and measured ÷ minimum as table cells,
+// empty where the model has no minimum and "—" where the minimum is 0.
+func minCells(phase string, f fleetPair, calls int) (least, ratio string) {
+	rows, ok := phaseMinimum(phase, f)
+	if !ok {
+		return "", ""
+	}
+	m, _ := minTotal(rows)
+	if m == 0 {
+		return "0", "—"
+	}
+	return fmt.Sprint(m), fmt.Sprintf("%.2f", float64(calls)/float64(m))
+}
+
+// cpuPerCall is a sample's CPU time divided by its calls, "—" with none.
+func cpuPerCall(s sample) string {
+	if n := total(s.ops); n > 0 {
+		return ms(s.cpu / time.Duration(n))
+	}
+	return "—"
+}
+
+// progress is one measured phase as the harness prints it while it runs.
+func progress(phase string, s sample, f fleetPair) string {
+	least, ratio := minCells(phase, f, total(s.ops))
+	return fmt.Sprintf("%-22s %8s %7.1f MB %6d calls (minimum %s, ÷ %s) %s CPU per call", phase,
+		s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops), least, ratio, cpuPerCall(s))
+}
 
 func minOf[T int | int64 | time.Duration](xs []T) T {
 	var m T

@@ -1,14 +1,16 @@
 // Command bench measures infra against moto_server on loopback: check,
 // plan against an empty account, a fresh apply, a plan with no changes,
-// drift with none, a plan with 1% changed, and destroy, for fleets of 10, 100 and 1,000
-// resources, and an import of 500 resources no fleet owns; each phase is the real command line in a child process, whose
-// wall time, peak RSS and AWS API calls (counted by SDK middleware) are
-// recorded. Then the same engine applies 200 independent resources at
+// drift with none, a plan and an apply with 1% changed, and destroy, for fleets of 10, 100 and 1,000
+// resources, an import of 500 resources no fleet owns, and (with -scale N)
+// one fleet of N of four kinds; each phase is the real command line in a child process, whose
+// wall time, peak RSS, CPU time and AWS API calls (counted by SDK middleware) are
+// recorded, beside the phase's minimum calls (minimum.go). Then the same engine applies 200 independent resources at
 // parallelism 8 and at 1, in the same run. It writes a Markdown report to
 // bench/results/<date>.md.
 //
 //	go run ./bench                       # everything (about 15 minutes here)
 //	go run ./bench -sizes 10,100 -runs 3 # a quicker look
+//	go run ./bench -sizes 100 -runs 1 -independent 0 -import 0 -scale 10000
 package main
 
 import (
@@ -52,6 +54,7 @@ type options struct {
 	latency     time.Duration
 	concRuns    int
 	imports     int
+	scale       int
 }
 
 func run() int {
@@ -63,6 +66,7 @@ func run() int {
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "round trip added by a proxy in the second concurrency measure; 0 skips it")
 	flag.IntVar(&o.concRuns, "conc-runs", 3, "runs of each concurrency measure")
 	flag.IntVar(&o.imports, "import", 500, "resources no fleet owns for the import measure; 0 skips it")
+	flag.IntVar(&o.scale, "scale", 0, "resources of the scale measure (check, fresh apply, no-change plan, apply of 1% changed, one run); 0 skips it")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -154,6 +158,15 @@ func bench(o options) error {
 			return fmt.Errorf("fleet of %d: %w", n, err)
 		}
 		rep.sizes = append(rep.sizes, res)
+	}
+	if o.scale > 0 {
+		fmt.Fprintf(os.Stderr, "scale: a fleet of %d …\n", o.scale)
+		if err := srv.Reset(); err != nil {
+			return err
+		}
+		if rep.scaled, err = measureScale(self, env, work, o.scale); err != nil {
+			return fmt.Errorf("scale: %w", err)
+		}
 	}
 	if o.imports > 0 {
 		fmt.Fprintf(os.Stderr, "import of %d resources no fleet owns …\n", o.imports)

@@ -18,6 +18,7 @@ type report struct {
 	sizes   []*sizeResult
 	conc    []*concResult
 	imp     *importResult
+	scaled  *scaleResult
 }
 
 func (r *report) write(dir string) error {
@@ -30,6 +31,7 @@ func (r *report) write(dir string) error {
 		r.size(&b, s)
 	}
 	r.minimums(&b)
+	r.scale(&b)
 	r.memory(&b)
 	r.concurrency(&b)
 	r.imports(&b)
@@ -79,14 +81,16 @@ func (r *report) machine(b *strings.Builder) {
 	for i, n := range r.opts.sizes {
 		sizes[i] = fmt.Sprint(n)
 	}
-	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d` (or `bench/run.sh` with the same flags).\n\n",
-		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports)
+	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d -scale %d` (or `bench/run.sh` with the same flags).\n\n",
+		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports, r.opts.scale)
 	fmt.Fprintf(b, "Each phase runs the infra command line in a child process (`cli.RunWith`, the code of `infra`, with an SDK middleware counting calls), against one moto_server reset before each run:\n\n")
 	fmt.Fprintf(b, "```sh\ninfra check --fleet fleet.json\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # empty account: exit 2\n"+
 		"infra apply --yes --fleet fleet.json --state DIR\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # no changes: exit 0\n"+
-		"infra plan --detailed-exitcode --fleet fleet-changed.json --state DIR   # 1%% changed: exit 2\ninfra destroy --yes --fleet fleet.json --state DIR\n```\n\n")
+		"infra drift --detailed-exitcode --fleet fleet.json --state DIR          # none: exit 0\n"+
+		"infra plan --detailed-exitcode --fleet fleet-changed.json --state DIR   # 1%% changed: exit 2\n"+
+		"infra apply --yes --fleet fleet-changed.json --state DIR\ninfra destroy --yes --fleet fleet.json --state DIR\n```\n\n")
 	fmt.Fprintf(b, "The fleet: units of ten resources over seven AWS kinds — a security group and two instances that reference it, two queues, a bucket, a password secret, a configuration secret composed from a queue's URL and the bucket's ARN, an IAM user, an image registry. \"1%% changed\" changes one queue in every ten units.\n\n")
-	fmt.Fprintf(b, "Wall time is the child process from start to exit. Peak RSS is the child's maximum resident set (getrusage). Calls are operations the code made (each counted once, before the SDK's retry loop); attempts are requests sent (after it), so retries are the difference.\n\n")
+	fmt.Fprintf(b, "Wall time is the child process from start to exit. Peak RSS is the child's maximum resident set, and CPU per call its user and system CPU time (getrusage) divided by its calls: infra's own work, moto being another process. The minimum is the model of bench/minimum.go for each phase (its rows are printed for the no-change plan below and for each scale phase). Calls are operations the code made (each counted once, before the SDK's retry loop); attempts are requests sent (after it), so retries are the difference.\n\n")
 }
 
 func (r *report) size(b *strings.Builder, s *sizeResult) {

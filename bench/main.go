@@ -164,8 +164,10 @@ func bench(o options) error {
 		if err := srv.Reset(); err != nil {
 			return err
 		}
+		// A failed phase is reported with the ones before it rather than
+		// losing them.
 		if rep.scaled, err = measureScale(self, env, work, o.scale); err != nil {
-			return fmt.Errorf("scale: %w", err)
+			fmt.Fprintf(os.Stderr, "scale: %v\n", err)
 		}
 	}
 	if o.imports > 0 {

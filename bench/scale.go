@@ -88,7 +88,10 @@ func phasesNamed(names ...string) []phase {
 type scaleResult struct {
 	n       int
 	fleet   fleetPair
-	samples []sample // one per scalePhases
+	samples []sample // one per scalePhases, up to a failed one
+	// failed is the phase that failed, and why, so that the phases before
+	// it (a fresh apply of 10,000 is long) are still reported.
+	failed string
 }
 
 func measureScale(self string, env []string, work string, n int) (*scaleResult, error) {
@@ -108,7 +111,9 @@ func measureScale(self string, env []string, work string, n int) (*scaleResult, 
 	for _, ph := range scalePhases {
 		s, err := measure(self, env, dir, ph.args(docPath, changedPath, st), ph.exit)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ph.name, err)
+			why, _, _ := strings.Cut(err.Error(), "\n")
+			res.failed = ph.name + ": " + why
+			return res, fmt.Errorf("%s: %w", ph.name, err)
 		}
 		fmt.Fprintf(os.Stderr, "  %s\n", progress(ph.name, s, res.fleet))
 		res.samples = append(res.samples, s)
@@ -124,14 +129,17 @@ func (r *report) scale(b *strings.Builder) {
 	fmt.Fprintf(b, "## Scale: %d resources\n\n", x.n)
 	fmt.Fprintf(b, "One fleet of %d in one account: a quarter each of queues, buckets, secrets and security groups, three tags each, a visibility timeout on half the queues, versioning on a quarter of the buckets, a description on half the secrets, an ingress rule on every group. \"1%% changed\" changes one field of one resource of each kind in a hundred. One run, on one emptied emulator, in this order.\n\n", x.n)
 	fmt.Fprintf(b, "| phase | wall | peak RSS | calls | minimum | ÷ | CPU per call |\n|---|---|---|---|---|---|---|\n")
-	for i, ph := range scalePhases {
-		s := x.samples[i]
+	for i, s := range x.samples {
+		ph := scalePhases[i]
 		least, ratio := minCells(ph.name, x.fleet, total(s.ops))
 		fmt.Fprintf(b, "| %s | %s | %.1f MB | %d | %s | %s | %s |\n", ph.name, secs(s.wall), float64(s.rssKB)/1024, total(s.ops), least, ratio, cpuPerCall(s))
 	}
+	if x.failed != "" {
+		fmt.Fprintf(b, "\nStopped: %s.\n", x.failed)
+	}
 	fmt.Fprintln(b)
-	for i, ph := range scalePhases {
-		s := x.samples[i]
+	for i, s := range x.samples {
+		ph := scalePhases[i]
 		if total(s.ops) == 0 {
 			continue
 		}

@@ -32,8 +32,8 @@ type census struct {
 	// which GetQueueAttributes alone reports.
 	queueAttrs int
 	// versioning: buckets declaring versioning, which only
-	// GetBucketVersioning reports; versioningOn: of them, those a create
-	// must turn on (a new bucket is unversioned).
+	// GetBucketVersioning reports; versioningOn: buckets a create must turn
+	// it on for (a new bucket is unversioned), declared or by default.
 	versioning, versioningOn int
 	// ingress: security groups declaring ingress rules, which a create
 	// authorizes in one call.
@@ -57,11 +57,18 @@ func censusOf(doc *spec.Document) census {
 				}
 			}
 		case spec.ObjectStore:
-			if v, ok := r.Spec["versioning"]; ok {
+			v, ok := r.Spec["versioning"]
+			if ok {
 				c.versioning++
-				if v == true {
-					c.versioningOn++
+			} else if k, found := spec.Lookup(a.Kind); found {
+				// A create writes every field, defaults filled, and
+				// versioning defaults to on.
+				if f, found := k.Field("versioning"); found {
+					v = f.Default
 				}
+			}
+			if v == true {
+				c.versioningOn++
 			}
 		case spec.SecurityGroup:
 			if rules, ok := r.Spec["ingress"].([]any); ok && len(rules) > 0 {
@@ -213,7 +220,7 @@ func createMinimum(c census) []minRow {
 		case spec.ObjectStore:
 			// CreateBucket takes tags on AWS; moto ignores them, so on the
 			// emulator the tags are a PutBucketTagging.
-			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: CreateBucket and PutBucketTagging each (moto ignores create-time tags); PutBucketVersioning for the %d declaring it on", n, c.versioningOn), calls: 2*n + c.versioningOn})
+			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: CreateBucket and PutBucketTagging each (moto ignores create-time tags); PutBucketVersioning for the %d with it on (declared, or by default)", n, c.versioningOn), calls: 2*n + c.versioningOn})
 		case spec.Secrets:
 			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: CreateSecret each (value, description and tags in the call)", n), calls: n})
 		case spec.IAM:

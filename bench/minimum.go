@@ -185,52 +185,75 @@ func emptyMinimum(c census) []minRow {
 		{what: "STS GetCallerIdentity", calls: 1},
 		{what: "Tagging API GetResources: one empty page", calls: 1},
 	}
-	for _, k := range minKinds {
-		if _, ok := c.kinds[k]; !ok {
-			continue
-		}
-		calls, what := 1, fmt.Sprintf("%s: its listing, one empty page", k)
+	return append(rows, perKind(c, func(k spec.Kind, _ int) minRow {
 		if k == spec.SecurityGroup {
-			calls, what = 2, "security-group: DescribeVpcs (the default VPC) + DescribeSecurityGroups, one empty page"
+			return minRow{what: "security-group: DescribeVpcs (the default VPC) + DescribeSecurityGroups, one empty page", calls: 2}
 		}
-		rows = append(rows, minRow{what: what, calls: calls})
-	}
-	return rows
+		return minRow{what: fmt.Sprintf("%s: its listing, one empty page", k), calls: 1}
+	})...)
 }
 
-// createMinimum is the writes of a fresh apply: one create each, carrying
-// the tags (every kind here takes them at create, or in the same call),
-// plus a second call only for what a create cannot say. No read after a
-// create: each create answers with the id, URL or ARN, or they are derived
-// from the name.
-func createMinimum(c census) []minRow {
-	var rows []minRow
-	for _, k := range minKinds {
-		n, ok := c.kinds[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case spec.SecurityGroup:
-			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: CreateSecurityGroup (tags in TagSpecifications); AuthorizeSecurityGroupIngress for the %d declaring rules", n, c.ingress), calls: n + c.ingress})
-		case spec.AWSInstance:
-			rows = append(rows, minRow{what: fmt.Sprintf("aws-instance ×%d: RunInstances each (tags in TagSpecifications)", n), calls: n})
-		case spec.Queues:
-			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: CreateQueue each (attributes and tags in the call)", n), calls: n})
-		case spec.ObjectStore:
-			// CreateBucket takes tags on AWS; moto ignores them, so on the
-			// emulator the tags are a PutBucketTagging.
-			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: CreateBucket and PutBucketTagging each (moto ignores create-time tags); PutBucketVersioning for the %d with it on (declared, or by default)", n, c.versioningOn), calls: 2*n + c.versioningOn})
-		case spec.Secrets:
-			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: CreateSecret each (value, description and tags in the call)", n), calls: n})
-		case spec.IAM:
-			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: CreateUser each (tags in the call)", n), calls: n})
-		case spec.ImageRegistry:
-			rows = append(rows, minRow{what: fmt.Sprintf("image-registry ×%d: CreateRepository each (mutability and tags in the call)", n), calls: n})
-		}
-	}
-	return rows
+// kindWrites is what a fresh apply and a destroy must write for n
+// resources of a kind: one call each, plus extra calls where one is not
+// enough.
+type kindWrites struct {
+	create, delete           string
+	createExtra, deleteExtra func(n int, c census) int
 }
+
+// writesByKind: every create carries its tags (at create, or in the same
+// call), and no read follows a create, which answers with the id, URL or
+// ARN or has them derived from the name. Every delete is tried first and
+// cleaned up only if refused: a bucket is emptied only when DeleteBucket
+// says it is not empty, a user's attachments removed only when DeleteUser
+// refuses; groups wait for their instances, which one DescribeInstances
+// pass sees terminated.
+var writesByKind = map[spec.Kind]kindWrites{
+	spec.SecurityGroup: {
+		create:      "CreateSecurityGroup (tags in TagSpecifications); AuthorizeSecurityGroupIngress for those declaring rules",
+		createExtra: func(_ int, c census) int { return c.ingress },
+		delete:      "DeleteSecurityGroup each",
+	},
+	spec.AWSInstance: {
+		create:      "RunInstances each (tags in TagSpecifications)",
+		delete:      "TerminateInstances each; one DescribeInstances pass (1,000 a page) to see them gone before their groups",
+		deleteExtra: func(n int, _ census) int { return pages(n, 1000) },
+	},
+	spec.Queues: {create: "CreateQueue each (attributes and tags in the call)", delete: "DeleteQueue each (the URL from the listing)"},
+	// CreateBucket takes tags on AWS; moto ignores them, so on the
+	// emulator the tags are a PutBucketTagging.
+	spec.ObjectStore: {
+		create:      "CreateBucket and PutBucketTagging each (moto ignores create-time tags); PutBucketVersioning for those with it on (declared, or by default)",
+		createExtra: func(n int, c census) int { return n + c.versioningOn },
+		delete:      "DeleteBucket each (emptied only if refused: the fleet writes no objects)",
+	},
+	spec.Secrets:       {create: "CreateSecret each (value, description and tags in the call)", delete: "DeleteSecret each"},
+	spec.IAM:           {create: "CreateUser each (tags in the call)", delete: "DeleteUser each (attachments removed only if refused)"},
+	spec.ImageRegistry: {create: "CreateRepository each (mutability and tags in the call)", delete: "DeleteRepository each (force)"},
+}
+
+// writeRows is the fleet's rows of a fresh apply's creates (create) or a
+// destroy's deletes.
+func writeRows(c census, create bool) []minRow {
+	return perKind(c, func(k spec.Kind, n int) minRow {
+		w, ok := writesByKind[k]
+		if !ok {
+			return minRow{}
+		}
+		what, extra := w.delete, w.deleteExtra
+		if create {
+			what, extra = w.create, w.createExtra
+		}
+		calls := n
+		if extra != nil {
+			calls += extra(n, c)
+		}
+		return minRow{what: fmt.Sprintf("%s ×%d: %s", k, n, what), calls: calls}
+	})
+}
+
+// createMinimum is the writes of a fresh apply.
+func createMinimum(c census) []minRow { return writeRows(c, true) }
 
 // writeMinimum is the writes of an apply of changes: one call per changed
 // field (writesOf), no read before (the plan's observation has it) or after.
@@ -244,33 +267,18 @@ func writeMinimum(writes map[spec.Kind]int) []minRow {
 	return rows
 }
 
-// deleteMinimum is the deletes of a destroy, each tried first and cleaned
-// up only if refused: a bucket is emptied only when DeleteBucket says it is
-// not empty, a user's attachments are removed only when DeleteUser refuses.
-// Groups wait for their instances, which one DescribeInstances pass sees
-// terminated.
-func deleteMinimum(c census) []minRow {
+// deleteMinimum is the deletes of a destroy.
+func deleteMinimum(c census) []minRow { return writeRows(c, false) }
+
+// perKind is the rows of the kinds the fleet has, in minKinds' order; a
+// kind row does not know is left out.
+func perKind(c census, row func(k spec.Kind, n int) minRow) []minRow {
 	var rows []minRow
 	for _, k := range minKinds {
-		n, ok := c.kinds[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case spec.SecurityGroup:
-			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DeleteSecurityGroup each", n), calls: n})
-		case spec.AWSInstance:
-			rows = append(rows, minRow{what: fmt.Sprintf("aws-instance ×%d: TerminateInstances each; one DescribeInstances pass (1,000 a page) to see them gone before their groups", n), calls: n + pages(n, 1000)})
-		case spec.Queues:
-			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: DeleteQueue each (the URL from the listing)", n), calls: n})
-		case spec.ObjectStore:
-			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: DeleteBucket each (emptied only if refused: the fleet writes no objects)", n), calls: n})
-		case spec.Secrets:
-			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: DeleteSecret each", n), calls: n})
-		case spec.IAM:
-			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: DeleteUser each (attachments removed only if refused)", n), calls: n})
-		case spec.ImageRegistry:
-			rows = append(rows, minRow{what: fmt.Sprintf("image-registry ×%d: DeleteRepository each (force)", n), calls: n})
+		if n, ok := c.kinds[k]; ok {
+			if r := row(k, n); r.what != "" {
+				rows = append(rows, r)
+			}
 		}
 	}
 	return rows

@@ -21,12 +21,7 @@ var scaleKinds = []spec.Kind{spec.Queues, spec.ObjectStore, spec.Secrets, spec.S
 // hundred (1%) differs in one field: a queue's timeout, a bucket's
 // versioning turned off, a secret's description, a group's added rule.
 func scaleDocument(n int, changed bool) *spec.Document {
-	doc := &spec.Document{
-		APIVersion: spec.APIVersion,
-		Fleet:      "scale",
-		Accounts:   map[spec.Provider]string{spec.AWS: "123456789012"},
-		Placement:  map[spec.Provider]string{spec.AWS: region},
-	}
+	doc := newDocument("scale")
 	tiers := []string{"web", "batch", "data"}
 	for i := 0; i < n/len(scaleKinds); i++ {
 		// i%100 == 0 is even and a multiple of four, so each changed

@@ -38,6 +38,9 @@ type census struct {
 	// ingress: security groups declaring ingress rules, which a create
 	// authorizes in one call.
 	ingress int
+	// policies: IAM users declaring policies, whose attachments only
+	// ListAttachedUserPolicies reports.
+	policies int
 }
 
 func censusOf(doc *spec.Document) census {
@@ -73,6 +76,10 @@ func censusOf(doc *spec.Document) census {
 		case spec.SecurityGroup:
 			if rules, ok := r.Spec["ingress"].([]any); ok && len(rules) > 0 {
 				c.ingress++
+			}
+		case spec.IAM:
+			if _, ok := r.Spec["policies"]; ok {
+				c.policies++
 			}
 		}
 	}
@@ -165,8 +172,8 @@ func observeMinimum(c census, reads bool) []minRow {
 			// GetAccountAuthorizationDetails, but its permission reads every
 			// role and policy document of the account, which infra does not
 			// ask for.
-			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: ListUsers, 100 a page; ListUserTags (or GetUser) and ListAttachedUserPolicies each — with any API: GetAccountAuthorizationDetails, 1,000 a page", n),
-				calls: pages(n, 100) + 2*n, anyCalls: pages(n, 1000)})
+			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: ListUsers, 100 a page; ListUserTags (or GetUser) each (ownership and tags); ListAttachedUserPolicies for the %d declaring policies — with any API: GetAccountAuthorizationDetails, 1,000 a page", n, c.policies),
+				calls: pages(n, 100) + n + c.policies, anyCalls: pages(n, 1000)})
 		case spec.ImageRegistry:
 			rows = append(rows, minRow{what: fmt.Sprintf("image-registry ×%d: DescribeRepositories, 1,000 a page; ListTagsForResource each (no Tagging API for ECR on the emulator)", n), calls: pages(n, 1000) + n})
 		}

@@ -17,12 +17,7 @@ const unitSize = 10
 // an image registry. changed in [0, 1] is the share of units whose first
 // queue's visibility timeout differs, for the "1% changed" plan.
 func fleetDocument(n int, changed float64) *spec.Document {
-	doc := &spec.Document{
-		APIVersion: spec.APIVersion,
-		Fleet:      "bench",
-		Accounts:   map[spec.Provider]string{spec.AWS: "123456789012"},
-		Placement:  map[spec.Provider]string{spec.AWS: region},
-	}
+	doc := newDocument("bench")
 	add := func(addr string, s map[string]any) {
 		doc.Resources = append(doc.Resources, spec.Resource{Address: addr, Spec: s})
 	}
@@ -66,12 +61,7 @@ func fleetDocument(n int, changed float64) *spec.Document {
 // independentDocument declares n resources with no references between
 // them, over four services, for the concurrency measure.
 func independentDocument(n int) *spec.Document {
-	doc := &spec.Document{
-		APIVersion: spec.APIVersion,
-		Fleet:      "bench-independent",
-		Accounts:   map[spec.Provider]string{spec.AWS: "123456789012"},
-		Placement:  map[spec.Provider]string{spec.AWS: region},
-	}
+	doc := newDocument("bench-independent")
 	kinds := []string{"queues", "secrets", "image-registry", "security-group"}
 	for i := 0; i < n; i++ {
 		k := kinds[i%len(kinds)]
@@ -85,6 +75,17 @@ func independentDocument(n int) *spec.Document {
 		doc.Resources = append(doc.Resources, spec.Resource{Address: fmt.Sprintf("aws/%s/bench-ind-%04d", k, i), Spec: s})
 	}
 	return doc
+}
+
+// newDocument is an empty document of the fleet, in the bench's account
+// and region.
+func newDocument(fleet string) *spec.Document {
+	return &spec.Document{
+		APIVersion: spec.APIVersion,
+		Fleet:      fleet,
+		Accounts:   map[spec.Provider]string{spec.AWS: "123456789012"},
+		Placement:  map[spec.Provider]string{spec.AWS: region},
+	}
 }
 
 // kindsOf counts the declared resources of each kind.

@@ -1,14 +1,16 @@
 // Command bench measures infra against moto_server on loopback: check,
 // plan against an empty account, a fresh apply, a plan with no changes,
-// drift with none, a plan with 1% changed, and destroy, for fleets of 10, 100 and 1,000
-// resources, and an import of 500 resources no fleet owns; each phase is the real command line in a child process, whose
-// wall time, peak RSS and AWS API calls (counted by SDK middleware) are
-// recorded. Then the same engine applies 200 independent resources at
+// drift with none, a plan and an apply with 1% changed, and destroy, for fleets of 10, 100 and 1,000
+// resources, an import of 500 resources no fleet owns, and (with -scale N)
+// one fleet of N of four kinds; each phase is the real command line in a child process, whose
+// wall time, peak RSS, CPU time and AWS API calls (counted by SDK middleware) are
+// recorded, beside the phase's minimum calls (minimum.go). Then the same engine applies 200 independent resources at
 // parallelism 8 and at 1, in the same run. It writes a Markdown report to
 // bench/results/<date>.md.
 //
 //	go run ./bench                       # everything (about 15 minutes here)
 //	go run ./bench -sizes 10,100 -runs 3 # a quicker look
+//	go run ./bench -sizes 100 -runs 1 -independent 0 -import 0 -scale 10000
 package main
 
 import (
@@ -52,6 +54,7 @@ type options struct {
 	latency     time.Duration
 	concRuns    int
 	imports     int
+	scale       int
 }
 
 func run() int {
@@ -63,6 +66,7 @@ func run() int {
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "round trip added by a proxy in the second concurrency measure; 0 skips it")
 	flag.IntVar(&o.concRuns, "conc-runs", 3, "runs of each concurrency measure")
 	flag.IntVar(&o.imports, "import", 500, "resources no fleet owns for the import measure; 0 skips it")
+	flag.IntVar(&o.scale, "scale", 0, "resources of the scale measure (check, fresh apply, no-change plan, apply of 1% changed, one run); 0 skips it")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -104,13 +108,19 @@ var phases = []phase{
 	{"plan (1% changed)", func(_, changed, st string) []string {
 		return []string{"plan", "--detailed-exitcode", "--fleet", changed, "--state", st}
 	}, 2},
+	{"apply (1% changed)", func(_, changed, st string) []string {
+		return []string{"apply", "--yes", "--fleet", changed, "--state", st}
+	}, 0},
 	{"destroy", func(doc, _, st string) []string { return []string{"destroy", "--yes", "--fleet", doc, "--state", st} }, 0},
 }
 
 // sample is one measured command.
 type sample struct {
-	wall     time.Duration
-	rssKB    int64
+	wall  time.Duration
+	rssKB int64
+	// cpu is the child's user and system CPU time: infra's own work, the
+	// emulator's being another process.
+	cpu      time.Duration
 	ops      map[string]int
 	attempts map[string]int
 }
@@ -149,6 +159,17 @@ func bench(o options) error {
 		}
 		rep.sizes = append(rep.sizes, res)
 	}
+	if o.scale > 0 {
+		fmt.Fprintf(os.Stderr, "scale: a fleet of %d …\n", o.scale)
+		if err := srv.Reset(); err != nil {
+			return err
+		}
+		// A failed phase is reported with the ones before it rather than
+		// losing them.
+		if rep.scaled, err = measureScale(self, env, work, o.scale); err != nil {
+			fmt.Fprintf(os.Stderr, "scale: %v\n", err)
+		}
+	}
 	if o.imports > 0 {
 		fmt.Fprintf(os.Stderr, "import of %d resources no fleet owns …\n", o.imports)
 		if err := srv.Reset(); err != nil {
@@ -182,13 +203,13 @@ func bench(o options) error {
 // sizeResult is every phase of one fleet size, each run.
 type sizeResult struct {
 	n      int
-	kinds  map[spec.Kind]int
+	fleet  fleetPair
 	byName map[string][]sample
 }
 
 func measureSize(self string, env []string, srv *moto.Server, work string, n, runs int, quiet bool) (*sizeResult, error) {
-	doc := fleetDocument(n, 0)
-	res := &sizeResult{n: n, kinds: kindsOf(doc), byName: map[string][]sample{}}
+	doc, changed := fleetDocument(n, 0), fleetDocument(n, 0.01)
+	res := &sizeResult{n: n, fleet: fleetPair{doc, changed}, byName: map[string][]sample{}}
 	dir := filepath.Join(work, fmt.Sprintf("n%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -197,7 +218,7 @@ func measureSize(self string, env []string, srv *moto.Server, work string, n, ru
 	if err := writeDoc(docPath, doc); err != nil {
 		return nil, err
 	}
-	if err := writeDoc(changedPath, fleetDocument(n, 0.01)); err != nil {
+	if err := writeDoc(changedPath, changed); err != nil {
 		return nil, err
 	}
 	for r := 0; r < runs; r++ {
@@ -211,8 +232,7 @@ func measureSize(self string, env []string, srv *moto.Server, work string, n, ru
 				return nil, fmt.Errorf("%s (run %d): %w", ph.name, r+1, err)
 			}
 			if !quiet {
-				fmt.Fprintf(os.Stderr, "  run %d %-22s %8s %7.1f MB %6d calls\n", r+1, ph.name,
-					s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops))
+				fmt.Fprintf(os.Stderr, "  run %d %s\n", r+1, progress(ph.name, s, res.fleet))
 			}
 			res.byName[ph.name] = append(res.byName[ph.name], s)
 		}
@@ -262,6 +282,7 @@ func measure(self string, env []string, dir string, args []string, wantExit int)
 	s := sample{wall: wall}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.rssKB = ru.Maxrss
+		s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	var c counter
 	if b, err := os.ReadFile(counts); err == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -22,46 +23,301 @@ func pages(n, per int) int {
 	return (n + per - 1) / per
 }
 
-// minimum is the fewest AWS calls that observe the fleet in one region,
-// as docs/performance.md states it per kind: every listing's pages, plus
-// the reads no listing or batch API answers, on the APIs the emulator
-// serves. The Tagging API carries the tags of the kinds it returns, so
-// their tags cost its pages, not a read each.
-func minimum(kinds map[spec.Kind]int) []minRow {
+// census is what a fleet declares, as far as the minimum depends on it: a
+// read the listing cannot answer is needed only for a field the fleet
+// declares, and a create writes only what is declared.
+type census struct {
+	kinds map[spec.Kind]int
+	// queueAttrs: queues declaring an attribute (any field but tags),
+	// which GetQueueAttributes alone reports.
+	queueAttrs int
+	// versioning: buckets declaring versioning, which only
+	// GetBucketVersioning reports; versioningOn: buckets a create must turn
+	// it on for (a new bucket is unversioned), declared or by default.
+	versioning, versioningOn int
+	// ingress: security groups declaring ingress rules, which a create
+	// authorizes in one call.
+	ingress int
+	// policies: IAM users declaring policies, whose attachments only
+	// ListAttachedUserPolicies reports.
+	policies int
+}
+
+func censusOf(doc *spec.Document) census {
+	c := census{kinds: map[spec.Kind]int{}}
+	for _, r := range doc.Resources {
+		a, err := spec.ParseAddress(r.Address)
+		if err != nil {
+			continue
+		}
+		c.kinds[a.Kind]++
+		switch a.Kind {
+		case spec.Queues:
+			for f := range r.Spec {
+				if f != spec.TagsField {
+					c.queueAttrs++
+					break
+				}
+			}
+		case spec.ObjectStore:
+			v, ok := r.Spec["versioning"]
+			if ok {
+				c.versioning++
+			} else if k, found := spec.Lookup(a.Kind); found {
+				// A create writes every field, defaults filled, and
+				// versioning defaults to on.
+				if f, found := k.Field("versioning"); found {
+					v = f.Default
+				}
+			}
+			if v == true {
+				c.versioningOn++
+			}
+		case spec.SecurityGroup:
+			if rules, ok := r.Spec["ingress"].([]any); ok && len(rules) > 0 {
+				c.ingress++
+			}
+		case spec.IAM:
+			if _, ok := r.Spec["policies"]; ok {
+				c.policies++
+			}
+		}
+	}
+	return c
+}
+
+// writesOf counts, per kind, the write calls that turn fleet from into
+// fleet to: one per changed field, except a queue's attributes, which one
+// SetQueueAttributes sets together. Every field the benchmark fleets
+// change is one call (SetQueueAttributes, PutBucketVersioning,
+// UpdateSecret, AuthorizeSecurityGroupIngress for an added rule, one
+// tagging call for added or changed tags).
+func writesOf(from, to *spec.Document) map[spec.Kind]int {
+	was := map[string]map[string]any{}
+	for _, r := range from.Resources {
+		was[r.Address] = r.Spec
+	}
+	out := map[spec.Kind]int{}
+	for _, r := range to.Resources {
+		a, err := spec.ParseAddress(r.Address)
+		if err != nil {
+			continue
+		}
+		old := was[r.Address]
+		attrs := false
+		for f, v := range r.Spec {
+			if reflect.DeepEqual(old[f], v) {
+				continue
+			}
+			if a.Kind == spec.Queues && f != spec.TagsField {
+				if attrs {
+					continue
+				}
+				attrs = true
+			}
+			out[a.Kind]++
+		}
+	}
+	return out
+}
+
+// minKinds is the order of the kinds in a minimum.
+var minKinds = []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, spec.ObjectStore, spec.Secrets, spec.IAM, spec.ImageRegistry}
+
+// observeMinimum is the fewest AWS calls that observe the fleet in one
+// region, as docs/performance.md states it per kind: every listing's pages,
+// plus the reads no listing or batch API answers for what the fleet
+// declares, on the APIs the emulator serves. The Tagging API carries the
+// tags (and so the ownership) of the kinds it returns, so their tags cost
+// its pages, not a read each. With reads false it is what a destroy must
+// observe: ownership and identity, not the declared fields.
+func observeMinimum(c census, reads bool) []minRow {
+	kinds := c.kinds
 	tagged := kinds[spec.SecurityGroup] + kinds[spec.AWSInstance] + kinds[spec.Queues] +
 		kinds[spec.ObjectStore] + kinds[spec.Secrets]
 	rows := []minRow{
 		{what: "STS GetCallerIdentity (the account, before anything is listed)", calls: 1},
 		{what: "Tagging API GetResources, 100 a page (ownership and tags)", calls: pages(tagged, 100)},
 	}
-	for _, k := range []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, spec.ObjectStore, spec.Secrets, spec.IAM, spec.ImageRegistry} {
+	for _, k := range minKinds {
 		n, ok := kinds[k]
 		if !ok {
 			continue
 		}
 		switch k {
 		case spec.SecurityGroup:
-			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DescribeVpcs (the default VPC) + DescribeSecurityGroups, 1,000 a page", n), calls: 1 + pages(n, 1000)})
+			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DescribeVpcs (the default VPC) + DescribeSecurityGroups, 1,000 a page (rules, description, tags)", n), calls: 1 + pages(n, 1000)})
 		case spec.AWSInstance:
 			rows = append(rows, minRow{what: fmt.Sprintf("aws-instance ×%d: DescribeInstances, 1,000 a page", n), calls: pages(n, 1000)})
 		case spec.Queues:
-			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: ListQueues, 1,000 a page; GetQueueAttributes each", n), calls: pages(n, 1000) + n})
+			if !reads {
+				rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: ListQueues, 1,000 a page (the URLs)", n), calls: pages(n, 1000)})
+				break
+			}
+			rows = append(rows, minRow{what: fmt.Sprintf("queues ×%d: ListQueues, 1,000 a page; GetQueueAttributes for the %d declaring an attribute", n, c.queueAttrs), calls: pages(n, 1000) + c.queueAttrs})
 		case spec.ObjectStore:
-			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: ListBuckets; GetBucketVersioning each", n), calls: 1 + n})
+			if !reads {
+				rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: ListBuckets (up to 10,000 a page)", n), calls: pages(n, 10000)})
+				break
+			}
+			rows = append(rows, minRow{what: fmt.Sprintf("object-store ×%d: ListBuckets (up to 10,000 a page); GetBucketVersioning for the %d declaring versioning", n, c.versioning), calls: pages(n, 10000) + c.versioning})
 		case spec.Secrets:
-			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: ListSecrets, 100 a page", n), calls: pages(n, 100)})
+			rows = append(rows, minRow{what: fmt.Sprintf("secrets ×%d: ListSecrets, 100 a page (description, tags, versions)", n), calls: pages(n, 100)})
 		case spec.IAM:
+			if !reads {
+				rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: ListUsers, 100 a page; ListUserTags each (ownership: IAM is not in the Tagging API)", n), calls: pages(n, 100) + n})
+				break
+			}
 			// ListUsers carries neither tags nor policies. One call does,
 			// GetAccountAuthorizationDetails, but its permission reads every
 			// role and policy document of the account, which infra does not
 			// ask for.
-			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: ListUsers, 100 a page; ListUserTags (or GetUser) and ListAttachedUserPolicies each — with any API: GetAccountAuthorizationDetails, 1,000 a page", n),
-				calls: pages(n, 100) + 2*n, anyCalls: pages(n, 1000)})
+			rows = append(rows, minRow{what: fmt.Sprintf("iam ×%d: ListUsers, 100 a page; ListUserTags (or GetUser) each (ownership and tags); ListAttachedUserPolicies for the %d declaring policies — with any API: GetAccountAuthorizationDetails, 1,000 a page", n, c.policies),
+				calls: pages(n, 100) + n + c.policies, anyCalls: pages(n, 1000)})
 		case spec.ImageRegistry:
 			rows = append(rows, minRow{what: fmt.Sprintf("image-registry ×%d: DescribeRepositories, 1,000 a page; ListTagsForResource each (no Tagging API for ECR on the emulator)", n), calls: pages(n, 1000) + n})
 		}
 	}
 	return rows
+}
+
+// minimum is the no-change plan's minimum, the figure the report's
+// "measured ÷ minimum" section has always compared with.
+func minimum(c census) []minRow { return observeMinimum(c, true) }
+
+// emptyMinimum observes an account holding none of the fleet: the account,
+// one tag-scan page, and one empty page of each kind's listing.
+func emptyMinimum(c census) []minRow {
+	rows := []minRow{
+		{what: "STS GetCallerIdentity", calls: 1},
+		{what: "Tagging API GetResources: one empty page", calls: 1},
+	}
+	return append(rows, perKind(c, func(k spec.Kind, _ int) minRow {
+		if k == spec.SecurityGroup {
+			return minRow{what: "security-group: DescribeVpcs (the default VPC) + DescribeSecurityGroups, one empty page", calls: 2}
+		}
+		return minRow{what: fmt.Sprintf("%s: its listing, one empty page", k), calls: 1}
+	})...)
+}
+
+// kindWrites is what a fresh apply and a destroy must write for n
+// resources of a kind: one call each, plus extra calls where one is not
+// enough.
+type kindWrites struct {
+	create, delete           string
+	createExtra, deleteExtra func(n int, c census) int
+}
+
+// writesByKind: every create carries its tags (at create, or in the same
+// call), and no read follows a create, which answers with the id, URL or
+// ARN or has them derived from the name. Every delete is tried first and
+// cleaned up only if refused: a bucket is emptied only when DeleteBucket
+// says it is not empty, a user's attachments removed only when DeleteUser
+// refuses; groups wait for their instances, which one DescribeInstances
+// pass sees terminated.
+var writesByKind = map[spec.Kind]kindWrites{
+	spec.SecurityGroup: {
+		create:      "CreateSecurityGroup (tags in TagSpecifications); AuthorizeSecurityGroupIngress for those declaring rules",
+		createExtra: func(_ int, c census) int { return c.ingress },
+		delete:      "DeleteSecurityGroup each",
+	},
+	spec.AWSInstance: {
+		create:      "RunInstances each (tags in TagSpecifications)",
+		delete:      "TerminateInstances each; one DescribeInstances pass (1,000 a page) to see them gone before their groups",
+		deleteExtra: func(n int, _ census) int { return pages(n, 1000) },
+	},
+	spec.Queues: {create: "CreateQueue each (attributes and tags in the call)", delete: "DeleteQueue each (the URL from the listing)"},
+	// CreateBucket takes tags on AWS; moto ignores them, so on the
+	// emulator the tags are a PutBucketTagging.
+	spec.ObjectStore: {
+		create:      "CreateBucket and PutBucketTagging each (moto ignores create-time tags); PutBucketVersioning for those with it on (declared, or by default)",
+		createExtra: func(n int, c census) int { return n + c.versioningOn },
+		delete:      "DeleteBucket each (emptied only if refused: the fleet writes no objects)",
+	},
+	spec.Secrets:       {create: "CreateSecret each (value, description and tags in the call)", delete: "DeleteSecret each"},
+	spec.IAM:           {create: "CreateUser each (tags in the call)", delete: "DeleteUser each (attachments removed only if refused)"},
+	spec.ImageRegistry: {create: "CreateRepository each (mutability and tags in the call)", delete: "DeleteRepository each (force)"},
+}
+
+// writeRows is the fleet's rows of a fresh apply's creates (create) or a
+// destroy's deletes.
+func writeRows(c census, create bool) []minRow {
+	return perKind(c, func(k spec.Kind, n int) minRow {
+		w, ok := writesByKind[k]
+		if !ok {
+			return minRow{}
+		}
+		what, extra := w.delete, w.deleteExtra
+		if create {
+			what, extra = w.create, w.createExtra
+		}
+		calls := n
+		if extra != nil {
+			calls += extra(n, c)
+		}
+		return minRow{what: fmt.Sprintf("%s ×%d: %s", k, n, what), calls: calls}
+	})
+}
+
+// createMinimum is the writes of a fresh apply.
+func createMinimum(c census) []minRow { return writeRows(c, true) }
+
+// writeMinimum is the writes of an apply of changes: one call per changed
+// field (writesOf), no read before (the plan's observation has it) or after.
+func writeMinimum(writes map[spec.Kind]int) []minRow {
+	var rows []minRow
+	for _, k := range minKinds {
+		if n := writes[k]; n > 0 {
+			rows = append(rows, minRow{what: fmt.Sprintf("%s: one write per changed field (%d)", k, n), calls: n})
+		}
+	}
+	return rows
+}
+
+// deleteMinimum is the deletes of a destroy.
+func deleteMinimum(c census) []minRow { return writeRows(c, false) }
+
+// perKind is the rows of the kinds the fleet has, in minKinds' order; a
+// kind row does not know is left out.
+func perKind(c census, row func(k spec.Kind, n int) minRow) []minRow {
+	var rows []minRow
+	for _, k := range minKinds {
+		if n, ok := c.kinds[k]; ok {
+			if r := row(k, n); r.what != "" {
+				rows = append(rows, r)
+			}
+		}
+	}
+	return rows
+}
+
+// fleetPair is a fleet and its "1% changed" version, which the phases'
+// minimums are computed from.
+type fleetPair struct {
+	doc, changed *spec.Document
+}
+
+// phaseMinimum is the minimum of a phase by its name; ok is false for a
+// phase the model has no minimum for.
+func phaseMinimum(name string, f fleetPair) (rows []minRow, ok bool) {
+	c := censusOf(f.doc)
+	switch name {
+	case "check":
+		return nil, true // no call at all
+	case "plan (empty account)":
+		return emptyMinimum(c), true
+	case "apply (fresh)":
+		return append(emptyMinimum(c), createMinimum(c)...), true
+	case "plan (no changes)", "drift (none)":
+		return observeMinimum(c, true), true
+	case "plan (1% changed)":
+		return observeMinimum(censusOf(f.changed), true), true
+	case "apply (1% changed)":
+		return append(observeMinimum(censusOf(f.changed), true), writeMinimum(writesOf(f.doc, f.changed))...), true
+	case "destroy":
+		return append(observeMinimum(c, false), deleteMinimum(c)...), true
+	}
+	return nil, false
 }
 
 // minTotal adds the rows up, with infra's permissions and with any API.

@@ -18,6 +18,7 @@ type report struct {
 	sizes   []*sizeResult
 	conc    []*concResult
 	imp     *importResult
+	scaled  *scaleResult
 }
 
 func (r *report) write(dir string) error {
@@ -30,6 +31,7 @@ func (r *report) write(dir string) error {
 		r.size(&b, s)
 	}
 	r.minimums(&b)
+	r.scale(&b)
 	r.memory(&b)
 	r.concurrency(&b)
 	r.imports(&b)
@@ -79,32 +81,43 @@ func (r *report) machine(b *strings.Builder) {
 	for i, n := range r.opts.sizes {
 		sizes[i] = fmt.Sprint(n)
 	}
-	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d` (or `bench/run.sh` with the same flags).\n\n",
-		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports)
+	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d -scale %d` (or `bench/run.sh` with the same flags).\n\n",
+		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports, r.opts.scale)
 	fmt.Fprintf(b, "Each phase runs the infra command line in a child process (`cli.RunWith`, the code of `infra`, with an SDK middleware counting calls), against one moto_server reset before each run:\n\n")
 	fmt.Fprintf(b, "```sh\ninfra check --fleet fleet.json\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # empty account: exit 2\n"+
 		"infra apply --yes --fleet fleet.json --state DIR\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # no changes: exit 0\n"+
-		"infra plan --detailed-exitcode --fleet fleet-changed.json --state DIR   # 1%% changed: exit 2\ninfra destroy --yes --fleet fleet.json --state DIR\n```\n\n")
+		"infra drift --detailed-exitcode --fleet fleet.json --state DIR          # none: exit 0\n"+
+		"infra plan --detailed-exitcode --fleet fleet-changed.json --state DIR   # 1%% changed: exit 2\n"+
+		"infra apply --yes --fleet fleet-changed.json --state DIR\ninfra destroy --yes --fleet fleet.json --state DIR\n```\n\n")
 	fmt.Fprintf(b, "The fleet: units of ten resources over seven AWS kinds — a security group and two instances that reference it, two queues, a bucket, a password secret, a configuration secret composed from a queue's URL and the bucket's ARN, an IAM user, an image registry. \"1%% changed\" changes one queue in every ten units.\n\n")
-	fmt.Fprintf(b, "Wall time is the child process from start to exit. Peak RSS is the child's maximum resident set (getrusage). Calls are operations the code made (each counted once, before the SDK's retry loop); attempts are requests sent (after it), so retries are the difference.\n\n")
+	fmt.Fprintf(b, "Wall time is the child process from start to exit. Peak RSS is the child's maximum resident set, and CPU per call its user and system CPU time (getrusage) divided by its calls: infra's own work, moto being another process. The minimum is the model of bench/minimum.go for each phase (its rows are printed for the no-change plan below and for each scale phase). Calls are operations the code made (each counted once, before the SDK's retry loop); attempts are requests sent (after it), so retries are the difference.\n\n")
 }
 
 func (r *report) size(b *strings.Builder, s *sizeResult) {
 	fmt.Fprintf(b, "## %d resources\n\n", s.n)
-	fmt.Fprintf(b, "| phase | wall time | peak RSS | API calls | attempts |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "| phase | wall time | peak RSS | API calls | attempts | minimum | ÷ | CPU per call |\n|---|---|---|---|---|---|---|---|\n")
 	for _, ph := range phases {
 		ss := s.byName[ph.name]
 		var walls []time.Duration
 		var rss []int64
 		var ops, atts []int
+		var cpus []time.Duration
 		for _, x := range ss {
 			walls = append(walls, x.wall)
 			rss = append(rss, x.rssKB)
 			ops = append(ops, total(x.ops))
 			atts = append(atts, total(x.attempts))
+			if n := total(x.ops); n > 0 {
+				cpus = append(cpus, x.cpu/time.Duration(n))
+			}
 		}
-		fmt.Fprintf(b, "| %s | %s (%s–%s) | %.1f MB | %d | %d |\n", ph.name, secs(median(walls)), secs(minOf(walls)), secs(maxOf(walls)),
-			float64(median(rss))/1024, median(ops), median(atts))
+		least, ratio := minCells(ph.name, s.fleet, median(ops))
+		perCall := "—"
+		if len(cpus) > 0 {
+			perCall = ms(median(cpus))
+		}
+		fmt.Fprintf(b, "| %s | %s (%s–%s) | %.1f MB | %d | %d | %s | %s | %s |\n", ph.name, secs(median(walls)), secs(minOf(walls)), secs(maxOf(walls)),
+			float64(median(rss))/1024, median(ops), median(atts), least, ratio, perCall)
 	}
 	fmt.Fprintf(b, "\n<details><summary>API calls per service and operation (run 1)</summary>\n\n")
 	for _, ph := range phases {
@@ -126,14 +139,14 @@ func (r *report) minimums(b *strings.Builder) {
 		for _, x := range s.byName["plan (no changes)"] {
 			ops = append(ops, total(x.ops))
 		}
-		least, anyAPI := minTotal(minimum(s.kinds))
+		least, anyAPI := minTotal(minimum(censusOf(s.fleet.doc)))
 		m := float64(median(ops))
 		fmt.Fprintf(b, "| %d | %d | %d | %.2f | %d | %.2f |\n", s.n, median(ops), least, m/float64(least), anyAPI, m/float64(anyAPI))
 	}
 	if len(r.sizes) > 0 {
 		last := r.sizes[len(r.sizes)-1]
 		fmt.Fprintf(b, "\nThe minimum for %d resources (the minimum uses the permissions infra asks for; \"with any API\" lists IAM users with GetAccountAuthorizationDetails):\n\n| calls | with any API | for |\n|---|---|---|\n", last.n)
-		for _, row := range minimum(last.kinds) {
+		for _, row := range minimum(censusOf(last.fleet.doc)) {
 			anyCalls := row.calls
 			if row.anyCalls > 0 {
 				anyCalls = row.anyCalls
@@ -190,6 +203,37 @@ func (r *report) concurrency(b *strings.Builder) {
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// minCells is a phase's minimum and measured ÷ minimum as table cells,
+// empty where the model has no minimum and "—" where the minimum is 0.
+func minCells(phase string, f fleetPair, calls int) (least, ratio string) {
+	rows, ok := phaseMinimum(phase, f)
+	if !ok {
+		return "", ""
+	}
+	m, _ := minTotal(rows)
+	if m == 0 {
+		return "0", "—"
+	}
+	return fmt.Sprint(m), fmt.Sprintf("%.2f", float64(calls)/float64(m))
+}
+
+// cpuPerCall is a sample's CPU time divided by its calls, "—" with none.
+func cpuPerCall(s sample) string {
+	if n := total(s.ops); n > 0 {
+		return ms(s.cpu / time.Duration(n))
+	}
+	return "—"
+}
+
+// progress is one measured phase as the harness prints it while it runs.
+func progress(phase string, s sample, f fleetPair) string {
+	least, ratio := minCells(phase, f, total(s.ops))
+	return fmt.Sprintf("%-22s %8s %7.1f MB %6d calls (minimum %s, ÷ %s) %s CPU per call", phase,
+		s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops), least, ratio, cpuPerCall(s))
+}
 
 func minOf[T int | int64 | time.Duration](xs []T) T {
 	var m T

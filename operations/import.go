@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -116,6 +117,11 @@ func declarable(m *spec.Model, found []engine.Found, res *ImportResult) []engine
 	first := map[spec.Address]int{}
 	var out []engine.Found
 	for _, f := range found {
+		if svc := owningService(f.Unmodelled); svc != "" {
+			res.LeftOut = append(res.LeftOut, LeftOut{Address: f.Address.String(), Region: f.Region,
+				Why: "managed by the cloud's " + svc + " service, which made it and changes it: a fleet must not take it over"})
+			continue
+		}
 		if why := spec.NameProblem(f.Address.Name); why != "" {
 			res.LeftOut = append(res.LeftOut, LeftOut{Address: f.Address.String(), Region: f.Region, Why: why + "; rename it, or leave it out of the fleet"})
 			continue
@@ -133,6 +139,17 @@ func declarable(m *spec.Model, found []engine.Found, res *ImportResult) []engine
 			Why: "another resource of that name is imported from " + out[i].Region + ", and a fleet declares one resource per address"})
 	}
 	return out
+}
+
+// owningService is the service an Unmodelled entry says manages the
+// resource, or "".
+func owningService(unmodelled []string) string {
+	for _, u := range unmodelled {
+		if svc, ok := strings.CutPrefix(u, providers.OwningService+"="); ok {
+			return svc
+		}
+	}
+	return ""
 }
 
 func declaration(m *spec.Model, f engine.Found, names map[spec.Address]bool, res *ImportResult) Declaration {

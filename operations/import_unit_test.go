@@ -17,8 +17,10 @@ func TestImportLeavesOutWhatCannotBeDeclared(t *testing.T) {
 		return engine.Found{Address: spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: name}, Region: region,
 			Fields: map[string]any{"visibilityTimeoutSec": 30.0}}
 	}
+	managed := engine.Found{Address: spec.Address{Provider: spec.AWS, Kind: spec.Secrets, Name: "rds-cluster-pw"}, Region: "eu-west-3",
+		Fields: map[string]any{}, Unmodelled: []string{"OwningService=rds"}}
 	res := declare(m, &engine.Importable{Found: []engine.Found{
-		q("prod/db", "eu-west-3"), q("has space", "eu-west-3"), q("mail", "eu-west-1"), q("mail", "eu-west-3"), q("jobs", "eu-west-1"),
+		q("prod/db", "eu-west-3"), q("has space", "eu-west-3"), q("mail", "eu-west-1"), q("mail", "eu-west-3"), q("jobs", "eu-west-1"), managed,
 	}})
 	var got []string
 	for _, d := range res.Declarations {
@@ -32,7 +34,8 @@ func TestImportLeavesOutWhatCannotBeDeclared(t *testing.T) {
 		left = append(left, l.Address+"@"+l.Region+": "+l.Why)
 	}
 	want := []string{"aws/queues/prod/db@eu-west-3: the name holds a /", "aws/queues/has space@eu-west-3: name contains a space",
-		"aws/queues/mail@eu-west-1: another resource of that name is imported from eu-west-3"}
+		"aws/queues/mail@eu-west-1: another resource of that name is imported from eu-west-3",
+		"aws/secrets/rds-cluster-pw@eu-west-3: managed by the cloud's rds service"}
 	if len(left) != len(want) {
 		t.Fatalf("left out %v", left)
 	}

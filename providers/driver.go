@@ -59,6 +59,11 @@ type Resource struct {
 	Unmodelled []string
 }
 
+// OwningService names, in Resource.Unmodelled, the cloud service that
+// manages the resource itself (an RDS-managed secret): it is that
+// service's, and import never offers it.
+const OwningService = "OwningService"
+
 // Target is what the engine asks a driver to make true.
 type Target struct {
 	Name   string

@@ -69,7 +69,7 @@ func (d *secrets) List(ctx context.Context, region string) ([]providers.Resource
 				continue
 			}
 			r := secretResource(region, s.Name, s.ARN, s.Description, s.Tags, s.CreatedDate, s.SecretVersionsToStages)
-			r.Unmodelled = secretUnmodelled(s.KmsKeyId, s.RotationEnabled)
+			r.Unmodelled = secretUnmodelled(s.KmsKeyId, s.RotationEnabled, s.OwningService)
 			r.Complete = true
 			out = append(out, r)
 		}
@@ -92,14 +92,18 @@ func (d *secrets) Read(ctx context.Context, region, name string) (providers.Reso
 		return providers.Resource{}, providers.Errorf(providers.NotFound, "secret %s is scheduled for deletion on %s", name, s.DeletedDate.Format(time.RFC3339))
 	}
 	r := secretResource(region, s.Name, s.ARN, s.Description, s.Tags, s.CreatedDate, s.VersionIdsToStages)
-	r.Unmodelled = secretUnmodelled(s.KmsKeyId, s.RotationEnabled)
+	r.Unmodelled = secretUnmodelled(s.KmsKeyId, s.RotationEnabled, s.OwningService)
 	return r, nil
 }
 
 // secretUnmodelled names what a secret sets that the spec does not hold:
-// its own KMS key, and rotation.
-func secretUnmodelled(kmsKey *string, rotation *bool) []string {
+// its own KMS key, rotation, and the AWS service that manages it (an RDS
+// master password), which import never offers.
+func secretUnmodelled(kmsKey *string, rotation *bool, owningService *string) []string {
 	var out []string
+	if svc := aws.ToString(owningService); svc != "" {
+		out = append(out, providers.OwningService+"="+svc)
+	}
 	if k := aws.ToString(kmsKey); k != "" {
 		out = append(out, "KmsKeyId="+k)
 	}

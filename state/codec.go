@@ -199,14 +199,17 @@ func EncodeCache(c *Cache) ([]byte, error) {
 // DecodeCache reads a cache, refusing what DecodeLedger refuses, with the
 // cache's own way out.
 func DecodeCache(data []byte) (*Cache, error) {
-	if err := checkVersion(cacheRecord, data); err != nil {
-		return nil, err
-	}
+	// One pass for the version and the resources' bytes (a plan from the
+	// cache reads it every time), then one over the resources.
 	var body struct {
+		Version   json.RawMessage `json:"version"`
 		Resources json.RawMessage `json:"resources"`
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
 		return nil, cacheRecord.notOurs(err, data)
+	}
+	if err := versionProblem(cacheRecord, body.Version); err != nil {
+		return nil, err
 	}
 	c := NewCache()
 	if len(body.Resources) == 0 || string(body.Resources) == "null" {
@@ -257,12 +260,17 @@ func checkVersion(r record, data []byte) *FormatError {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return r.notOurs(err, data)
 	}
-	if len(head.Version) == 0 || string(head.Version) == "null" {
+	return versionProblem(r, head.Version)
+}
+
+// versionProblem is checkVersion's verdict on a version already read.
+func versionProblem(r record, version json.RawMessage) *FormatError {
+	if len(version) == 0 || string(version) == "null" {
 		return r.refuse("has no format version, so it is not a file infra wrote; %s", r.remedy)
 	}
-	n, err := strconv.Atoi(string(head.Version))
+	n, err := strconv.Atoi(string(version))
 	if err != nil {
-		return r.refuse("has the format version %s, which is not a number infra writes; %s", head.Version, r.remedy)
+		return r.refuse("has the format version %s, which is not a number infra writes; %s", version, r.remedy)
 	}
 	if n > r.version {
 		return r.refuse("is in format version %d, but this build understands %d: upgrade infra", n, r.version)

@@ -136,6 +136,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	}
 	ar := &applyRun{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(), runID: runID,
 		res: &resolver{e: e, m: rn.model, w: rn.world, fleet: rn.model.Fleet}, wants: wantsOf(rn.model)}
+	ar.cond = sync.NewCond(&ar.mu)
 	// Save with a context that outlives a cancellation: an action that
 	// finished must be recorded even while the run is being interrupted.
 	ar.saveCtx = context.WithoutCancel(ctx)
@@ -170,6 +171,16 @@ type applyRun struct {
 	mu       sync.Mutex
 	ledger   *state.Ledger
 	failures []error
+	// The ledger's saves are group commits: a change returns once a save
+	// that holds it is done, and one save holds every change made while
+	// the one before was being written. Concurrent actions so share saves
+	// instead of each writing the whole ledger (cond waits on mu).
+	cond      *sync.Cond
+	changes   int // changes made to ledger so far
+	saved     int // changes the last successful save held
+	saving    bool
+	failedAt  int // changes the last failed save held
+	failedErr error
 }
 
 // record changes the ledger and saves it if it changed.
@@ -179,10 +190,37 @@ func (ar *applyRun) record(change func(l *state.Ledger) bool) error {
 	if !change(ar.ledger) {
 		return nil
 	}
-	if err := ar.store.SaveLedger(ar.saveCtx, ar.ledger); err != nil {
-		return fmt.Errorf("save the ledger to %s: %w", ar.store.Where(), err)
+	ar.changes++
+	mine := ar.changes
+	for {
+		switch {
+		case ar.saved >= mine:
+			return nil
+		case ar.failedAt >= mine:
+			return ar.failedErr
+		case !ar.saving:
+			ar.save()
+			continue
+		}
+		ar.cond.Wait()
 	}
-	return nil
+}
+
+// save writes the ledger as it is now, with mu held on entry and exit
+// but not while writing, so that other changes can join the next save.
+func (ar *applyRun) save() {
+	ar.saving = true
+	held, snapshot := ar.changes, ar.ledger.Clone()
+	ar.mu.Unlock()
+	err := ar.store.SaveLedger(ar.saveCtx, snapshot)
+	ar.mu.Lock()
+	ar.saving = false
+	if err != nil {
+		ar.failedAt, ar.failedErr = held, fmt.Errorf("save the ledger to %s: %w", ar.store.Where(), err)
+	} else {
+		ar.saved = held
+	}
+	ar.cond.Broadcast()
 }
 
 // adopt records, before any mutation, every declared resource that exists

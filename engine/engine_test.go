@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
@@ -29,6 +30,7 @@ type memStore struct {
 	caches [][]byte
 	failAt int // fail the n-th ledger save (1-based); 0 never
 	nsaves int
+	delay  time.Duration // each ledger save takes this long
 }
 
 func (s *memStore) Lock(ctx context.Context, info state.LockInfo) (state.Lock, error) {
@@ -44,6 +46,7 @@ func (s *memStore) LoadLedger(ctx context.Context) (*state.Ledger, error) {
 	return s.ledger.Clone(), nil
 }
 func (s *memStore) SaveLedger(ctx context.Context, l *state.Ledger) error {
+	time.Sleep(s.delay)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nsaves++

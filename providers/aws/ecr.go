@@ -141,13 +141,21 @@ func (d *registries) Create(ctx context.Context, t providers.Target) (providers.
 	}
 	// Tags go with the create: the repository never exists without its
 	// ownership tag.
-	_, err = d.clients.get(t.Region).CreateRepository(ctx, &ecr.CreateRepositoryInput{
+	out, err := d.clients.get(t.Region).CreateRepository(ctx, &ecr.CreateRepositoryInput{
 		RepositoryName: aws.String(t.Name), ImageTagMutability: m, Tags: ecrTags(tags),
 	})
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	return d.Read(ctx, t.Region, t.Name)
+	if out.Repository == nil {
+		return d.Read(ctx, t.Region, t.Name)
+	}
+	// CreateRepository describes the repository (its ARN and URI); the tags
+	// are what was sent: no read back.
+	res := repositoryResource(t.Region, *out.Repository)
+	res.Fields[spec.TagsField] = reportedTags(tags)
+	res.Owner = t.Owner
+	return res, nil
 }
 
 func (d *registries) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {

@@ -129,13 +129,19 @@ func (d *queues) Create(ctx context.Context, t providers.Target) (providers.Reso
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	if providers.WantsAttributes(ctx) {
-		// The ARN is the cloud's to say: read it back.
-		return d.read(ctx, c, t.Region, t.Name, aws.ToString(out.QueueUrl))
-	}
 	// What was sent is what the queue is.
 	res := providers.Resource{Name: t.Name, Region: t.Region, Owner: t.Owner,
 		Fields: map[string]any{spec.TagsField: reportedTags(tags)}, Attributes: map[string]string{"url": aws.ToString(out.QueueUrl)}}
+	if providers.WantsAttributes(ctx) {
+		// The ARN is the cloud's to say, and something reads it: ask for
+		// it alone.
+		a, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		res.Attributes["arn"] = a.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	}
 	if v, ok := providers.FieldNumber(t.Fields, providers.QueuesVisibilityTimeoutSec); ok {
 		res.Fields[providers.QueuesVisibilityTimeoutSec] = float64(int(v))
 	}

@@ -35,6 +35,7 @@ func TestDriversReadOnlyWhatIsWanted(t *testing.T) {
 			map[string]any{"visibilityTimeoutSec": 30.0, "tags": map[string]any{"team": "api"}}},
 		{spec.IAM, "want-user", map[string]any{"policies": []any{}, "tags": tags}, "ListAttachedUserPolicies", []string{"GetUser", "ListAttachedUserPolicies"}, []string{"arn", "id"}, nil},
 		{spec.Secrets, "want-secret", map[string]any{"value": spec.NewSensitive("s3cr3t"), "description": "d", "tags": tags}, "", []string{"DescribeSecret"}, []string{"arn", "id", "version"}, nil},
+		{spec.ImageRegistry, "want-repo", map[string]any{"immutableTags": true, "tags": tags}, "", []string{"DescribeRepositories", "ListTagsForResource"}, []string{"arn", "uri"}, nil},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			d, _ := b.Driver(tc.kind)
@@ -120,4 +121,24 @@ func snapshot(c *callCounter, ops []string) map[string]int {
 		out[op] = c.count(op)
 	}
 	return out
+}
+
+// A queue something refers to reads back its ARN alone after the create:
+// one GetQueueAttributes, no ListQueueTags (the tags are what was sent).
+func TestQueueCreateReadsOnlyTheARNItIsAskedFor(t *testing.T) {
+	calls := &callCounter{}
+	b, _ := newTestBackend(t, calls.option())
+	ctx := providers.WithWant(context.Background(), providers.Want{Fields: map[string]bool{}, Attributes: true})
+	d, _ := b.Driver(spec.Queues)
+	made, err := d.Create(ctx, providers.Target{Name: "want-arn", Region: testRegion, Fields: map[string]any{"visibilityTimeoutSec": 30.0}, Owner: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Delete(context.Background(), providers.Target{Name: "want-arn", Region: testRegion})
+	if calls.count("GetQueueAttributes") != 1 || calls.count("ListQueueTags") != 0 {
+		t.Errorf("GetQueueAttributes %d, ListQueueTags %d: want 1 and 0", calls.count("GetQueueAttributes"), calls.count("ListQueueTags"))
+	}
+	if made.Attributes["arn"] == "" || made.Attributes["url"] == "" {
+		t.Errorf("attributes %v", made.Attributes)
+	}
 }

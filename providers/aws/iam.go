@@ -249,6 +249,20 @@ func (d *users) retag(ctx context.Context, c *iam.Client, t providers.Target) er
 func (d *users) Delete(ctx context.Context, t providers.Target) error {
 	c := d.clients.get(t.Region)
 	name := aws.String(t.Name)
+	// Most users have nothing attached: try the delete first, and clear
+	// what IAM says is in the way only when it refuses.
+	_, err := c.DeleteUser(ctx, &iam.DeleteUserInput{UserName: name})
+	if !isCode(err, "DeleteConflict") {
+		return err
+	}
+	return d.clearAndDelete(ctx, c, t)
+}
+
+// clearAndDelete detaches and deletes what keeps a user from being
+// deleted (managed and inline policies, access keys, the login profile),
+// then deletes it.
+func (d *users) clearAndDelete(ctx context.Context, c *iam.Client, t providers.Target) error {
+	name := aws.String(t.Name)
 	if err := d.setPolicies(ctx, c, t.Region, t.Name, nil); err != nil {
 		return err
 	}

@@ -360,15 +360,20 @@ func (d *buckets) Delete(ctx context.Context, t providers.Target) error {
 		return err
 	}
 	c := d.clients.get(t.Region)
-	if decl.ForceDestroy {
-		if err := emptyBucket(ctx, c, d.kind, t.Region, t.Name); err != nil {
-			return err
-		}
-	}
+	// Try the delete first: an empty bucket needs no listing of its
+	// versions. Only a refusal because of objects empties it, and only
+	// with forceDestroy.
 	_, err = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(t.Name)})
-	if isCode(err, "BucketNotEmpty") {
+	if !isCode(err, "BucketNotEmpty") {
+		return err
+	}
+	if !decl.ForceDestroy {
 		return fmt.Errorf("%w (forceDestroy is not set, so infra does not delete the objects)", err)
 	}
+	if err := emptyBucket(ctx, c, d.kind, t.Region, t.Name); err != nil {
+		return err
+	}
+	_, err = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(t.Name)})
 	return err
 }
 

@@ -3,15 +3,17 @@ package providers
 import "context"
 
 // Want is what the engine needs of one resource: the fields the document
-// sets, and whether anything reads its attributes (an ARN, an endpoint, a
-// group id). A field it does not want is unknown, and an unknown field is
+// sets, and which of its attributes something reads (an ARN, an endpoint,
+// a group id). A field it does not want is unknown, and an unknown field is
 // never drift, so a driver need not read it, nor read back what a create
 // or an update already determines (issue 17: read only what is declared).
 type Want struct {
 	Fields map[string]bool
-	// Attributes is set when something refers to the resource: a
-	// reference, an observed value, a published export.
-	Attributes bool
+	// Attributes names the attributes something reads: a reference's
+	// identity (a security group's groupId), an observed value (a queue's
+	// url). AllAttributes stands for any, where the reader does not say
+	// which (a secret reference, a published export's consumer).
+	Attributes map[string]bool
 	// Created is set when the caller needs the creation time (a sweep's
 	// age rule).
 	Created bool
@@ -31,11 +33,14 @@ func WantsField(ctx context.Context, name string) bool {
 	return !ok || w.Fields[name]
 }
 
-// WantsAttributes reports whether ctx's caller reads the resource's
-// attributes; true without a Want on ctx.
-func WantsAttributes(ctx context.Context) bool {
+// AllAttributes in Want.Attributes wants every attribute.
+const AllAttributes = "*"
+
+// WantsAttribute reports whether ctx's caller reads the resource's
+// attribute name; true without a Want on ctx.
+func WantsAttribute(ctx context.Context, name string) bool {
 	w, ok := ctx.Value(wantKey{}).(Want)
-	return !ok || w.Attributes
+	return !ok || w.Attributes[name] || w.Attributes[AllAttributes]
 }
 
 // WantsCreated reports whether ctx's caller needs the creation time; true

@@ -517,6 +517,12 @@ func describe(x any) string {
 // ObservedIn returns the observed attributes v reads, in walk order.
 func ObservedIn(v Value) []Observed { return exprsIn[Observed](v) }
 
+// RefsIn returns the references within v, in walk order.
+func RefsIn(v Value) []Ref { return exprsIn[Ref](v) }
+
+// SecretValuesIn returns the secret values v reads, in walk order.
+func SecretValuesIn(v Value) []SecretValue { return exprsIn[SecretValue](v) }
+
 // exprsIn returns the expressions of type T within v, in walk order.
 func exprsIn[T Value](v Value) []T {
 	var out []T

@@ -88,7 +88,7 @@ func (d *queues) read(ctx context.Context, c *sqs.Client, region, name, queueURL
 // visibility timeout, the ARN), and its tags unless known.
 func (d *queues) readTagged(ctx context.Context, c *sqs.Client, region, name, queueURL string, tags map[string]string) (providers.Resource, error) {
 	attrs := &sqs.GetQueueAttributesOutput{Attributes: map[string]string{}}
-	if providers.WantsField(ctx, providers.QueuesVisibilityTimeoutSec) || providers.WantsAttributes(ctx) || providers.WantsCreated(ctx) {
+	if providers.WantsField(ctx, providers.QueuesVisibilityTimeoutSec) || providers.WantsAttribute(ctx, "arn") || providers.WantsCreated(ctx) {
 		var err error
 		if attrs, err = c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 			QueueUrl: aws.String(queueURL), AttributeNames: sqsqueue.ReadAttributes(),
@@ -132,7 +132,7 @@ func (d *queues) Create(ctx context.Context, t providers.Target) (providers.Reso
 	// What was sent is what the queue is.
 	res := providers.Resource{Name: t.Name, Region: t.Region, Owner: t.Owner,
 		Fields: map[string]any{spec.TagsField: reportedTags(tags)}, Attributes: map[string]string{"url": aws.ToString(out.QueueUrl)}}
-	if providers.WantsAttributes(ctx) {
+	if providers.WantsAttribute(ctx, "arn") {
 		// The ARN is the cloud's to say, and something reads it: ask for
 		// it alone.
 		a, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
@@ -171,7 +171,7 @@ func (d *queues) Update(ctx context.Context, t providers.Target, changed []strin
 			return providers.Resource{}, err
 		}
 	}
-	if t.Owner == "" || t.Attributes["arn"] == "" && providers.WantsAttributes(ctx) {
+	if t.Owner == "" || t.Attributes["arn"] == "" && providers.WantsAttribute(ctx, "arn") {
 		return d.read(ctx, c, t.Region, t.Name, aws.ToString(queueURL))
 	}
 	// The declared fields are as the target says, the mark is its

@@ -128,7 +128,7 @@ func snapshot(c *callCounter, ops []string) map[string]int {
 func TestQueueCreateReadsOnlyTheARNItIsAskedFor(t *testing.T) {
 	calls := &callCounter{}
 	b, _ := newTestBackend(t, calls.option())
-	ctx := providers.WithWant(context.Background(), providers.Want{Fields: map[string]bool{}, Attributes: true})
+	ctx := providers.WithWant(context.Background(), providers.Want{Fields: map[string]bool{}, Attributes: map[string]bool{"arn": true}})
 	d, _ := b.Driver(spec.Queues)
 	made, err := d.Create(ctx, providers.Target{Name: "want-arn", Region: testRegion, Fields: map[string]any{"visibilityTimeoutSec": 30.0}, Owner: "shop"})
 	if err != nil {

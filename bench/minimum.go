@@ -213,18 +213,17 @@ type kindWrites struct {
 // ARN or has them derived from the name. Every delete is tried first and
 // cleaned up only if refused: a bucket is emptied only when DeleteBucket
 // says it is not empty, a user's attachments removed only when DeleteUser
-// refuses; groups wait for their instances, which one DescribeInstances
-// pass sees terminated.
+// refuses; an instance's delete does not wait for it to terminate, and a
+// group's delete waits for its instances only when EC2 refuses it.
 var writesByKind = map[spec.Kind]kindWrites{
 	spec.SecurityGroup: {
 		create:      "CreateSecurityGroup (tags in TagSpecifications); AuthorizeSecurityGroupIngress for those declaring rules",
 		createExtra: func(_ int, c census) int { return c.ingress },
-		delete:      "DeleteSecurityGroup each",
+		delete:      "DeleteSecurityGroup each (by the listed id; its instances awaited only if EC2 refuses)",
 	},
 	spec.AWSInstance: {
-		create:      "RunInstances each (tags in TagSpecifications)",
-		delete:      "TerminateInstances each; one DescribeInstances pass (1,000 a page) to see them gone before their groups",
-		deleteExtra: func(n int, _ census) int { return pages(n, 1000) },
+		create: "RunInstances each (tags in TagSpecifications; the group by the id its create answered)",
+		delete: "TerminateInstances each (by the listed id, no wait)",
 	},
 	spec.Queues: {create: "CreateQueue each (attributes and tags in the call)", delete: "DeleteQueue each (the URL from the listing)"},
 	// CreateBucket takes tags on AWS; moto ignores them, so on the

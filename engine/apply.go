@@ -555,11 +555,31 @@ func (ar *applyRun) target(ctx context.Context, a spec.Address, op string, chang
 	if err != nil {
 		return nil, providers.Target{}, fmt.Errorf("%s: %s: %w", a, op, err)
 	}
-	t := providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet}
+	t := providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet, Identities: ar.identities(*d)}
 	if obs, seen := ar.rn.world.get(a); seen && obs.Region == d.Region && op != "create" {
 		t.Attributes = obs.Attributes // what was observed: a queue's URL, its ARN
 	}
 	return rs, t, nil
+}
+
+// identities is the identity of each resource d refers to whose kind has
+// one, as the world holds it: observed by the plan, or made earlier in
+// this apply (the scheduler runs d after what it refers to).
+func (ar *applyRun) identities(d spec.Declared) map[spec.Address]string {
+	var out map[spec.Address]string
+	for _, dep := range d.Deps() {
+		info, _ := spec.Lookup(dep.Kind)
+		if info == nil || info.Identity == "" {
+			continue
+		}
+		if obs, ok := ar.rn.world.get(dep); ok && obs.Region == d.Region && obs.Attributes[info.Identity] != "" {
+			if out == nil {
+				out = map[spec.Address]string{}
+			}
+			out[dep] = obs.Attributes[info.Identity]
+		}
+	}
+	return out
 }
 
 // made records what a create or an update made of a: in the world, and in

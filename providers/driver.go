@@ -78,6 +78,11 @@ type Target struct {
 	// delete (a queue's URL), so that the driver need not look it up
 	// again; nil when nothing was observed.
 	Attributes map[string]string
+	// Identities holds the identity (a security group's groupId) of each
+	// resource the fields refer to, as this run observed or made it, so
+	// that a driver need not look the reference up by name; a reference
+	// missing here is looked up.
+	Identities map[spec.Address]string
 }
 
 // Backend is one provider's set of drivers.

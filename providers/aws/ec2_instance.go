@@ -200,9 +200,13 @@ func (d *instances) Create(ctx context.Context, t providers.Target) (providers.R
 			return providers.Resource{}, err
 		}
 	}
-	groupID, err := groupIDByName(ctx, c, group, vpc)
-	if err != nil {
-		return providers.Resource{}, err
+	// A group this fleet declares, in the default VPC where the instance
+	// goes too, is known by the id this run observed or made: no lookup.
+	groupID := t.Identities[spec.Address{Provider: spec.AWS, Kind: spec.SecurityGroup, Name: group}]
+	if groupID == "" || subnet != "" {
+		if groupID, err = groupIDByName(ctx, c, group, vpc); err != nil {
+			return providers.Resource{}, err
+		}
 	}
 	in := &ec2.RunInstancesInput{
 		ImageId:          aws.String(image),
@@ -221,14 +225,25 @@ func (d *instances) Create(ctx context.Context, t providers.Target) (providers.R
 	if subnet != "" {
 		in.SubnetId = aws.String(subnet)
 	}
-	out, err := c.RunInstances(ctx, in)
+	// The group may have been made a moment ago, and EC2 is eventually
+	// consistent.
+	out, err := c.RunInstances(ctx, in, untilGroupVisible)
 	if err != nil {
 		return providers.Resource{}, err
 	}
 	if len(out.Instances) != 1 {
 		return providers.Resource{}, fmt.Errorf("aws/aws-instance: RunInstances for %s returned %d instances", t.Name, len(out.Instances))
 	}
-	return d.waitRunning(ctx, t.Region, aws.ToString(out.Instances[0].InstanceId))
+	i := out.Instances[0]
+	if providers.WantsAttribute(ctx, "state") || providers.WantsAttribute(ctx, "privateIp") && aws.ToString(i.PrivateIpAddress) == "" {
+		// Something reads what only a running instance says.
+		return d.waitRunning(ctx, t.Region, aws.ToString(i.InstanceId))
+	}
+	// RunInstances answers with the instance as launched (pending, with
+	// its id, address and groups), and its tags are what was sent: no
+	// describe, and no wait for it to run, which nothing reads.
+	i.Tags = ec2Tags(tags)
+	return instanceResource(t.Region, i), nil
 }
 
 func (d *instances) waitRunning(ctx context.Context, region, id string) (providers.Resource, error) {
@@ -277,6 +292,7 @@ func (d *instances) Update(ctx context.Context, t providers.Target, changed []st
 		if _, err := c.ModifyInstanceAttribute(ctx, &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id), Groups: []string{groupID}}); err != nil {
 			return providers.Resource{}, err
 		}
+		i.SecurityGroups = []ec2types.GroupIdentifier{{GroupId: aws.String(groupID)}}
 	}
 	if doTags {
 		want, err := instanceTags(t)
@@ -286,35 +302,31 @@ func (d *instances) Update(ctx context.Context, t providers.Target, changed []st
 		if err := retagEC2(ctx, c, id, ec2TagMap(i.Tags), want, "Name"); err != nil {
 			return providers.Resource{}, err
 		}
+		i.Tags = ec2Tags(want)
 	}
-	out, err := c.DescribeInstances(ctx, &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
-	if err != nil {
-		return providers.Resource{}, err
-	}
-	for _, r := range out.Reservations {
-		for _, x := range r.Instances {
-			return instanceResource(t.Region, x), nil
-		}
-	}
-	return providers.Resource{}, providers.Errorf(providers.NotFound, "instance %s vanished", id)
+	// The instance as found, with what was written: no read back.
+	return instanceResource(t.Region, i), nil
 }
 
 func (d *instances) Delete(ctx context.Context, t providers.Target) error {
-	i, err := d.find(ctx, t.Region, t.Name)
-	if err != nil {
-		return err
+	id := t.Attributes["instanceId"] // what this run listed
+	if id == "" {
+		i, err := d.find(ctx, t.Region, t.Name)
+		if err != nil {
+			return err
+		}
+		id = aws.ToString(i.InstanceId)
 	}
-	c := d.clients.get(t.Region)
-	id := aws.ToString(i.InstanceId)
-	if _, err := c.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
-		return err
+	// No wait for it to terminate: shutting down, it is already absent
+	// for infra (a replacement may take its name), and the one delete
+	// that needs it gone, its security group's, waits for it when EC2
+	// refuses (securityGroups.Delete). Terminating one already gone is
+	// done: a retry of a delete whose answer was lost.
+	_, err := d.clients.get(t.Region).TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
+	if isCode(err, "InvalidInstanceID.NotFound") {
+		return nil
 	}
-	// Wait, so that a replacement's security group or a dependant delete
-	// that follows does not find the instance still attached.
-	if err := ec2.NewInstanceTerminatedWaiter(c).Wait(ctx, &ec2.DescribeInstancesInput{InstanceIds: []string{id}}, instanceWait); err != nil {
-		return fmt.Errorf("aws/aws-instance: wait for %s to terminate: %w", id, err)
-	}
-	return nil
+	return err
 }
 
 // Release removes this fleet's ownership tag and keeps every other tag.

@@ -2,12 +2,14 @@ package aws
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
@@ -23,6 +25,9 @@ type securityGroups struct {
 	// pageSize is the listing's MaxResults; zero leaves EC2's default
 	// (everything in one page, or 1,000 a page when paginated).
 	pageSize int32
+	// pollDelay, when set, is the wait between describes while a delete
+	// waits for the group's instances; zero leaves the SDK's waiter delays.
+	pollDelay time.Duration
 }
 
 var (
@@ -33,7 +38,7 @@ var (
 func init() {
 	register(entry{
 		kind: spec.SecurityGroup, service: "ec2",
-		actions: []string{"ec2:DescribeVpcs", "ec2:DescribeSecurityGroups", "ec2:CreateSecurityGroup",
+		actions: []string{"ec2:DescribeVpcs", "ec2:DescribeSecurityGroups", "ec2:DescribeInstances", "ec2:CreateSecurityGroup",
 			"ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:CreateTags", "ec2:DeleteTags",
 			"ec2:DeleteSecurityGroup"},
 		// The ARN holds the group's id; its name needs a describe.
@@ -175,14 +180,31 @@ func (d *securityGroups) Create(ctx context.Context, t providers.Target) (provid
 		return providers.Resource{}, err
 	}
 	id := aws.ToString(out.GroupId)
-	if add := authorizations(rules); len(add) > 0 {
+	add := authorizations(rules)
+	if len(add) > 0 {
 		// A failure here leaves the group with fewer rules than declared;
 		// the next plan reads that truthfully and updates it.
-		if _, err := c.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: add}); err != nil {
+		if _, err := c.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: add}, untilGroupVisible); err != nil {
 			return providers.Resource{}, err
 		}
 	}
-	return d.readID(ctx, t.Region, id)
+	if providers.WantsAttribute(ctx, "vpcId") {
+		// The VPC is EC2's to say (the default one, here), and something
+		// reads it.
+		return d.readID(ctx, t.Region, id)
+	}
+	// What was sent is what the group is: no read back.
+	return groupResource(t.Region, ec2types.SecurityGroup{GroupId: out.GroupId, GroupName: aws.String(t.Name),
+		Description: aws.String(decl.Description), IpPermissions: add, Tags: ec2Tags(tags)}), nil
+}
+
+// untilGroupVisible retries a call naming a group just made while EC2,
+// eventually consistent, does not show it yet, within the call's retry
+// budget: the group's id came from CreateSecurityGroup, so NotFound can
+// only mean "not yet". It costs no call when EC2 already shows it, where
+// a wait before the call would cost a describe every time.
+func untilGroupVisible(o *ec2.Options) {
+	o.Retryer = retry.AddWithErrorCodes(o.Retryer, "InvalidGroup.NotFound")
 }
 
 // readID describes one group by id, waiting until EC2 shows it.
@@ -218,6 +240,7 @@ func (d *securityGroups) Update(ctx context.Context, t providers.Target, changed
 	}
 	c := d.clients.get(t.Region)
 	id := aws.ToString(g.GroupId)
+	now := g // what the group is once updated
 	if doIngress {
 		decl, err := providers.DecodeSecurityGroup(t.Fields)
 		if err != nil {
@@ -240,6 +263,7 @@ func (d *securityGroups) Update(ctx context.Context, t providers.Target, changed
 				return providers.Resource{}, err
 			}
 		}
+		now.IpPermissions = authorizations(rules) // exactly the declared rules
 	}
 	if doTags {
 		want, err := desiredTags(t)
@@ -249,21 +273,72 @@ func (d *securityGroups) Update(ctx context.Context, t providers.Target, changed
 		if err := retagEC2(ctx, c, id, ec2TagMap(g.Tags), want); err != nil {
 			return providers.Resource{}, err
 		}
+		now.Tags = ec2Tags(want)
 	}
-	return d.readID(ctx, t.Region, id)
+	// The group as described before, with what was written: no read back.
+	return groupResource(t.Region, now), nil
 }
 
 func (d *securityGroups) Delete(ctx context.Context, t providers.Target) error {
-	g, err := d.find(ctx, t.Region, t.Name)
-	if err != nil {
-		return err
+	id := t.Attributes["groupId"] // what this run listed
+	if id == "" {
+		g, err := d.find(ctx, t.Region, t.Name)
+		if err != nil {
+			return err
+		}
+		id = aws.ToString(g.GroupId)
 	}
-	// A group still used by an instance or another group's rule is refused
-	// with DependencyViolation (Conflict): the engine retries after the
-	// dependants are gone.
-	// Gone already is done: a retry of a delete whose answer was lost
-	// finds nothing to delete.
-	_, err = d.clients.get(t.Region).DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: g.GroupId})
+	c := d.clients.get(t.Region)
+	err := deleteGroup(ctx, c, id)
+	if isCode(err, "DependencyViolation") {
+		// An instance terminated a moment ago (an instance's delete does
+		// not wait) still holds the group until it is gone: wait for the
+		// group's instances, then try once more. Anything else holding it
+		// (another group's rule, a network interface) is refused as
+		// Conflict, and the engine retries once the dependants are gone.
+		held, werr := d.waitInstancesGone(ctx, c, t.Region, id)
+		if werr != nil {
+			return fmt.Errorf("aws/security-group: %s: wait for its instances to terminate: %w", t.Name, werr)
+		}
+		if held {
+			err = deleteGroup(ctx, c, id)
+		}
+	}
+	return err
+}
+
+// waitInstancesGone waits until every instance using group id has
+// terminated; false when no live or terminating instance uses it, so what
+// holds the group is something else.
+func (d *securityGroups) waitInstancesGone(ctx context.Context, c *ec2.Client, region, id string) (bool, error) {
+	in := &ec2.DescribeInstancesInput{Filters: []ec2types.Filter{
+		{Name: aws.String("instance.group-id"), Values: []string{id}},
+		{Name: aws.String("instance-state-name"), Values: append([]string{"shutting-down"}, liveStates...)},
+	}}
+	var ids []string
+	err := eachPage(ctx, ec2.NewDescribeInstancesPaginator(c, in), spec.SecurityGroup, region, func(page *ec2.DescribeInstancesOutput) error {
+		for _, r := range page.Reservations {
+			for _, i := range r.Instances {
+				ids = append(ids, aws.ToString(i.InstanceId))
+			}
+		}
+		return nil
+	})
+	if err != nil || len(ids) == 0 {
+		return false, err
+	}
+	err = ec2.NewInstanceTerminatedWaiter(c, func(o *ec2.InstanceTerminatedWaiterOptions) {
+		if d.pollDelay > 0 {
+			o.MinDelay, o.MaxDelay = d.pollDelay, d.pollDelay
+		}
+	}).Wait(ctx, &ec2.DescribeInstancesInput{InstanceIds: ids}, instanceWait)
+	return true, err
+}
+
+// deleteGroup deletes a group by id. Gone already is done: a retry of a
+// delete whose answer was lost finds nothing to delete.
+func deleteGroup(ctx context.Context, c *ec2.Client, id string) error {
+	_, err := c.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: aws.String(id)})
 	if isCode(err, "InvalidGroup.NotFound") {
 		return nil
 	}

@@ -13,6 +13,12 @@
 # tests reset the emulator hundreds of times. Each backend gets copies, so
 # what one test attaches is not seen by the next.
 #
+# And it pages SQS ListQueues as SQS does: moto returns at most 1,000
+# queues and never a NextToken, whatever MaxResults says, so a listing of
+# more than 1,000 queues reads as 1,000. SQS takes MaxResults (1 to 1,000)
+# and answers a NextToken while more remain; without MaxResults it returns
+# up to 1,000 and no token. The token here is the offset, opaque to the SDK.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
 import copy
@@ -22,6 +28,8 @@ import threading
 from moto.iam.models import IAMBackend
 from moto.s3.responses import S3Response
 from moto.server import main
+from moto.sqs.responses import SQSResponse
+from urllib.parse import urlparse
 
 _object_writes = threading.Lock()
 
@@ -59,6 +67,27 @@ def _aws_policies(self):
 
 
 IAMBackend._init_aws_policies = _aws_policies
+
+
+def _list_queues(self):
+    from moto.core.responses import ActionResult
+
+    prefix = self._get_param("QueueNamePrefix") or ""
+    limit = self._get_param("MaxResults")
+    start = int(self._get_param("NextToken") or 0)
+    names = [n for n in self.sqs_backend.queues if n.startswith(prefix)]
+    size = int(limit) if limit else 1000
+    page = names[start : start + size]
+    request_url = urlparse(self.uri)
+    result = {}
+    if page:
+        result["QueueUrls"] = [self.sqs_backend.queues[n].url(request_url) for n in page]
+    if limit and start + size < len(names):
+        result["NextToken"] = str(start + size)
+    return ActionResult(result)
+
+
+SQSResponse.list_queues = _list_queues
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

@@ -240,14 +240,16 @@ func (s *sweeper) setCreated(f *judged, t time.Time) {
 
 // read reads one resource within its service's bound: one just listed
 // (listed set), or one whose delete is awaited. The sweep's rules need the
-// mark and the age, nothing a spec sets.
+// mark, and the age when there is a floor; nothing a spec sets.
 func (s *sweeper) read(ctx context.Context, j *job, name string, listed *providers.Resource) (providers.Resource, bool, error) {
 	sem := s.sem(j)
 	if !acquire(ctx, sem) {
 		return providers.Resource{}, false, ctx.Err()
 	}
 	defer func() { <-sem }()
-	ctx = providers.WithWant(ctx, providers.Want{Created: true})
+	// The age floor is the one rule that needs the creation time; without
+	// it no call is made for it (a queue's GetQueueAttributes).
+	ctx = providers.WithWant(ctx, providers.Want{Created: s.opts.OlderThan > 0})
 	if listed != nil && j.res.ReadsListed() {
 		// The listing just said it is there: no second lookup (a queue's
 		// GetQueueUrl, a bucket's HeadBucket).

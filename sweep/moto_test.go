@@ -523,7 +523,7 @@ func TestSweep500(t *testing.T) {
 	// read of each prefixed resource whose listing has no tags (buckets,
 	// queues, users); one delete each. With no age floor, no call asks
 	// for a creation time (a queue's GetQueueAttributes).
-	if min := 1 + (2+2+1+1+1+1+1+1+2+1) + 300 + 500; counter.total() != min || counter.by["SQS GetQueueAttributes"] != 0 {
+	if min := 1 + (2 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 2 + 1) + 300 + 500; counter.total() != min || counter.by["SQS GetQueueAttributes"] != 0 {
 		t.Errorf("%d calls, want the minimum %d: %s", counter.total(), min, strings.Join(ops, ", "))
 	}
 	t.Logf("made 505 resources in %s", made.Round(time.Millisecond))

@@ -8,6 +8,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -89,22 +90,13 @@ func sameAsRead(t *testing.T, what string, made, read providers.Resource, later 
 		}
 	}
 	for name, v := range read.Attributes {
-		if made.Attributes[name] != v && !contains(later, name) {
+		if made.Attributes[name] != v && !slices.Contains(later, name) {
 			t.Errorf("%s: create reports attribute %s = %q, a read %q", what, name, made.Attributes[name], v)
 		}
 	}
 	if made.Owner != read.Owner || made.Name != read.Name {
 		t.Errorf("%s: create reports %s owned by %q, a read %s by %q", what, made.Name, made.Owner, read.Name, read.Owner)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // A group whose instance is still terminating is refused by EC2 with
@@ -114,29 +106,7 @@ func contains(list []string, s string) bool {
 // answers the first DeleteSecurityGroup as EC2 does while the instance
 // still runs, and the test terminates the instance a moment later.
 func TestSecurityGroupDeleteWaitsForItsInstances(t *testing.T) {
-	_, srv := newTestBackend(t)
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var refused atomic.Int32
-	forward := httputil.NewSingleHostReverseProxy(target)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
-		if strings.Contains(string(body), "Action=DeleteSecurityGroup") && refused.Add(1) == 1 {
-			w.WriteHeader(http.StatusBadRequest)
-			io.WriteString(w, `<Response><Errors><Error><Code>DependencyViolation</Code><Message>resource sg has a dependent object</Message></Error></Errors><RequestID>1</RequestID></Response>`)
-			return
-		}
-		forward.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	calls := &callCounter{}
-	b, err := New(context.Background(), Options{ConfigOptions: []func(*config.LoadOptions) error{calls.option(), config.WithBaseEndpoint(proxy.URL)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, calls, refused := refusingGroupDeletes(t, 1)
 	ctx := context.Background()
 	groups, _ := b.Driver(spec.SecurityGroup)
 	groups.(*securityGroups).pollDelay = 200 * time.Millisecond
@@ -171,10 +141,63 @@ func TestSecurityGroupDeleteWaitsForItsInstances(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the delete did not end after the instance terminated")
 	}
-	if refused.Load() != 2 || calls.count("DeleteSecurityGroup") != 2 {
-		t.Errorf("DeleteSecurityGroup sent %d times (%d at the proxy), want the refused one and one after the wait", calls.count("DeleteSecurityGroup"), refused.Load())
+	if refused.Load() != 1 || calls.count("DeleteSecurityGroup") != 2 {
+		t.Errorf("DeleteSecurityGroup sent %d times (%d refused), want the refused one and one after the wait", calls.count("DeleteSecurityGroup"), refused.Load())
 	}
 	if _, err := groups.Read(ctx, testRegion, "dv-web"); providers.CodeOf(b, err) != providers.NotFound {
 		t.Errorf("the group is still there: %v", err)
 	}
+}
+
+// A group refused for something other than an instance (another group's
+// rule, a network interface) is not waited for: the refusal stands as
+// Conflict, for the engine to retry once the dependants are gone, after
+// one look for instances.
+func TestSecurityGroupDeleteRefusedWithoutInstancesIsAConflict(t *testing.T) {
+	b, calls, refused := refusingGroupDeletes(t, 1000)
+	ctx := context.Background()
+	groups, _ := b.Driver(spec.SecurityGroup)
+	group, err := groups.Create(ctx, providers.Target{Name: "dv-held", Region: testRegion, Owner: "shop", Fields: map[string]any{"description": "held"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = groups.Delete(ctx, providers.Target{Name: "dv-held", Region: testRegion, Attributes: group.Attributes})
+	if providers.CodeOf(b, err) != providers.Conflict {
+		t.Fatalf("delete of a group held by no instance: %v, want Conflict", err)
+	}
+	if refused.Load() != 1 || calls.count("DescribeInstances") != 1 {
+		t.Errorf("DeleteSecurityGroup refused %d times, DescribeInstances %d: want 1 and 1", refused.Load(), calls.count("DescribeInstances"))
+	}
+}
+
+// refusingGroupDeletes is a backend whose first n DeleteSecurityGroup
+// calls a proxy in front of the emulator answers as EC2 answers a group
+// in use (moto never does); the rest reach the emulator.
+func refusingGroupDeletes(t *testing.T, n int32) (*Backend, *callCounter, *atomic.Int32) {
+	t.Helper()
+	_, srv := newTestBackend(t)
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := &atomic.Int32{}
+	forward := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		if strings.Contains(string(body), "Action=DeleteSecurityGroup") && refused.Load() < n {
+			refused.Add(1)
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `<Response><Errors><Error><Code>DependencyViolation</Code><Message>resource sg has a dependent object</Message></Error></Errors><RequestID>1</RequestID></Response>`)
+			return
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	calls := &callCounter{}
+	b, err := New(context.Background(), Options{ConfigOptions: []func(*config.LoadOptions) error{calls.option(), config.WithBaseEndpoint(proxy.URL)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, calls, refused
 }

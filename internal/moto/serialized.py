@@ -25,6 +25,7 @@ import copy
 import sys
 import threading
 
+from moto.core.responses import ActionResult
 from moto.iam.models import IAMBackend
 from moto.s3.responses import S3Response
 from moto.server import main
@@ -70,8 +71,6 @@ IAMBackend._init_aws_policies = _aws_policies
 
 
 def _list_queues(self):
-    from moto.core.responses import ActionResult
-
     prefix = self._get_param("QueueNamePrefix") or ""
     limit = self._get_param("MaxResults")
     start = int(self._get_param("NextToken") or 0)

@@ -78,9 +78,12 @@ func taggedResources(ctx context.Context, c *resourcegroupstaggingapi.Client, re
 	var groups []ownedGroup
 	p := resourcegroupstaggingapi.NewGetResourcesPaginator(c, &resourcegroupstaggingapi.GetResourcesInput{
 		TagFilters: []tagtypes.TagFilter{{Key: aws.String(spec.OwnershipTagKey)}},
-		// The most a page may hold. Without it, pages are cut by tag count
-		// (the emulator cuts at 100 tags: 25 resources carrying four).
+		// The most a page may hold. Pages are also cut by tag count, at
+		// 100 tags unless told (the emulator applies that cap even beside
+		// ResourcesPerPage: 25 resources carrying four); 500 is its most,
+		// so a page holds 100 resources carrying up to four tags.
 		ResourcesPerPage: aws.Int32(100),
+		TagsPerPage:      aws.Int32(500),
 	})
 	err := eachPage(ctx, p, "tagging", region, func(page *resourcegroupstaggingapi.GetResourcesOutput) error {
 		for _, m := range page.ResourceTagMappingList {

@@ -125,3 +125,32 @@ func TestKindOfARN(t *testing.T) {
 	}
 	var _ providers.Discoverer = (*Backend)(nil)
 }
+
+// The tag scan reads 100 resources a page, as the Tagging API allows,
+// whatever their tags: without a tag cap beside the resource cap, pages are
+// cut at 100 tags (25 resources carrying four), four times the pages.
+func TestOwnedReadsAHundredAPage(t *testing.T) {
+	calls := &callCounter{}
+	b, _ := newTestBackend(t, calls.option())
+	ctx := context.Background()
+	cfg := b.Config().Copy()
+	cfg.Region = testRegion
+	q := sqs.NewFromConfig(cfg)
+	const n = 250
+	for i := range n {
+		tags := map[string]string{spec.OwnershipTagKey: "shop", "team": "scale", "tier": "web", "cost-centre": "101"}
+		if _, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("q%03d", i)), Tags: tags}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owned, err := b.Owned(ctx, testRegion, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(owned) != n {
+		t.Fatalf("the scan found %d queues, want %d", len(owned), n)
+	}
+	if got := calls.count("GetResources"); got != 3 {
+		t.Errorf("the scan of %d resources took %d pages, want 3", n, got)
+	}
+}

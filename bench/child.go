@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 
@@ -18,8 +19,18 @@ import (
 // runChild is the measured process: the infra command line itself
 // (cli.RunWith), whose AWS backend counts every call through SDK
 // middleware. The counts go to countsFile when the command ends, and the
-// parent reads this process's peak RSS from the kernel.
+// parent reads this process's peak RSS from the kernel. With
+// BENCH_CPUPROFILE set to a folder, each command writes its CPU profile
+// there, named by its process id, for go tool pprof.
 func runChild(countsFile string, args []string) int {
+	if dir := os.Getenv("BENCH_CPUPROFILE"); dir != "" {
+		stop, err := profileCPU(dir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			return 1
+		}
+		defer stop()
+	}
 	c := newCounter()
 	f := &cli.Factory{
 		IO:     cli.System(),
@@ -57,4 +68,16 @@ func runChild(countsFile string, args []string) int {
 		return 1
 	}
 	return code
+}
+
+func profileCPU(dir string) (stop func(), err error) {
+	f, err := os.Create(fmt.Sprintf("%s/cpu-%d.pprof", dir, os.Getpid()))
+	if err != nil {
+		return nil, fmt.Errorf("the CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

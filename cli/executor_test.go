@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/infra-iac/infra/executor"
 	"github.com/infra-iac/infra/executor/executortest"
@@ -89,7 +90,8 @@ func TestExecutorDeployThenInvoke(t *testing.T) {
 	}
 	warm.Stop()
 
-	rie := executortest.Start(t, append(env, "AWS_LAMBDA_FUNCTION_TIMEOUT=2", executor.EnvParallelism+"=2")...)
+	// 20 ms a call, two at a time: 250 creates take at least 2.5 s.
+	rie := executortest.Start(t, append(executortest.Slowed(t, env, 20*time.Millisecond), "AWS_LAMBDA_FUNCTION_TIMEOUT=2", executor.EnvParallelism+"=2")...)
 	t.Setenv("AWS_ENDPOINT_URL_LAMBDA", rie.URL)
 	code, out, errOut = runInfra(t, "executor", "invoke", "--function", executortest.FunctionName, "--fleet", fleet,
 		"--operation", "apply", "--expect-plan-id", plan.Plan.ID, "--run-id", "42")

@@ -28,8 +28,9 @@ type Records interface {
 type ApplyOptions struct {
 	// Force overrides the brake.
 	Force bool
-	// Store receives the ledger after every action that changes it, and the
-	// cache at the end.
+	// Store receives the ledger before the first action, as actions
+	// change it (paced: see applyRun), and at the end; and the cache at
+	// the end.
 	Store Records
 	// StopAt, when set, is the time after which no new action starts; the
 	// report is then Incomplete and a re-run resumes (the executor uses it
@@ -137,6 +138,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	ar := &applyRun{e: e, p: p, rn: rn, store: opts.Store, ledger: rn.ledger.Clone(), runID: runID,
 		res: &resolver{e: e, m: rn.model, w: rn.world, fleet: rn.model.Fleet}, wants: wantsOf(rn.model)}
 	ar.cond = sync.NewCond(&ar.mu)
+	ar.heldBy, ar.stopped, ar.wake = map[spec.Address]int{}, make(chan struct{}), make(chan struct{})
 	// Save with a context that outlives a cancellation: an action that
 	// finished must be recorded even while the run is being interrupted.
 	ar.saveCtx = context.WithoutCancel(ctx)
@@ -144,7 +146,12 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	if err := ar.adopt(); err != nil {
 		return nil, err
 	}
+	go ar.saveLoop()
 	report := ar.schedule(ctx, opts.StopAt)
+	ar.unsaved(report, ar.finish())
+	if ar.stopErr != nil && ar.saveErr == nil {
+		ar.fail(fmt.Errorf("stopped starting actions when %w; a later save held every change made, so apply again to finish", ar.stopErr))
+	}
 	report.PlanID = p.ID
 	if err := ar.saveCache(); err != nil {
 		return report, err
@@ -171,56 +178,123 @@ type applyRun struct {
 	mu       sync.Mutex
 	ledger   *state.Ledger
 	failures []error
-	// The ledger's saves are group commits: a change returns once a save
-	// that holds it is done, and one save holds every change made while
-	// the one before was being written. Concurrent actions so share saves
-	// instead of each writing the whole ledger (cond waits on mu).
-	cond      *sync.Cond
-	changes   int // changes made to ledger so far
-	saved     int // changes the last successful save held
-	saving    bool
-	failedAt  int // changes the last failed save held
-	failedErr error
+	// The ledger's saves are paced group commits. A change returns at
+	// once; one goroutine (saveLoop) writes the ledger whole whenever
+	// changes wait, then rests nine times as long as the save took, so a
+	// large ledger's saves cost a tenth of the run, not all of it (they
+	// grow with N: quadratic). Not waiting is safe because adopt saved
+	// every create's intent before the first mutation: a crash before
+	// the next save leaves intents, which the next run resolves, as it
+	// does for a crash inside a create. The run ends with a save of
+	// every change (finish), and an action whose change that save did
+	// not hold is reported failed (unsaved). cond waits on mu.
+	cond     *sync.Cond
+	changes  int                  // changes made to ledger so far
+	saved    int                  // changes the last successful save held
+	heldBy   map[spec.Address]int // the change that last recorded each
+	saveErr  error                // the last save's failure
+	stopErr  error                // the first save's failure: no action starts after it
+	rested   time.Time            // when the next paced save may begin
+	finished bool                 // the walk is over: save at once, and stop
+	stopped  chan struct{}        // saveLoop returned
+	wake     chan struct{}        // closed by finish: cut the rest short
 }
 
-// record changes the ledger and saves it if it changed.
-func (ar *applyRun) record(change func(l *state.Ledger) bool) error {
+// record changes the ledger for the action on a; saveLoop saves it.
+func (ar *applyRun) record(a spec.Address, change func(l *state.Ledger) bool) {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
 	if !change(ar.ledger) {
-		return nil
+		return
 	}
 	ar.changes++
-	mine := ar.changes
-	for {
-		switch {
-		case ar.saved >= mine:
-			return nil
-		case ar.failedAt >= mine:
-			return ar.failedErr
-		case !ar.saving:
-			ar.save()
-			continue
+	ar.heldBy[a] = ar.changes
+	ar.cond.Broadcast()
+}
+
+// save writes the ledger as it is now, with mu held on entry and exit but
+// not while writing, so that changes go on being made meanwhile.
+func (ar *applyRun) save() {
+	held, snapshot := ar.changes, ar.ledger.Clone()
+	ar.mu.Unlock()
+	began := time.Now()
+	err := ar.store.SaveLedger(ar.saveCtx, snapshot)
+	took := time.Since(began)
+	ar.mu.Lock()
+	ar.rested = time.Now().Add(9 * took)
+	if err != nil {
+		ar.saveErr = fmt.Errorf("save the ledger to %s: %w", ar.store.Where(), err)
+		if ar.stopErr == nil {
+			ar.stopErr = ar.saveErr
 		}
-		ar.cond.Wait()
+		return
+	}
+	ar.saved, ar.saveErr = held, nil
+}
+
+// saveLoop saves the ledger while the walk runs, paced (see applyRun). A
+// failed save is tried again only by the last one: no action starts after
+// it, and what was done is in the run's ledger.
+func (ar *applyRun) saveLoop() {
+	ar.mu.Lock()
+	defer func() { ar.mu.Unlock(); close(ar.stopped) }()
+	for {
+		for !ar.finished && (ar.saved >= ar.changes || ar.saveErr != nil) {
+			ar.cond.Wait()
+		}
+		if ar.saved >= ar.changes {
+			return
+		}
+		if rest := time.Until(ar.rested); rest > 0 && !ar.finished {
+			ar.mu.Unlock()
+			select {
+			case <-time.After(rest):
+			case <-ar.wake:
+			}
+			ar.mu.Lock()
+		}
+		last := ar.finished
+		ar.save()
+		if last {
+			return
+		}
 	}
 }
 
-// save writes the ledger as it is now, with mu held on entry and exit
-// but not while writing, so that other changes can join the next save.
-func (ar *applyRun) save() {
-	ar.saving = true
-	held, snapshot := ar.changes, ar.ledger.Clone()
-	ar.mu.Unlock()
-	err := ar.store.SaveLedger(ar.saveCtx, snapshot)
+// finish ends the saves: one more holds every change, unless it fails.
+func (ar *applyRun) finish() error {
 	ar.mu.Lock()
-	ar.saving = false
-	if err != nil {
-		ar.failedAt, ar.failedErr = held, fmt.Errorf("save the ledger to %s: %w", ar.store.Where(), err)
-	} else {
-		ar.saved = held
-	}
+	ar.finished = true
+	close(ar.wake)
 	ar.cond.Broadcast()
+	ar.mu.Unlock()
+	<-ar.stopped
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.saveErr
+}
+
+// saveFailed is why no further action may start: a save failed, so what
+// it does might not be recorded.
+func (ar *applyRun) saveFailed() error {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.stopErr
+}
+
+// unsaved reports failed every action whose change the last save did not
+// hold: the cloud did it, the ledger does not say so.
+func (ar *applyRun) unsaved(report *Report, err error) {
+	if err == nil {
+		return
+	}
+	ar.fail(err)
+	for i, ap := range report.Applied {
+		if ar.heldBy[ap.Address] > ar.saved && ap.Status == StatusDone {
+			report.Applied[i].Status = StatusFailed
+			report.Applied[i].Error = fmt.Sprintf("%s: done, but not recorded: %v", ap.Address, err)
+		}
+	}
 }
 
 // adopt records, before any mutation, every declared resource that exists
@@ -231,7 +305,7 @@ func (ar *applyRun) save() {
 // next run needs to recognise it; and it drops the intents the plan has
 // settled (a claimed resource keeps its own until it is tagged).
 func (ar *applyRun) adopt() error {
-	return ar.record(func(l *state.Ledger) bool {
+	ar.record(spec.Address{}, func(l *state.Ledger) bool {
 		changed := false
 		for _, a := range ar.rn.drop {
 			changed = l.Remove(a) || changed
@@ -255,6 +329,12 @@ func (ar *applyRun) adopt() error {
 		}
 		return changed
 	})
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if ar.saved < ar.changes {
+		ar.save()
+	}
+	return ar.saveErr
 }
 
 // stepKind is the part of an action a step carries out. A replace is two
@@ -370,7 +450,7 @@ func (ar *applyRun) schedule(ctx context.Context, stopAt time.Time) *Report {
 		Started: s.started,
 		Settled: s.settled,
 		Stop: func() bool {
-			return !s.inRounds && (ctx.Err() != nil || (!stopAt.IsZero() && time.Now().After(stopAt)))
+			return !s.inRounds && (ctx.Err() != nil || (!stopAt.IsZero() && time.Now().After(stopAt)) || ar.saveFailed() != nil)
 		},
 		Heartbeat: ar.e.opts.Heartbeat,
 		Tick:      s.tick,
@@ -500,6 +580,7 @@ func (ar *applyRun) step(ctx context.Context, a Action, kind stepKind) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+
 	ctx = providers.WithWant(providers.WithAddress(ctx, a.Address), ar.wants[a.Address])
 	switch kind {
 	case stepDestroy:
@@ -536,7 +617,8 @@ func (ar *applyRun) execute(ctx context.Context, a Action) error {
 		if err := ar.remove(ctx, a.Address, a.Region, ar.rn.orphans[a.Address]); err != nil {
 			return err
 		}
-		return ar.record(func(l *state.Ledger) bool { return l.DropIntent(a.Address) || l.Remove(a.Address) })
+		ar.record(a.Address, func(l *state.Ledger) bool { return l.DropIntent(a.Address) || l.Remove(a.Address) })
+		return nil
 	case Forget:
 		return ar.forget(ctx, a)
 	}
@@ -584,9 +666,9 @@ func (ar *applyRun) identities(d spec.Declared) map[spec.Address]string {
 
 // made records what a create or an update made of a: in the world, and in
 // the ledger as a row in place of its intent.
-func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) error {
+func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) {
 	ar.rn.world.set(a, r)
-	return ar.record(func(l *state.Ledger) bool {
+	ar.record(a, func(l *state.Ledger) bool {
 		row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region}
 		if m, ok := ar.rn.model.Components.Of(a); ok {
 			row.Member = m.Path()
@@ -626,7 +708,8 @@ func (ar *applyRun) create(ctx context.Context, a Action) error {
 				Message: "already existed untagged, made by this fleet's interrupted or retried create; tagged and recorded it"})
 		}
 	}
-	return ar.made(a.Address, t.Region, r)
+	ar.made(a.Address, t.Region, r)
+	return nil
 }
 
 // finishing lists the fields an update sets to finish a resource that a
@@ -672,7 +755,8 @@ func (ar *applyRun) update(ctx context.Context, a Action) error {
 	if err != nil {
 		return err
 	}
-	return ar.made(a.Address, t.Region, r)
+	ar.made(a.Address, t.Region, r)
+	return nil
 }
 
 // remove deletes a resource in region. An orphan's ownership is read again
@@ -739,7 +823,8 @@ func (ar *applyRun) forget(ctx context.Context, a Action) error {
 			return err
 		}
 	}
-	return ar.record(func(l *state.Ledger) bool { return l.Remove(a.Address) })
+	ar.record(a.Address, func(l *state.Ledger) bool { return l.Remove(a.Address) })
+	return nil
 }
 
 // saveCache writes what the run last saw of every resource it knows.

@@ -2,16 +2,17 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/infra-iac/infra/spec"
 )
 
-// The ledger's saves are group commits: actions that finish while a save
-// is being written share the next one, instead of each writing the whole
-// ledger (quadratic at scale), and every action is recorded when apply
-// returns.
+// The ledger's saves are paced group commits: actions do not wait for
+// them, and one save holds every change made since the one before, so a
+// large ledger is not written whole for each action (quadratic at scale);
+// every action is recorded when apply returns.
 func TestConcurrentActionsShareLedgerSaves(t *testing.T) {
 	f := newFixture(t)
 	f.store.delay = 20 * time.Millisecond
@@ -20,8 +21,10 @@ func TestConcurrentActionsShareLedgerSaves(t *testing.T) {
 		rs = append(rs, fmt.Sprintf(`{"address": "aws/queues/q%02d", "spec": {}}`, i))
 	}
 	f.mustApply(doc(rs...))
-	if f.store.nsaves >= 24 {
-		t.Errorf("%d saves for 24 creates at parallelism 4: none shared", f.store.nsaves)
+	// The intents, then one save at most every 200 ms (nine times a
+	// save's 20 ms after each), then the last.
+	if f.store.nsaves >= 6 {
+		t.Errorf("%d saves for 24 creates at parallelism 4: not paced", f.store.nsaves)
 	}
 	for i := 0; i < 24; i++ {
 		a := spec.Address{Provider: spec.AWS, Kind: spec.Queues, Name: fmt.Sprintf("q%02d", i)}
@@ -31,5 +34,47 @@ func TestConcurrentActionsShareLedgerSaves(t *testing.T) {
 	}
 	if n := len(f.store.ledger.Intents); n != 0 {
 		t.Errorf("%d intents left: %v", n, f.store.ledger.Intents)
+	}
+}
+
+// When the saves after the intents fail, what the cloud did is not in the
+// ledger: each such action is reported failed, with why, no action starts
+// after the failure, and the next run adopts what was made by its intent.
+func TestUnsavedActionsFailAndTheNextRunAdoptsThem(t *testing.T) {
+	f := newFixture(t)
+	f.store.failFrom = 2
+	var rs []string
+	for i := 0; i < 6; i++ {
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/queues/q%d", "spec": {}}`, i))
+	}
+	_, rep, err := f.apply(doc(rs...))
+	if err == nil || !strings.Contains(err.Error(), "save the ledger to memory: disk full") {
+		t.Fatalf("want the save's failure, got %v", err)
+	}
+	made := 0
+	for _, a := range rep.Applied {
+		switch a.Status {
+		case StatusFailed:
+			made++
+			if !strings.Contains(a.Error, a.Address.String()+": done, but not recorded: save the ledger") {
+				t.Errorf("%s: %q", a.Address, a.Error)
+			}
+		case StatusDone:
+			t.Errorf("%s reported done, but no save after the intents held it", a.Address)
+		}
+	}
+	if made == 0 || made != len(f.cloud.Addresses()) {
+		t.Fatalf("%d reported made but unrecorded, the cloud holds %v", made, f.cloud.Addresses())
+	}
+	if n := len(f.store.ledger.Intents); n != 6 || len(f.store.ledger.Rows) != 0 {
+		t.Fatalf("the ledger holds %d intents and %d rows, want the 6 intents alone", n, len(f.store.ledger.Rows))
+	}
+	f.store.failFrom = 0
+	f.mustApply(doc(rs...))
+	if p := f.plan(doc(rs...), false); len(p.Actions) != 0 {
+		t.Fatalf("not converged: %v", actionsOf(p))
+	}
+	if len(f.store.ledger.Rows) != 6 || len(f.cloud.Addresses()) != 6 {
+		t.Fatalf("ledger %d rows, cloud %v", len(f.store.ledger.Rows), f.cloud.Addresses())
 	}
 }

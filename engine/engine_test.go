@@ -23,14 +23,14 @@ const acct = "123456789012"
 // memStore is a state.Store in memory that keeps every saved ledger, so a
 // test can check what was recorded after each action.
 type memStore struct {
-	mu     sync.Mutex
-	ledger *state.Ledger
-	cache  *state.Cache
-	saves  [][]byte
-	caches [][]byte
-	failAt int // fail the n-th ledger save (1-based); 0 never
-	nsaves int
-	delay  time.Duration // each ledger save takes this long
+	mu       sync.Mutex
+	ledger   *state.Ledger
+	cache    *state.Cache
+	saves    [][]byte
+	caches   [][]byte
+	failFrom int // fail every ledger save from the n-th on (1-based); 0 never
+	nsaves   int
+	delay    time.Duration // each ledger save takes this long
 }
 
 func (s *memStore) Lock(ctx context.Context, info state.LockInfo) (state.Lock, error) {
@@ -50,7 +50,7 @@ func (s *memStore) SaveLedger(ctx context.Context, l *state.Ledger) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nsaves++
-	if s.failAt > 0 && s.nsaves == s.failAt {
+	if s.failFrom > 0 && s.nsaves >= s.failFrom {
 		return errors.New("disk full")
 	}
 	s.ledger = l.Clone()
@@ -670,16 +670,17 @@ func TestFailedActionSkipsDependantsAndDeletesAndRerunConverges(t *testing.T) {
 	}
 }
 
-func TestCrashAfterEveryActionConverges(t *testing.T) {
+func TestCrashAfterEverySaveConverges(t *testing.T) {
 	d := doc(sg, instance, queue, bucket, password, db, dbURL)
 	for k := 1; k <= 7; k++ {
 		f := newFixture(t)
 		f.env["DB_PASSWORD"] = "pw"
-		// A save that fails stands for a crash between the cloud call and
-		// the record: the resource exists, the ledger does not know it.
-		f.store.failAt = k
+		// Saves that fail from the k-th on stand for a crash after the
+		// one before: what was made since exists, the ledger holds at
+		// most its intent.
+		f.store.failFrom = k
 		f.apply(d)
-		f.store.failAt = 0
+		f.store.failFrom = 0
 		f.mustApply(d)
 		if p := f.plan(d, false); len(p.Actions) != 0 {
 			t.Fatalf("k=%d: not converged: %v", k, actionsOf(p))

@@ -193,7 +193,8 @@ func TestExecutorDeadlineUnderTheRuntimeEmulator(t *testing.T) {
 	}
 	warm.Stop()
 
-	rie := executortest.Start(t, append(env, "AWS_LAMBDA_FUNCTION_TIMEOUT=2", executor.EnvParallelism+"=2")...)
+	// 20 ms a call, two at a time: 250 creates take at least 2.5 s.
+	rie := executortest.Start(t, append(executortest.Slowed(t, env, 20*time.Millisecond), "AWS_LAMBDA_FUNCTION_TIMEOUT=2", executor.EnvParallelism+"=2")...)
 	c = newClient(t, rie)
 	req := executor.Request{Operation: executor.OpApply, Document: doc, ExpectPlanID: plan.Plan.ID, RunID: "9"}
 	var statuses []string

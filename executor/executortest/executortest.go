@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infra-iac/infra/internal/faultproxy"
 	"github.com/infra-iac/infra/internal/moto"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
@@ -38,6 +39,31 @@ var (
 	riePath   string
 	buildErr  error
 )
+
+// Slowed is env with its AWS endpoint behind a proxy that adds delay to
+// every call, as a real region's round trip does. A test that needs a
+// fleet to outlast the function's timeout sets the floor this way, not by
+// hoping the machine is slow: the apply no longer waits for the ledger's
+// saves, so on loopback it is as fast as the emulator.
+func Slowed(t testing.TB, env []string, delay time.Duration) []string {
+	t.Helper()
+	out := append([]string{}, env...)
+	for i, kv := range out {
+		target, ok := strings.CutPrefix(kv, "AWS_ENDPOINT_URL=")
+		if !ok {
+			continue
+		}
+		p, err := faultproxy.Start(target, faultproxy.Options{Delay: delay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		out[i] = "AWS_ENDPOINT_URL=" + p.URL
+		return out
+	}
+	t.Fatal("executortest.Slowed: env has no AWS_ENDPOINT_URL")
+	return nil
+}
 
 // Binaries builds bootstrap (CGO_ENABLED=0, -tags lambda.norpc, as for
 // provided.al2023) and installs the emulator, once per test binary, and

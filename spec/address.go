@@ -4,6 +4,7 @@
 package spec
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,7 +48,23 @@ func (a Address) IsZero() bool { return a == Address{} }
 
 // Less orders addresses by their text form, which is the order every sorted
 // output (ledger, diagnostics, plan ties) uses.
-func (a Address) Less(b Address) bool { return a.String() < b.String() }
+func (a Address) Less(b Address) bool { return a.Compare(b) < 0 }
+
+// Compare is -1, 0 or +1 as a's text form sorts before, with or after b's.
+// It builds neither text on the heap: sorting and searching a ledger
+// compare addresses millions of times at 10,000 rows.
+func (a Address) Compare(b Address) int {
+	var x, y [128]byte
+	return bytes.Compare(a.appendText(x[:0]), b.appendText(y[:0]))
+}
+
+func (a Address) appendText(buf []byte) []byte {
+	buf = append(buf, a.Provider...)
+	buf = append(buf, '/')
+	buf = append(buf, a.Kind...)
+	buf = append(buf, '/')
+	return append(buf, a.Name...)
+}
 
 // ParseAddress parses provider/kind/name. It checks the shape only; whether
 // the provider and kind are known is Validate's business, so that a document

@@ -5,6 +5,7 @@ package state
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -60,10 +61,8 @@ func NewLedger() *Ledger { return &Ledger{Version: LedgerVersion, Rows: []Row{}}
 
 // Intent returns the intent recorded for a.
 func (l *Ledger) Intent(a spec.Address) (Intent, bool) {
-	for _, in := range l.Intents {
-		if in.Address() == a {
-			return in, true
-		}
+	if i, ok := l.searchIntent(a); ok {
+		return l.Intents[i], true
 	}
 	return Intent{}, false
 }
@@ -71,30 +70,26 @@ func (l *Ledger) Intent(a spec.Address) (Intent, bool) {
 // PutIntent records in, replacing an intent for the same address. It
 // reports whether the ledger changed.
 func (l *Ledger) PutIntent(in Intent) bool {
-	for i, old := range l.Intents {
-		if old.Address() == in.Address() {
-			if old == in {
-				return false
-			}
-			l.Intents[i] = in
-			return true
+	i, ok := l.searchIntent(in.Address())
+	if ok {
+		if l.Intents[i] == in {
+			return false
 		}
+		l.Intents[i] = in
+		return true
 	}
-	l.Intents = append(l.Intents, in)
-	sort.Slice(l.Intents, func(i, j int) bool { return l.Intents[i].Address().Less(l.Intents[j].Address()) })
+	l.Intents = slices.Insert(l.Intents, i, in)
 	return true
 }
 
 // DropIntent removes the intent for a. It reports whether the ledger
 // changed.
 func (l *Ledger) DropIntent(a spec.Address) bool {
-	for i, in := range l.Intents {
-		if in.Address() == a {
-			l.Intents = append(l.Intents[:i], l.Intents[i+1:]...)
-			return true
-		}
+	i, ok := l.searchIntent(a)
+	if ok {
+		l.Intents = slices.Delete(l.Intents, i, i+1)
 	}
-	return false
+	return ok
 }
 
 // Get returns the row for a.
@@ -144,8 +139,15 @@ func (l *Ledger) Clone() *Ledger {
 }
 
 func (l *Ledger) search(a spec.Address) int {
-	key := a.String()
-	return sort.Search(len(l.Rows), func(i int) bool { return l.Rows[i].Address().String() >= key })
+	i, _ := slices.BinarySearchFunc(l.Rows, a, func(r Row, a spec.Address) int { return r.Address().Compare(a) })
+	return i
+}
+
+// searchIntent finds a's place among the intents, kept sorted by address
+// like the rows: a run records one per create, and a linear search made
+// recording them quadratic.
+func (l *Ledger) searchIntent(a spec.Address) (int, bool) {
+	return slices.BinarySearchFunc(l.Intents, a, func(in Intent, a spec.Address) int { return in.Address().Compare(a) })
 }
 
 // sortRows restores the ledger's order after decoding.

@@ -48,7 +48,7 @@ func init() {
 // bucketActions are the IAM actions both bucket kinds call.
 var bucketActions = []string{"s3:ListAllMyBuckets", "s3:ListBucket", "s3:GetBucketLocation", "s3:CreateBucket",
 	"s3:GetBucketTagging", "s3:PutBucketTagging", "s3:GetBucketVersioning", "s3:PutBucketVersioning",
-	"s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
+	"s3:TagResource", "s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
 
 // bucketErrors are the S3 codes of buckets (the codes the state store
 // meets too, NoSuchBucket and NoSuchKey, are errors.go's).

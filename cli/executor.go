@@ -345,6 +345,7 @@ type deployOptions struct {
 	timeout           int32
 	memory            int32
 	kinds             []string
+	fleets            []string
 	operations        []string
 	githubRepo        string
 	githubSubject     string
@@ -358,9 +359,10 @@ func newExecutorDeploy(g *globals) *cobra.Command {
 		Use:   "deploy",
 		Short: "Create or update the executor: its state bucket, its role and the function",
 		Long: `deploy creates or updates, in the account and region of the AWS credentials:
-the state bucket (versioned, private), the execution role (least privilege: the
-state prefix, its logs, the credentials secret and the actions of the kinds it
-manages), the function from the built package, and with --github-repo the role
+the state bucket (versioned, private), the execution role (the state prefix, its
+logs, the credentials secret, and the actions of the kinds it manages, each
+allowed only on what carries the ownership tag of a fleet of --fleets: it cannot
+make an untagged resource, nor change or delete one no fleet owns), the function from the built package, and with --github-repo the role
 GitHub Actions assumes, which may only invoke the function. Running it again
 changes only what differs.`,
 		Example: `  CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build -tags lambda.norpc -o bootstrap ./cmd/infra-executor
@@ -375,6 +377,7 @@ changes only what differs.`,
 	f.Int32Var(&opts.timeout, "timeout", 900, "the function's timeout in seconds")
 	f.Int32Var(&opts.memory, "memory", 1024, "the function's memory in MB")
 	f.StringSliceVar(&opts.kinds, "kinds", nil, "the kinds the executor may manage (default every AWS kind)")
+	f.StringSliceVar(&opts.fleets, "fleets", nil, "the fleets the executor may act for: it may change only resources tagged for one of them (default any resource infra owns)")
 	f.StringSliceVar(&opts.operations, "operations", nil, "serve only these operations (plan,discover for a function pull requests may invoke)")
 	f.StringVar(&opts.githubRepo, "github-repo", "", "also deploy the invoker role for this repository's workflows (owner/name)")
 	f.StringVar(&opts.githubSubject, "github-subject", "ref:refs/heads/main", "the OIDC token subject after repo:owner/name: (ref:refs/heads/main, environment:production, pull_request)")
@@ -409,6 +412,13 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 		GitHubRepo: opts.githubRepo, GitHubSubject: opts.githubSubject}
 	for _, k := range opts.kinds {
 		s.Kinds = append(s.Kinds, spec.Kind(strings.TrimSpace(k)))
+	}
+	for _, name := range opts.fleets {
+		name = strings.TrimSpace(name)
+		if !spec.ValidFleetName(name) {
+			return usageError{fmt.Errorf("--fleets: %q is not a fleet name (1-63 characters of a-z, 0-9, '-' and '_', starting with a letter)", spec.Printable(name))}
+		}
+		s.Fleets = append(s.Fleets, name)
 	}
 	s.Env = map[string]string{}
 	if len(opts.operations) > 0 {

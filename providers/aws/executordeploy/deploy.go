@@ -52,6 +52,10 @@ type Spec struct {
 	CredentialsSecret string
 	// Kinds are the kinds the executor may manage; empty for every kind.
 	Kinds []spec.Kind
+	// Fleets are the fleets the executor acts for: its role may change only
+	// resources whose ownership tag names one of them. Empty is any fleet:
+	// whatever carries the ownership tag.
+	Fleets []string
 	// Env adds variables to the function's environment (INFRA_OPERATIONS,
 	// INFRA_STOP_MARGIN, …). Never put a secret here: the configuration
 	// is readable by anyone who may read the function.
@@ -229,7 +233,7 @@ func (d *deployer) ensureRole(ctx context.Context, c *iam.Client, role, descript
 
 func (d *deployer) role(ctx context.Context) error {
 	policy, err := executorPolicy(policyInput{Partition: d.partition, Region: d.region, Account: d.account,
-		Function: d.s.Function, Bucket: d.s.Bucket, Prefix: d.s.Prefix, CredentialsSecret: d.s.CredentialsSecret, Kinds: d.s.Kinds})
+		Function: d.s.Function, Bucket: d.s.Bucket, Prefix: d.s.Prefix, CredentialsSecret: d.s.CredentialsSecret, Kinds: d.s.Kinds, Fleets: d.s.Fleets})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,9 @@ type policyInput struct {
 	// Kinds are the kinds the executor manages; empty means every kind
 	// with a driver.
 	Kinds []spec.Kind
+	// Fleets are the ownership tag values the executor may act on: the
+	// fleets it applies. Empty is any value: whatever infra owns.
+	Fleets []string
 }
 
 type policyDocument struct {
@@ -30,29 +33,34 @@ type policyDocument struct {
 	Statement []policyStatement `json:"Statement"`
 }
 
+// conditions are a statement's condition operators, each with its keys'
+// values (a string, or a list of them).
+type conditions map[string]map[string]any
+
 type policyStatement struct {
-	Sid       string                       `json:"Sid,omitempty"`
-	Effect    string                       `json:"Effect"`
-	Principal map[string]string            `json:"Principal,omitempty"`
-	Action    []string                     `json:"Action"`
-	Resource  []string                     `json:"Resource,omitempty"`
-	Condition map[string]map[string]string `json:"Condition,omitempty"`
+	Sid       string            `json:"Sid,omitempty"`
+	Effect    string            `json:"Effect"`
+	Principal map[string]string `json:"Principal,omitempty"`
+	Action    []string          `json:"Action"`
+	Resource  []string          `json:"Resource,omitempty"`
+	Condition conditions        `json:"Condition,omitempty"`
 }
 
 func (p policyDocument) String() string {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
-		// Only strings and maps of strings: it cannot fail.
+		// Only strings, lists and maps of them: it cannot fail.
 		return "{}"
 	}
 	return string(b)
 }
 
 // executorPolicy is the execution role's permissions: its own logs, its
-// state under the prefix, its credentials secret, the tag scan, and for the
-// fleet's resources exactly the actions the drivers of its kinds call. The
-// fleet's resources have names the fleet chooses, so those actions cannot
-// be narrowed to ARNs here; iam:PassRole is narrowed to Lambda.
+// state under the prefix, its credentials secret, and for the fleet's
+// resources exactly the actions the drivers of its kinds call, each under
+// the condition of its scope (awsprovider.ExecutorScopes): a create must
+// carry the ownership tag, a change or a delete needs the resource to
+// carry it, with one of the fleets' values.
 func executorPolicy(in policyInput) (string, error) {
 	if in.Partition == "" {
 		in.Partition = "aws"
@@ -61,24 +69,19 @@ func executorPolicy(in policyInput) (string, error) {
 	if len(kinds) == 0 {
 		kinds = awsprovider.Kinds()
 	}
-	var fleet []string
-	passRole := false
+	scopes := []awsprovider.ActionScope{{Action: "tag:GetResources", Scope: awsprovider.ScopeAny}}
 	for _, k := range kinds {
 		// The actions each kind's driver calls, and nothing else, from the
 		// kind's registry entry: a kind cannot ship without deciding them.
-		acts, ok := awsprovider.ExecutorActions(k)
+		s, ok, err := awsprovider.ExecutorScopes(k)
+		if err != nil {
+			return "", fmt.Errorf("executor policy: %w", err)
+		}
 		if !ok {
 			return "", fmt.Errorf("executor policy: kind %s has no AWS driver", k)
 		}
-		for _, a := range acts {
-			if a == "iam:PassRole" {
-				passRole = true
-				continue
-			}
-			fleet = append(fleet, a)
-		}
+		scopes = append(scopes, s...)
 	}
-	fleet = append(fleet, "tag:GetResources")
 	prefix := strings.Trim(in.Prefix, "/")
 	objects := fmt.Sprintf("arn:%s:s3:::%s/*", in.Partition, in.Bucket)
 	if prefix != "" {
@@ -92,8 +95,8 @@ func executorPolicy(in policyInput) (string, error) {
 		{Sid: "StateList", Effect: "Allow", Action: []string{"s3:ListBucket"},
 			Resource: []string{fmt.Sprintf("arn:%s:s3:::%s", in.Partition, in.Bucket)}},
 		{Sid: "State", Effect: "Allow", Action: []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}, Resource: []string{objects}},
-		{Sid: "Fleet", Effect: "Allow", Action: uniqueSorted(fleet), Resource: []string{"*"}},
 	}}
+	doc.Statement = append(doc.Statement, in.fleetStatements(scopes)...)
 	if in.CredentialsSecret != "" {
 		arn := in.CredentialsSecret
 		if !strings.HasPrefix(arn, "arn:") {
@@ -103,12 +106,154 @@ func executorPolicy(in policyInput) (string, error) {
 		doc.Statement = append(doc.Statement, policyStatement{Sid: "Credentials", Effect: "Allow",
 			Action: []string{"secretsmanager:GetSecretValue"}, Resource: []string{arn}})
 	}
-	if passRole {
-		doc.Statement = append(doc.Statement, policyStatement{Sid: "PassRoleToLambda", Effect: "Allow",
-			Action: []string{"iam:PassRole"}, Resource: []string{"*"},
-			Condition: map[string]map[string]string{"StringEquals": {"iam:PassedToService": "lambda.amazonaws.com"}}})
-	}
 	return doc.String(), nil
+}
+
+// scopeGroup is the actions of one scope on one resource type: a statement.
+type scopeGroup struct {
+	scope    awsprovider.Scope
+	resource string
+}
+
+// fleetStatements turns the scopes into statements, one per scope and
+// resource type, in a fixed order.
+func (in policyInput) fleetStatements(scopes []awsprovider.ActionScope) []policyStatement {
+	actions := map[scopeGroup][]string{}
+	var order []scopeGroup
+	for _, s := range scopes {
+		g := scopeGroup{s.Scope, s.Resource}
+		if _, seen := actions[g]; !seen {
+			order = append(order, g)
+		}
+		actions[g] = append(actions[g], s.Action)
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].scope != order[j].scope {
+			return scopeOrder[order[i].scope] < scopeOrder[order[j].scope]
+		}
+		return order[i].resource < order[j].resource
+	})
+	var out []policyStatement
+	for _, g := range order {
+		out = append(out, in.statements(g, uniqueSorted(actions[g]))...)
+	}
+	return out
+}
+
+var scopeOrder = map[awsprovider.Scope]int{awsprovider.ScopeAny: 0, awsprovider.ScopeCreate: 1, awsprovider.ScopeOwned: 2,
+	awsprovider.ScopeTagging: 3, awsprovider.ScopeSecretValue: 4, awsprovider.ScopePassRole: 5, awsprovider.ScopeUntaggable: 6}
+
+// statements are the statements of one scope group.
+func (in policyInput) statements(g scopeGroup, actions []string) []policyStatement {
+	resources := []string{"*"}
+	if g.resource != "" {
+		resources = in.resourceARNs(actions, g.resource)
+	}
+	sid := sidOf(g)
+	allow := func(sid string, c conditions) policyStatement {
+		return policyStatement{Sid: sid, Effect: "Allow", Action: actions, Resource: resources, Condition: c}
+	}
+	owned := in.fleetIs("aws:ResourceTag/"+spec.OwnershipTagKey, false)
+	requested := in.fleetIs("aws:RequestTag/"+spec.OwnershipTagKey, false)
+	switch g.scope {
+	case awsprovider.ScopeCreate:
+		return []policyStatement{allow(sid, merge(requested, conditions{"ForAnyValue:StringEquals": {"aws:TagKeys": spec.OwnershipTagKey}}))}
+	case awsprovider.ScopeOwned, awsprovider.ScopeSecretValue:
+		return []policyStatement{allow(sid, owned)}
+	case awsprovider.ScopeTagging:
+		return []policyStatement{
+			allow("TagOwned", merge(owned, in.fleetIs("aws:RequestTag/"+spec.OwnershipTagKey, true))),
+			allow("TagToAdopt", merge(conditions{"Null": {"aws:ResourceTag/" + spec.OwnershipTagKey: "true"}}, requested)),
+		}
+	case awsprovider.ScopePassRole:
+		toLambda := conditions{"StringEquals": {"iam:PassedToService": "lambda.amazonaws.com"}}
+		tagged := allow("PassTaggedRoleToLambda", merge(owned, toLambda))
+		tagged.Resource = []string{fmt.Sprintf("arn:%s:iam::%s:role/*", in.Partition, in.Account)}
+		pathed := allow("PassInfraRoleToLambda", toLambda)
+		pathed.Resource = []string{fmt.Sprintf("arn:%s:iam::%s:role/infra/*", in.Partition, in.Account)}
+		return []policyStatement{tagged, pathed}
+	case awsprovider.ScopeUntaggable:
+		return in.untaggable(actions)
+	}
+	return []policyStatement{allow(sid, nil)}
+}
+
+// untaggable grants the bucket actions S3 cannot condition on tags on every
+// bucket, and denies the ones that could lose the state on its bucket.
+func (in policyInput) untaggable(actions []string) []policyStatement {
+	buckets := []string{fmt.Sprintf("arn:%s:s3:::*", in.Partition), fmt.Sprintf("arn:%s:s3:::*/*", in.Partition)}
+	state := []string{fmt.Sprintf("arn:%s:s3:::%s", in.Partition, in.Bucket), fmt.Sprintf("arn:%s:s3:::%s/*", in.Partition, in.Bucket)}
+	var keep []string
+	for _, a := range actions {
+		if a != "s3:DeleteObject" { // the store deletes its lock object
+			keep = append(keep, a)
+		}
+	}
+	return []policyStatement{
+		{Sid: "BucketsByName", Effect: "Allow", Action: actions, Resource: buckets},
+		{Sid: "KeepTheState", Effect: "Deny", Action: keep, Resource: state},
+	}
+}
+
+// resourceARNs is the ARN pattern of resource (after the account) for the
+// actions' service, in every region of the account.
+func (in policyInput) resourceARNs(actions []string, resource string) []string {
+	service, _, _ := strings.Cut(actions[0], ":")
+	account := in.Account
+	if service == "ec2" && strings.HasPrefix(resource, "image/") {
+		account = "" // an image's ARN names no account: public images are anyone's
+	}
+	return []string{fmt.Sprintf("arn:%s:%s:*:%s:%s", in.Partition, service, account, resource)}
+}
+
+// fleetIs is the condition that key holds one of the fleets (any value
+// when none are named), or is absent too with ifExists.
+func (in policyInput) fleetIs(key string, ifExists bool) conditions {
+	op, value := "StringLike", any("?*")
+	if len(in.Fleets) > 0 {
+		op, value = "StringEquals", uniqueSorted(in.Fleets)
+		if len(in.Fleets) == 1 {
+			value = in.Fleets[0]
+		}
+	}
+	if ifExists {
+		op += "IfExists"
+	}
+	return conditions{op: {key: value}}
+}
+
+func merge(cs ...conditions) conditions {
+	out := conditions{}
+	for _, c := range cs {
+		for op, keys := range c {
+			if out[op] == nil {
+				out[op] = map[string]any{}
+			}
+			for k, v := range keys {
+				out[op][k] = v
+			}
+		}
+	}
+	return out
+}
+
+// sidOf names a scope group's statement: "Owned", "CreateTaggedInstance",
+// "UseSubnet".
+func sidOf(g scopeGroup) string {
+	base := map[awsprovider.Scope]string{awsprovider.ScopeAny: "Read", awsprovider.ScopeCreate: "CreateTagged",
+		awsprovider.ScopeOwned: "Owned", awsprovider.ScopeSecretValue: "OwnedSecretValues"}[g.scope]
+	if g.resource == "" {
+		return base
+	}
+	if g.scope == awsprovider.ScopeAny {
+		base = "Use"
+	}
+	var b strings.Builder
+	b.WriteString(base)
+	for _, part := range strings.FieldsFunc(strings.TrimSuffix(strings.TrimSuffix(g.resource, "/*"), ":*"), func(r rune) bool { return r == '-' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
 }
 
 // lambdaTrustPolicy lets Lambda, and nothing else, assume the executor's
@@ -132,7 +277,7 @@ func gitHubTrustPolicy(partition, account, repo, subject string) string {
 	return policyDocument{Version: "2012-10-17", Statement: []policyStatement{{Effect: "Allow",
 		Principal: map[string]string{"Federated": fmt.Sprintf("arn:%s:iam::%s:oidc-provider/%s", partition, account, gitHubOIDCHost)},
 		Action:    []string{"sts:AssumeRoleWithWebIdentity"},
-		Condition: map[string]map[string]string{"StringEquals": {
+		Condition: conditions{"StringEquals": {
 			gitHubOIDCHost + ":aud": "sts.amazonaws.com",
 			gitHubOIDCHost + ":sub": "repo:" + repo + ":" + subject,
 		}}}}}.String()

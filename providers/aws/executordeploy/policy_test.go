@@ -1,0 +1,177 @@
+package executordeploy
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/spec"
+)
+
+// Every action of every kind that changes something is conditioned on the
+// ownership tag, or says why it cannot be (the documented exceptions).
+func TestEveryChangeIsConditionedOrExplained(t *testing.T) {
+	for _, k := range awsprovider.Kinds() {
+		scopes, _, err := awsprovider.ExecutorScopes(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range scopes {
+			free := s.Scope == awsprovider.ScopeAny || s.Scope == awsprovider.ScopeUntaggable
+			if awsprovider.Changes(s.Action) && free && s.Why == "" {
+				t.Errorf("%s: %s on %q changes something, is not conditioned on %s, and says not why", k, s.Action, s.Resource, spec.OwnershipTagKey)
+			}
+			if !awsprovider.Changes(s.Action) && s.Scope != awsprovider.ScopeAny && s.Scope != awsprovider.ScopeSecretValue {
+				t.Errorf("%s: %s reads, yet is scoped %s: a plan must read what is not ours to refuse it", k, s.Action, s.Scope)
+			}
+		}
+	}
+}
+
+// The policies deploy writes, for every kind, with and without named
+// fleets, are the golden ones in testdata (INFRA_UPDATE_GOLDEN=1 writes
+// them). IAM limits a role's inline policies to 10,240 characters, white
+// space aside.
+func TestExecutorPolicyGolden(t *testing.T) {
+	base := policyInput{Region: "eu-west-3", Account: "123456789012", Function: "infra-executor",
+		Bucket: "acme-infra-state", Prefix: "fleets", CredentialsSecret: "infra/executor"}
+	withFleets := base
+	withFleets.Fleets = []string{"shop", "billing"}
+	for name, in := range map[string]policyInput{"policy-every-kind.json": base, "policy-every-kind-fleets.json": withFleets} {
+		p, err := executorPolicy(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(p)); err != nil {
+			t.Fatal(err)
+		}
+		if compact.Len() > 10240 {
+			t.Errorf("%s: %d characters, over IAM's 10,240 for a role's inline policies", name, compact.Len())
+		}
+		var doc policyDocument
+		if err := json.Unmarshal([]byte(p), &doc); err != nil {
+			t.Fatal(err)
+		}
+		sids := map[string]bool{}
+		for _, s := range doc.Statement {
+			if sids[s.Sid] {
+				t.Errorf("%s: two statements are %s", name, s.Sid)
+			}
+			sids[s.Sid] = true
+		}
+		golden(t, name, p+"\n")
+	}
+}
+
+// golden compares got with testdata/name; INFRA_UPDATE_GOLDEN=1 rewrites
+// it.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("INFRA_UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (INFRA_UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from what deploy writes (INFRA_UPDATE_GOLDEN=1 rewrites it):\n%s", path, firstDifference(string(want), got))
+	}
+}
+
+func firstDifference(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return "line " + strconv.Itoa(i+1) + ":\n  want " + a + "\n  got  " + b
+		}
+	}
+	return ""
+}
+
+// TestExecutorDocsTableIsTheCode keeps the table of kind × action ×
+// condition in docs/executor.md equal to ExecutorScopes
+// (INFRA_UPDATE_DOCS=1 rewrites it).
+func TestExecutorDocsTableIsTheCode(t *testing.T) {
+	const path = "../../../docs/executor.md"
+	const begin, end = "<!-- executor scopes: begin (generated from providers/aws/executor_scope.go) -->\n", "<!-- executor scopes: end -->\n"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("docs/executor.md lacks the markers %q and %q", begin, end)
+	}
+	table := scopeTable(t)
+	if os.Getenv("INFRA_UPDATE_DOCS") != "" {
+		if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+table+doc[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got := doc[i+len(begin) : j]; got != table {
+		t.Errorf("docs/executor.md's table is not the code's (INFRA_UPDATE_DOCS=1 rewrites it):\n%s", firstDifference(got, table))
+	}
+}
+
+func scopeTable(t *testing.T) string {
+	words := map[awsprovider.Scope]string{
+		awsprovider.ScopeCreate:      "the request tags it for a fleet",
+		awsprovider.ScopeOwned:       "it is tagged for a fleet",
+		awsprovider.ScopeTagging:     "it is tagged for a fleet and the request tags only for a fleet, or it is untagged and the request tags it for a fleet (adoption)",
+		awsprovider.ScopeSecretValue: "the secret is tagged for a fleet",
+		awsprovider.ScopePassRole:    "the role is tagged for a fleet or under `/infra/`, and is passed to Lambda",
+	}
+	var b strings.Builder
+	b.WriteString("| kind | action | on | allowed when |\n|---|---|---|---|\n")
+	for _, k := range awsprovider.Kinds() {
+		scopes, _, err := awsprovider.ExecutorScopes(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range scopes {
+			cond := words[s.Scope]
+			switch s.Scope {
+			case awsprovider.ScopeAny:
+				cond = "always: it reads or lists"
+				if s.Why != "" {
+					cond = "always: " + s.Why
+				}
+			case awsprovider.ScopeUntaggable:
+				cond = "always, on every bucket but the state bucket: " + s.Why
+			default:
+				if s.Why != "" {
+					cond += " (" + s.Why + ")"
+				}
+			}
+			on := "any"
+			if s.Resource != "" {
+				on = "`" + s.Resource + "`"
+			}
+			b.WriteString("| " + string(k) + " | `" + s.Action + "` | " + on + " | " + cond + " |\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,32 @@
+// Reads {account, policy, requests} on stdin and writes one
+// {decision, error} per request: the identity policy of a role in the
+// account, evaluated by @cloud-copilot/iam-simulate.
+import { isWildcardOnlyAction, runSimulation } from '@cloud-copilot/iam-simulate'
+
+let input = ''
+for await (const chunk of process.stdin) input += chunk
+const { account, policy, requests } = JSON.parse(input)
+
+const out = []
+for (const r of requests) {
+  // An action that takes no resource (a listing) is asked on "*".
+  const [service, action] = r.action.split(':')
+  const resource = (await isWildcardOnlyAction(service, action)) ? '*' : r.resource
+  const result = await runSimulation({
+    identityPolicies: [{ name: 'executor', policy }],
+    serviceControlPolicies: [],
+    resourceControlPolicies: [],
+    request: {
+      principal: `arn:aws:iam::${account}:role/infra-executor-role`,
+      action: r.action,
+      resource: { resource, accountId: account },
+      contextVariables: r.context ?? {},
+    },
+  }, {})
+  if (result.resultType === 'error') {
+    out.push({ decision: '', error: JSON.stringify(result.errors) })
+  } else {
+    out.push({ decision: result.overallResult, error: '' })
+  }
+}
+process.stdout.write(JSON.stringify(out))

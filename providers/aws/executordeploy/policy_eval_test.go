@@ -1,0 +1,192 @@
+package executordeploy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/infra-iac/infra/internal/iamsim"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
+	"github.com/infra-iac/infra/spec"
+)
+
+const evalAccount = "123456789012"
+
+var tagKey = spec.OwnershipTagKey
+
+func owned(fleet string) map[string]any { return map[string]any{"aws:ResourceTag/" + tagKey: fleet} }
+
+func requested(fleet string) map[string]any {
+	return map[string]any{"aws:RequestTag/" + tagKey: fleet, "aws:TagKeys": []string{tagKey}}
+}
+
+func both(a, b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// sampleARN is a resource an action of kind k acts on, for the evaluator:
+// of the action's resource type when the scope names one.
+func sampleARN(k spec.Kind, s awsprovider.ActionScope) string {
+	service, action, _ := strings.Cut(s.Action, ":")
+	regional := fmt.Sprintf("arn:aws:%s:eu-west-3:%s:", service, evalAccount)
+	if s.Resource != "" {
+		if strings.HasPrefix(s.Resource, "image/") {
+			regional = "arn:aws:ec2:eu-west-3::"
+		}
+		return regional + strings.Replace(s.Resource, "*", "x1", 1)
+	}
+	switch service {
+	case "sqs":
+		return regional + "jobs"
+	case "s3":
+		if strings.HasPrefix(action, "DeleteObject") {
+			return "arn:aws:s3:::assets/key"
+		}
+		return "arn:aws:s3:::assets"
+	case "secretsmanager":
+		return regional + "secret:db-AbCdEf"
+	case "ec2":
+		if k == spec.AWSInstance {
+			return regional + "instance/i-1"
+		}
+		return regional + "security-group/sg-1"
+	case "ecr":
+		return regional + "repository/web"
+	case "iam":
+		if action == "PassRole" {
+			return "arn:aws:iam::" + evalAccount + ":role/app"
+		}
+		return "arn:aws:iam::" + evalAccount + ":user/deployer"
+	case "lambda":
+		return regional + "function:web"
+	case "rds":
+		if action == "DescribeDBInstances" {
+			return regional + "db:db1"
+		}
+		return regional + "cluster:db1"
+	}
+	return "*"
+}
+
+// evalCase is one request and the decision the policy must give it.
+type evalCase struct {
+	what string
+	req  iamsim.Request
+	want string
+}
+
+// scopeCases derives, from every action of every kind, the requests that
+// show its scope holds: allowed where the scope allows, denied on an
+// untagged resource, another fleet's, or a create without the tag.
+func scopeCases(t *testing.T) []evalCase {
+	var out []evalCase
+	add := func(what string, s awsprovider.ActionScope, arn string, ctx map[string]any, want string) {
+		out = append(out, evalCase{what: s.Action + " " + what, req: iamsim.Request{Action: s.Action, Resource: arn, Context: ctx}, want: want})
+	}
+	for _, k := range awsprovider.Kinds() {
+		scopes, _, err := awsprovider.ExecutorScopes(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range scopes {
+			arn := sampleARN(k, s)
+			switch s.Scope {
+			case awsprovider.ScopeAny, awsprovider.ScopeUntaggable:
+				add("on an untagged resource", s, arn, nil, iamsim.Allowed)
+			case awsprovider.ScopeCreate:
+				add("with the tag for shop", s, arn, requested("shop"), iamsim.Allowed)
+				add("with the tag for another fleet", s, arn, requested("payroll"), iamsim.ImplicitlyDenied)
+				add("without the tag", s, arn, nil, iamsim.ImplicitlyDenied)
+			case awsprovider.ScopeOwned, awsprovider.ScopeSecretValue:
+				add("on shop's", s, arn, owned("shop"), iamsim.Allowed)
+				add("on another fleet's", s, arn, owned("payroll"), iamsim.ImplicitlyDenied)
+				add("on an untagged resource", s, arn, nil, iamsim.ImplicitlyDenied)
+			case awsprovider.ScopeTagging:
+				add("on shop's, for billing", s, arn, both(owned("shop"), requested("billing")), iamsim.Allowed)
+				add("on shop's, handing it to another fleet", s, arn, both(owned("shop"), requested("payroll")), iamsim.ImplicitlyDenied)
+				add("on another fleet's", s, arn, both(owned("payroll"), requested("shop")), iamsim.ImplicitlyDenied)
+				add("adopting an untagged resource for shop", s, arn, requested("shop"), iamsim.Allowed)
+				add("on an untagged resource, without the tag", s, arn, map[string]any{"aws:TagKeys": []string{"team"}}, iamsim.ImplicitlyDenied)
+			case awsprovider.ScopePassRole:
+				lambda := map[string]any{"iam:PassedToService": "lambda.amazonaws.com"}
+				add("of a role tagged for shop, to Lambda", s, arn, both(owned("shop"), lambda), iamsim.Allowed)
+				add("of a role tagged for shop, to EC2", s, arn, both(owned("shop"), map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}), iamsim.ImplicitlyDenied)
+				add("of an untagged role, to Lambda", s, arn, lambda, iamsim.ImplicitlyDenied)
+				add("of an untagged role under /infra/, to Lambda", s, "arn:aws:iam::"+evalAccount+":role/infra/app", lambda, iamsim.Allowed)
+			}
+		}
+	}
+	return out
+}
+
+// The generated policy, run through a real evaluator: every action of
+// every kind is allowed where its scope says and denied on what no fleet
+// of the executor owns; the state, the credentials secret and the
+// executor itself are as docs/executor.md says.
+func TestExecutorPolicyUnderAnEvaluator(t *testing.T) {
+	in := policyInput{Region: "eu-west-3", Account: evalAccount, Function: "infra-executor",
+		Bucket: "acme-infra-state", Prefix: "fleets", CredentialsSecret: "infra/executor", Fleets: []string{"shop", "billing"}}
+	policy, err := executorPolicy(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := scopeCases(t)
+	cases = append(cases,
+		evalCase{"the credentials secret, untagged", iamsim.Request{Action: "secretsmanager:GetSecretValue",
+			Resource: "arn:aws:secretsmanager:eu-west-3:" + evalAccount + ":secret:infra/executor-AbCdEf"}, iamsim.Allowed},
+		evalCase{"another untagged secret's value", iamsim.Request{Action: "secretsmanager:GetSecretValue",
+			Resource: "arn:aws:secretsmanager:eu-west-3:" + evalAccount + ":secret:prod/db-AbCdEf"}, iamsim.ImplicitlyDenied},
+		evalCase{"the ledger written", iamsim.Request{Action: "s3:PutObject", Resource: "arn:aws:s3:::acme-infra-state/fleets/shop/ledger.json"}, iamsim.Allowed},
+		evalCase{"an object outside the state prefix written", iamsim.Request{Action: "s3:PutObject", Resource: "arn:aws:s3:::acme-infra-state/other/x"}, iamsim.ImplicitlyDenied},
+		evalCase{"the state bucket deleted", iamsim.Request{Action: "s3:DeleteBucket", Resource: "arn:aws:s3:::acme-infra-state"}, iamsim.ExplicitlyDenied},
+		evalCase{"the state bucket's versioning changed", iamsim.Request{Action: "s3:PutBucketVersioning", Resource: "arn:aws:s3:::acme-infra-state"}, iamsim.ExplicitlyDenied},
+		evalCase{"an old ledger version deleted", iamsim.Request{Action: "s3:DeleteObjectVersion", Resource: "arn:aws:s3:::acme-infra-state/fleets/shop/ledger.json"}, iamsim.ExplicitlyDenied},
+		evalCase{"the lock released", iamsim.Request{Action: "s3:DeleteObject", Resource: "arn:aws:s3:::acme-infra-state/fleets/shop/lock.json"}, iamsim.Allowed},
+		evalCase{"the executor function deleted (tagged infra-executor only)", iamsim.Request{Action: "lambda:DeleteFunction",
+			Resource: "arn:aws:lambda:eu-west-3:" + evalAccount + ":function:infra-executor", Context: map[string]any{"aws:ResourceTag/infra-executor": "infra-executor"}}, iamsim.ImplicitlyDenied},
+		evalCase{"its own role's policy changed", iamsim.Request{Action: "iam:PutRolePolicy", Resource: "arn:aws:iam::" + evalAccount + ":role/infra-executor-role"}, iamsim.ImplicitlyDenied},
+	)
+	evaluate(t, policy, cases)
+	t.Logf("%d requests evaluated", len(cases))
+}
+
+// evaluate runs the cases through the evaluator under policy.
+func evaluate(t *testing.T, policy string, cases []evalCase) {
+	t.Helper()
+	reqs := make([]iamsim.Request, len(cases))
+	for i, c := range cases {
+		reqs[i] = c.req
+	}
+	got := iamsim.Evaluate(t, evalAccount, policy, reqs)
+	for i, c := range cases {
+		if got[i] != c.want {
+			t.Errorf("%s on %s: %s, want %s", c.what, c.req.Resource, got[i], c.want)
+		}
+	}
+}
+
+// Without --fleets, whatever carries the ownership tag is the executor's,
+// and nothing else is.
+func TestExecutorPolicyWithoutFleetsUnderAnEvaluator(t *testing.T) {
+	policy, err := executorPolicy(policyInput{Region: "eu-west-3", Account: evalAccount, Function: "infra-executor",
+		Bucket: "acme-infra-state", Kinds: []spec.Kind{spec.Queues}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue := "arn:aws:sqs:eu-west-3:" + evalAccount + ":jobs"
+	cases := []evalCase{
+		{"a queue tagged for any fleet deleted", iamsim.Request{Action: "sqs:DeleteQueue", Resource: queue, Context: owned("payroll")}, iamsim.Allowed},
+		{"an untagged queue deleted", iamsim.Request{Action: "sqs:DeleteQueue", Resource: queue}, iamsim.ImplicitlyDenied},
+		{"a queue tagged with an empty value deleted", iamsim.Request{Action: "sqs:DeleteQueue", Resource: queue, Context: owned("")}, iamsim.ImplicitlyDenied},
+		{"a queue made with the tag", iamsim.Request{Action: "sqs:CreateQueue", Resource: queue, Context: requested("payroll")}, iamsim.Allowed},
+		{"a queue made without it", iamsim.Request{Action: "sqs:CreateQueue", Resource: queue}, iamsim.ImplicitlyDenied},
+	}
+	evaluate(t, policy, cases)
+}

@@ -346,6 +346,8 @@ type deployOptions struct {
 	memory            int32
 	kinds             []string
 	fleets            []string
+	sweepPrefix       string
+	testAccount       string
 	operations        []string
 	githubRepo        string
 	githubSubject     string
@@ -377,6 +379,8 @@ changes only what differs.`,
 	f.Int32Var(&opts.timeout, "timeout", 900, "the function's timeout in seconds")
 	f.Int32Var(&opts.memory, "memory", 1024, "the function's memory in MB")
 	f.StringSliceVar(&opts.kinds, "kinds", nil, "the kinds the executor may manage (default every AWS kind)")
+	f.StringVar(&opts.sweepPrefix, "sweep-prefix", "", "deploy a sweeper instead: it serves only sweep, and its role deletes only what is named with this prefix, even untagged (test accounts only)")
+	f.StringVar(&opts.testAccount, "test-account", "", "with --sweep-prefix: the account id of the credentials, saying it holds nothing but tests")
 	f.StringSliceVar(&opts.fleets, "fleets", nil, "the fleets the executor may act for: it may change only resources tagged for one of them (default any resource infra owns)")
 	f.StringSliceVar(&opts.operations, "operations", nil, "serve only these operations (plan,discover for a function pull requests may invoke)")
 	f.StringVar(&opts.githubRepo, "github-repo", "", "also deploy the invoker role for this repository's workflows (owner/name)")
@@ -424,6 +428,11 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if len(opts.operations) > 0 {
 		s.Env[executor.EnvOperations] = strings.Join(opts.operations, ",")
 	}
+	if opts.sweepPrefix != "" {
+		if err := sweepDeploy(&s, opts); err != nil {
+			return err
+		}
+	}
 	if level != "" {
 		s.Env[executor.EnvLog] = level
 	}
@@ -445,6 +454,23 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if out.InvokerRoleARN != "" {
 		fmt.Fprintf(io.Out, "  invoker  %s (role-to-assume for aws-actions/configure-aws-credentials)\n", out.InvokerRoleARN)
 	}
+	return nil
+}
+
+// sweepDeploy makes s a sweeper's: the sweep alone, for the prefix alone.
+func sweepDeploy(s *operations.ExecutorSpec, opts *deployOptions) error {
+	if err := operations.CheckSweepPrefix(opts.sweepPrefix); err != nil {
+		return usageError{fmt.Errorf("--sweep-prefix: %w", err)}
+	}
+	if len(opts.operations) > 0 && strings.Join(opts.operations, ",") != string(executor.OpSweep) {
+		return usageError{fmt.Errorf("--sweep-prefix deploys a function that serves only sweep; leave out --operations")}
+	}
+	if len(opts.fleets) > 0 {
+		return usageError{fmt.Errorf("--sweep-prefix deploys a sweeper, whose role is by name, not by fleet; leave out --fleets")}
+	}
+	s.SweepPrefix, s.TestAccount = opts.sweepPrefix, opts.testAccount
+	s.Env[executor.EnvOperations] = string(executor.OpSweep)
+	s.Env[executor.EnvSweepPrefix] = opts.sweepPrefix
 	return nil
 }
 

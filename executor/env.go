@@ -32,6 +32,10 @@ const (
 	// writes a line per API call to the function's log, trace also each
 	// request and response, secrets masked.
 	EnvLog = "INFRA_LOG"
+	// EnvSweepPrefix makes the function a sweeper for one prefix: it
+	// refuses a sweep of names that do not start with it, which its role
+	// could not delete anyway (infra executor deploy --sweep-prefix).
+	EnvSweepPrefix = "INFRA_SWEEP_PREFIX"
 )
 
 // FromEnv configures the executor for Lambda from the function's
@@ -55,6 +59,7 @@ func FromEnv(getenv func(string) string, log io.Writer) Config {
 		StopMargin:  settings.margin,
 		Parallelism: settings.parallelism,
 		Operations:  settings.operations,
+		SweepPrefix: getenv(EnvSweepPrefix),
 		Function:    getenv("AWS_LAMBDA_FUNCTION_NAME"),
 		Log:         log,
 		Ready: func(ctx context.Context) error {

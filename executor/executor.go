@@ -41,6 +41,10 @@ type Config struct {
 	// a role that may invoke a function may send it any payload, so the
 	// function itself must refuse to apply.
 	Operations []Operation
+	// SweepPrefix, when set, is the only prefix this function sweeps, or
+	// one that starts with it (INFRA_SWEEP_PREFIX): a sweeper's role
+	// deletes nothing else.
+	SweepPrefix string
 	// Function names this function in the lock's holder.
 	Function string
 	// Log receives one line per event (stderr, so CloudWatch). Nil

@@ -333,6 +333,31 @@ func TestSweepThroughTheExecutor(t *testing.T) {
 	}
 }
 
+// A sweeper (INFRA_SWEEP_PREFIX) sweeps its prefix, or a narrower one, and
+// refuses any other before listing anything: its role could delete nothing
+// else.
+func TestSweeperSweepsOnlyItsPrefix(t *testing.T) {
+	f := newFixture(t)
+	f.h.cfg.SweepPrefix = "ci-tests-"
+	for _, name := range []string{"ci-tests-a", "ci-tests-run7-b", "prod-c"} {
+		f.cloud.Put(spec.AWS, spec.Queues, providers.Resource{Name: name, Region: "eu-west-3"})
+	}
+	other := f.do(context.Background(), Request{Operation: OpSweep, Options: Options{Prefix: "prod-", Regions: []string{"eu-west-3"}, Yes: true}})
+	if other.Status != StatusFailed || !strings.Contains(other.Message, "this function sweeps only names starting with ci-tests- (INFRA_SWEEP_PREFIX)") {
+		t.Fatalf("another prefix: %s %s", other.Status, other.Message)
+	}
+	narrower := f.do(context.Background(), Request{Operation: OpSweep, Options: Options{Prefix: "ci-tests-run7-", Regions: []string{"eu-west-3"}, Yes: true}})
+	if narrower.Status != StatusDone {
+		t.Fatalf("a narrower prefix: %s %s", narrower.Status, narrower.Message)
+	}
+	if got := strings.Join(f.cloud.Addresses(), " "); got != "aws/queues/ci-tests-a aws/queues/prod-c" {
+		t.Fatalf("left: %s", got)
+	}
+	if cfg := FromEnv(func(k string) string { return map[string]string{EnvSweepPrefix: "ci-tests-"}[k] }, nil); cfg.SweepPrefix != "ci-tests-" {
+		t.Fatalf("INFRA_SWEEP_PREFIX read as %q", cfg.SweepPrefix)
+	}
+}
+
 func TestLockHeldByAnotherRunFails(t *testing.T) {
 	f := newFixture(t)
 	doc := queuesDoc("jobs")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
@@ -16,6 +18,10 @@ import (
 // resources; the document's exclusions and accounts apply when one is sent.
 func (h *Handler) sweepOp(ctx context.Context, req Request) Response {
 	o := req.Options
+	if p := h.cfg.SweepPrefix; p != "" && !strings.HasPrefix(o.Prefix, p) {
+		return failed(fmt.Sprintf("this function sweeps only names starting with %s (%s); its role can delete nothing else: send options.prefix %s, or one that starts with it",
+			p, EnvSweepPrefix, p))
+	}
 	sreq := operations.SweepRequest{Prefix: o.Prefix, OlderThan: o.OlderThan, Delete: o.Yes, Progress: h.sweepEvent}
 	if len(req.Document) > 0 && string(req.Document) != "null" {
 		doc, err := spec.DecodeDocument(req.Document)

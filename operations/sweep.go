@@ -213,3 +213,6 @@ func defaultRegion(b providers.Backend) string {
 	}
 	return ""
 }
+
+// CheckSweepPrefix refuses a prefix that would sweep more than debris.
+func CheckSweepPrefix(prefix string) error { return sweep.CheckPrefix(prefix) }

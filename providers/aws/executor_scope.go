@@ -241,3 +241,50 @@ func Changes(action string) bool {
 		"Detach", "Authorize", "Revoke", "Run", "Terminate", "Add", "Remove", "Pass"},
 		func(verb string) bool { return strings.HasPrefix(name, verb) })
 }
+
+// SweepTarget is how the sweep's role may reach kind k's debris by name,
+// for its deletes: the ARN patterns of names starting with the prefix
+// ({partition}, {account} and {prefix} filled in), or, where the ARN holds
+// an id rather than the name, the tag that carries the name, with Why.
+type SweepTarget struct {
+	ARNs []string
+	// NameTag is the tag whose value is the name, when the ARN has none:
+	// the delete is allowed where it starts with the prefix.
+	NameTag string
+	Why     string
+}
+
+// sweepTargets are the sweep's name patterns, by kind.
+var sweepTargets = map[spec.Kind]SweepTarget{
+	spec.Queues:        {ARNs: []string{"arn:{partition}:sqs:*:{account}:{prefix}*"}},
+	spec.ObjectStore:   {ARNs: []string{"arn:{partition}:s3:::{prefix}*", "arn:{partition}:s3:::{prefix}*/*"}},
+	spec.S3Bucket:      {ARNs: []string{"arn:{partition}:s3:::{prefix}*", "arn:{partition}:s3:::{prefix}*/*"}},
+	spec.Secrets:       {ARNs: []string{"arn:{partition}:secretsmanager:*:{account}:secret:{prefix}*"}},
+	spec.ImageRegistry: {ARNs: []string{"arn:{partition}:ecr:*:{account}:repository/{prefix}*"}},
+	spec.IAM:           {ARNs: []string{"arn:{partition}:iam::{account}:user/{prefix}*"}},
+	spec.Compute:       {ARNs: []string{"arn:{partition}:lambda:*:{account}:function:{prefix}*"}},
+	spec.Postgres: {ARNs: []string{"arn:{partition}:rds:*:{account}:cluster:{prefix}*", "arn:{partition}:rds:*:{account}:db:{prefix}*",
+		"arn:{partition}:rds:*:{account}:cluster-snapshot:{prefix}*"}},
+	spec.AWSInstance: {NameTag: "Name", Why: "an instance's ARN holds its id; its name is its Name tag"},
+	spec.SecurityGroup: {NameTag: spec.OwnershipTagKey, Why: "a group's ARN holds its id, and IAM has no condition key for its name: " +
+		"the sweep deletes only groups tagged for a fleet whose name starts with the prefix (a test fleet), never an untagged one"},
+}
+
+// SweepTargets returns how the sweep's role reaches kind k's debris, and
+// the actions of k's delete (every Delete, Detach and Terminate its driver
+// calls). False when the kind has no driver or no sweep target.
+func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
+	e, ok := registry[k]
+	target, known := sweepTargets[k]
+	if !ok || !known {
+		return SweepTarget{}, nil, false
+	}
+	var deletes []string
+	for _, a := range e.actions {
+		_, name, _ := strings.Cut(a, ":")
+		if strings.HasPrefix(name, "Delete") || strings.HasPrefix(name, "Detach") || strings.HasPrefix(name, "Terminate") {
+			deletes = append(deletes, a)
+		}
+	}
+	return target, deletes, true
+}

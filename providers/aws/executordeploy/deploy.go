@@ -56,6 +56,12 @@ type Spec struct {
 	// resources whose ownership tag names one of them. Empty is any fleet:
 	// whatever carries the ownership tag.
 	Fleets []string
+	// SweepPrefix, when set, makes the function a sweeper: its role may
+	// list and read, and delete only what is named with the prefix, even
+	// untagged (docs/executor.md, "The sweep's role"). Serve only the
+	// sweep, through Env. TestAccount must then be the credentials'
+	// account: such a role belongs in an account that holds only tests.
+	SweepPrefix, TestAccount string
 	// Env adds variables to the function's environment (INFRA_OPERATIONS,
 	// INFRA_STOP_MARGIN, …). Never put a secret here: the configuration
 	// is readable by anyone who may read the function.
@@ -117,6 +123,9 @@ func Deploy(ctx context.Context, b *awsprovider.Backend, s Spec) (*Deployed, err
 	account, err := b.Account(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("executor deploy: %w", err)
+	}
+	if s.SweepPrefix != "" && s.TestAccount != account {
+		return nil, fmt.Errorf("executor deploy: --sweep-prefix makes a role that deletes untagged resources named %s*, so it belongs only in an account that holds nothing but tests; the credentials are for account %s: pass --test-account %s to say it is one", s.SweepPrefix, account, account)
 	}
 	d := &deployer{b: b, cfg: cfg, s: s, region: region, account: account, partition: awsprovider.Partition(region),
 		out: &Deployed{Region: region, Changes: []string{}}}
@@ -232,12 +241,18 @@ func (d *deployer) ensureRole(ctx context.Context, c *iam.Client, role, descript
 }
 
 func (d *deployer) role(ctx context.Context) error {
-	policy, err := executorPolicy(policyInput{Partition: d.partition, Region: d.region, Account: d.account,
-		Function: d.s.Function, Bucket: d.s.Bucket, Prefix: d.s.Prefix, CredentialsSecret: d.s.CredentialsSecret, Kinds: d.s.Kinds, Fleets: d.s.Fleets})
+	in := policyInput{Partition: d.partition, Region: d.region, Account: d.account,
+		Function: d.s.Function, Bucket: d.s.Bucket, Prefix: d.s.Prefix, CredentialsSecret: d.s.CredentialsSecret, Kinds: d.s.Kinds, Fleets: d.s.Fleets}
+	policy, err := executorPolicy(in)
+	does := "runs plans and applies"
+	if d.s.SweepPrefix != "" {
+		policy, err = sweepPolicy(in, d.s.SweepPrefix)
+		does = "sweeps debris named " + d.s.SweepPrefix + "*"
+	}
 	if err != nil {
 		return err
 	}
-	arn, err := d.ensureRole(ctx, iam.NewFromConfig(d.cfg), d.s.Role, "infra executor "+d.s.Function+": runs plans and applies",
+	arn, err := d.ensureRole(ctx, iam.NewFromConfig(d.cfg), d.s.Role, "infra executor "+d.s.Function+": "+does,
 		lambdaTrustPolicy(), "infra-executor", policy)
 	d.out.RoleARN = arn
 	return err

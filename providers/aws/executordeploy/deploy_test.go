@@ -210,3 +210,36 @@ func TestExecutorDocsShowThePolicies(t *testing.T) {
 		}
 	}
 }
+
+// A sweeper is deployed only with the account named as a test account,
+// and its role gets the sweep's policy, not the executor's.
+func TestDeploySweeperOnMoto(t *testing.T) {
+	b, srv := newTestBackend(t)
+	if err := srv.Config(`{"lambda":{"use_docker":false}}`); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := Spec{Function: "infra-sweeper", Bucket: "infra-state-test", Zip: testZip(t, "v1"), SweepPrefix: "ci-tests-", TestAccount: "210987654321"}
+	if _, err := Deploy(ctx, b, s); err == nil || !strings.Contains(err.Error(), "the credentials are for account "+moto.Account+": pass --test-account "+moto.Account) {
+		t.Fatalf("a sweeper in an account not named as a test account: %v", err)
+	}
+	s.TestAccount = moto.Account
+	out, err := Deploy(ctx, b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sweepPolicy(policyInput{Partition: "aws", Region: out.Region, Account: moto.Account, Function: "infra-sweeper", Bucket: "infra-state-test"}, "ci-tests-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := iam.NewFromConfig(b.Config()).GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String("infra-sweeper-role"), PolicyName: aws.String("infra-executor")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameJSON(decodePolicy(aws.ToString(got.PolicyDocument)), want) {
+		t.Errorf("the sweeper's role policy is not the sweep's:\n%s", decodePolicy(aws.ToString(got.PolicyDocument)))
+	}
+	if again, err := Deploy(ctx, b, s); err != nil || len(again.Changes) != 0 {
+		t.Errorf("a second deploy: %v %v", again.Changes, err)
+	}
+}

@@ -88,8 +88,7 @@ func executorPolicy(in policyInput) (string, error) {
 		objects = fmt.Sprintf("arn:%s:s3:::%s/%s/*", in.Partition, in.Bucket, prefix)
 	}
 	doc := policyDocument{Version: "2012-10-17", Statement: []policyStatement{
-		{Sid: "Logs", Effect: "Allow", Action: []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"},
-			Resource: []string{fmt.Sprintf("arn:%s:logs:%s:%s:log-group:/aws/lambda/%s:*", in.Partition, in.Region, in.Account, in.Function)}},
+		in.logs(),
 		// ListBucket makes a missing state object a 404 rather than a 403,
 		// which is how the store tells "no ledger yet" from "denied".
 		{Sid: "StateList", Effect: "Allow", Action: []string{"s3:ListBucket"},
@@ -97,16 +96,27 @@ func executorPolicy(in policyInput) (string, error) {
 		{Sid: "State", Effect: "Allow", Action: []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}, Resource: []string{objects}},
 	}}
 	doc.Statement = append(doc.Statement, in.fleetStatements(scopes)...)
-	if in.CredentialsSecret != "" {
-		arn := in.CredentialsSecret
-		if !strings.HasPrefix(arn, "arn:") {
-			// Secrets Manager appends six random characters to the name.
-			arn = fmt.Sprintf("arn:%s:secretsmanager:%s:%s:secret:%s-??????", in.Partition, in.Region, in.Account, in.CredentialsSecret)
-		}
-		doc.Statement = append(doc.Statement, policyStatement{Sid: "Credentials", Effect: "Allow",
-			Action: []string{"secretsmanager:GetSecretValue"}, Resource: []string{arn}})
-	}
+	doc.Statement = append(doc.Statement, in.credentials()...)
 	return doc.String(), nil
+}
+
+// logs lets the function write its own log group.
+func (in policyInput) logs() policyStatement {
+	return policyStatement{Sid: "Logs", Effect: "Allow", Action: []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"},
+		Resource: []string{fmt.Sprintf("arn:%s:logs:%s:%s:log-group:/aws/lambda/%s:*", in.Partition, in.Region, in.Account, in.Function)}}
+}
+
+// credentials lets the role read its credentials secret, if it has one.
+func (in policyInput) credentials() []policyStatement {
+	if in.CredentialsSecret == "" {
+		return nil
+	}
+	arn := in.CredentialsSecret
+	if !strings.HasPrefix(arn, "arn:") {
+		// Secrets Manager appends six random characters to the name.
+		arn = fmt.Sprintf("arn:%s:secretsmanager:%s:%s:secret:%s-??????", in.Partition, in.Region, in.Account, in.CredentialsSecret)
+	}
+	return []policyStatement{{Sid: "Credentials", Effect: "Allow", Action: []string{"secretsmanager:GetSecretValue"}, Resource: []string{arn}}}
 }
 
 // scopeGroup is the actions of one scope on one resource type: a statement.
@@ -248,12 +258,7 @@ func sidOf(g scopeGroup) string {
 	if g.scope == awsprovider.ScopeAny {
 		base = "Use"
 	}
-	var b strings.Builder
-	b.WriteString(base)
-	for _, part := range strings.FieldsFunc(strings.TrimSuffix(strings.TrimSuffix(g.resource, "/*"), ":*"), func(r rune) bool { return r == '-' }) {
-		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-	}
-	return b.String()
+	return base + camel(strings.TrimSuffix(strings.TrimSuffix(g.resource, "/*"), ":*"))
 }
 
 // lambdaTrustPolicy lets Lambda, and nothing else, assume the executor's
@@ -300,4 +305,64 @@ func uniqueSorted(xs []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sweepPolicy is the sweep role's permissions: its own logs, the
+// credentials secret (for Scaleway), reading and listing what its kinds'
+// drivers read, and their deletes only on names starting with prefix. It
+// can make nothing, change nothing but by deleting, and read no secret
+// value. Debris is often untagged (a run that died before tagging), which
+// the executor's tag conditions rightly refuse: so the sweep has a role of
+// its own, for test accounts.
+func sweepPolicy(in policyInput, prefix string) (string, error) {
+	if in.Partition == "" {
+		in.Partition = "aws"
+	}
+	kinds := in.Kinds
+	if len(kinds) == 0 {
+		kinds = awsprovider.Kinds()
+	}
+	reads := []string{"tag:GetResources"}
+	doc := policyDocument{Version: "2012-10-17", Statement: []policyStatement{
+		in.logs(),
+	}}
+	var deletes []policyStatement
+	fill := strings.NewReplacer("{partition}", in.Partition, "{account}", in.Account, "{prefix}", prefix)
+	for _, k := range kinds {
+		scopes, ok, err := awsprovider.ExecutorScopes(k)
+		if err != nil {
+			return "", fmt.Errorf("sweep policy: %w", err)
+		}
+		target, acts, known := awsprovider.SweepTargets(k)
+		if !ok || !known {
+			return "", fmt.Errorf("sweep policy: kind %s has no AWS driver or no sweep target", k)
+		}
+		for _, s := range scopes {
+			if s.Scope == awsprovider.ScopeAny && s.Resource == "" {
+				reads = append(reads, s.Action)
+			}
+		}
+		st := policyStatement{Sid: "Sweep" + camel(string(k)), Effect: "Allow", Action: uniqueSorted(acts)}
+		if target.NameTag != "" {
+			st.Resource = []string{"*"}
+			st.Condition = conditions{"StringLike": {"aws:ResourceTag/" + target.NameTag: prefix + "*"}}
+		}
+		for _, arn := range target.ARNs {
+			st.Resource = append(st.Resource, fill.Replace(arn))
+		}
+		deletes = append(deletes, st)
+	}
+	doc.Statement = append(doc.Statement, policyStatement{Sid: "Read", Effect: "Allow", Action: uniqueSorted(reads), Resource: []string{"*"}})
+	doc.Statement = append(doc.Statement, deletes...)
+	doc.Statement = append(doc.Statement, in.credentials()...)
+	return doc.String(), nil
+}
+
+// camel writes a kind as a Sid's part: object-store → ObjectStore.
+func camel(s string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
 }

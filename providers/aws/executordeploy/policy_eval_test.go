@@ -190,3 +190,87 @@ func TestExecutorPolicyWithoutFleetsUnderAnEvaluator(t *testing.T) {
 	}
 	evaluate(t, policy, cases)
 }
+
+// The sweep's role, through the evaluator: it deletes what is named with
+// the prefix, untagged too, and nothing else; it makes nothing and reads
+// no secret value.
+func TestSweepPolicyUnderAnEvaluator(t *testing.T) {
+	policy, err := sweepPolicy(policyInput{Region: "eu-west-3", Account: evalAccount, Function: "infra-sweeper"}, "ci-tests-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []evalCase
+	for _, k := range awsprovider.Kinds() {
+		target, deletes, ok := awsprovider.SweepTargets(k)
+		if !ok {
+			t.Fatalf("kind %s has no sweep target", k)
+		}
+		for _, a := range deletes {
+			s := awsprovider.ActionScope{Action: a}
+			debris, kept := sweepSample(k, s, "ci-tests-x1"), sweepSample(k, s, "prod-x1")
+			switch target.NameTag {
+			case "":
+				cases = append(cases,
+					evalCase{a + " of untagged debris", iamsim.Request{Action: a, Resource: debris}, iamsim.Allowed},
+					evalCase{a + " of a name without the prefix", iamsim.Request{Action: a, Resource: kept}, iamsim.ImplicitlyDenied})
+			default:
+				cases = append(cases,
+					evalCase{a + " of debris by its " + target.NameTag + " tag", iamsim.Request{Action: a, Resource: debris,
+						Context: map[string]any{"aws:ResourceTag/" + target.NameTag: "ci-tests-x1"}}, iamsim.Allowed},
+					evalCase{a + " of one whose " + target.NameTag + " tag lacks the prefix", iamsim.Request{Action: a, Resource: debris,
+						Context: map[string]any{"aws:ResourceTag/" + target.NameTag: "shop"}}, iamsim.ImplicitlyDenied},
+					evalCase{a + " of one without the tag", iamsim.Request{Action: a, Resource: debris}, iamsim.ImplicitlyDenied})
+			}
+		}
+	}
+	queue := "arn:aws:sqs:eu-west-3:" + evalAccount + ":ci-tests-q"
+	cases = append(cases,
+		evalCase{"a listing", iamsim.Request{Action: "sqs:ListQueues", Resource: "*"}, iamsim.Allowed},
+		evalCase{"the tag scan", iamsim.Request{Action: "tag:GetResources", Resource: "*"}, iamsim.Allowed},
+		evalCase{"a queue made", iamsim.Request{Action: "sqs:CreateQueue", Resource: queue, Context: requested("ci-tests-fleet")}, iamsim.ImplicitlyDenied},
+		evalCase{"a queue changed", iamsim.Request{Action: "sqs:SetQueueAttributes", Resource: queue}, iamsim.ImplicitlyDenied},
+		evalCase{"a debris secret's value", iamsim.Request{Action: "secretsmanager:GetSecretValue",
+			Resource: "arn:aws:secretsmanager:eu-west-3:" + evalAccount + ":secret:ci-tests-db-AbCdEf"}, iamsim.ImplicitlyDenied},
+		evalCase{"a role passed", iamsim.Request{Action: "iam:PassRole", Resource: "arn:aws:iam::" + evalAccount + ":role/ci-tests-r",
+			Context: map[string]any{"iam:PassedToService": "lambda.amazonaws.com"}}, iamsim.ImplicitlyDenied},
+	)
+	evaluate(t, policy, cases)
+	t.Logf("%d requests evaluated", len(cases))
+}
+
+// sweepSample is kind k's resource named name, for the action's service.
+func sweepSample(k spec.Kind, s awsprovider.ActionScope, name string) string {
+	service, action, _ := strings.Cut(s.Action, ":")
+	regional := fmt.Sprintf("arn:aws:%s:eu-west-3:%s:", service, evalAccount)
+	switch service {
+	case "sqs":
+		return regional + name
+	case "s3":
+		if strings.HasPrefix(action, "DeleteObject") {
+			return "arn:aws:s3:::" + name + "/key"
+		}
+		return "arn:aws:s3:::" + name
+	case "secretsmanager":
+		return regional + "secret:" + name + "-AbCdEf"
+	case "ecr":
+		return regional + "repository/" + name
+	case "iam":
+		return "arn:aws:iam::" + evalAccount + ":user/" + name
+	case "lambda":
+		return regional + "function:" + name
+	case "rds":
+		switch action {
+		case "DeleteDBInstance":
+			return regional + "db:" + name
+		case "DeleteDBClusterSnapshot":
+			return regional + "cluster-snapshot:" + name
+		}
+		return regional + "cluster:" + name
+	case "ec2":
+		if k == spec.AWSInstance {
+			return regional + "instance/i-1"
+		}
+		return regional + "security-group/sg-1"
+	}
+	return "*"
+}

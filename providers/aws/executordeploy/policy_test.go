@@ -34,7 +34,7 @@ func TestEveryChangeIsConditionedOrExplained(t *testing.T) {
 }
 
 // The policies deploy writes, for every kind, with and without named
-// fleets, are the golden ones in testdata (INFRA_UPDATE_GOLDEN=1 writes
+// fleets, and the sweeper's, are the golden ones in testdata (INFRA_UPDATE_GOLDEN=1 writes
 // them). IAM limits a role's inline policies to 10,240 characters, white
 // space aside.
 func TestExecutorPolicyGolden(t *testing.T) {
@@ -42,8 +42,15 @@ func TestExecutorPolicyGolden(t *testing.T) {
 		Bucket: "acme-infra-state", Prefix: "fleets", CredentialsSecret: "infra/executor"}
 	withFleets := base
 	withFleets.Fleets = []string{"shop", "billing"}
-	for name, in := range map[string]policyInput{"policy-every-kind.json": base, "policy-every-kind-fleets.json": withFleets} {
-		p, err := executorPolicy(in)
+	sweeper := base
+	sweeper.Function = "infra-sweeper"
+	policies := map[string]func() (string, error){
+		"policy-every-kind.json":        func() (string, error) { return executorPolicy(base) },
+		"policy-every-kind-fleets.json": func() (string, error) { return executorPolicy(withFleets) },
+		"policy-sweep-every-kind.json":  func() (string, error) { return sweepPolicy(sweeper, "ci-tests-") },
+	}
+	for name, policy := range policies {
+		p, err := policy()
 		if err != nil {
 			t.Fatal(err)
 		}

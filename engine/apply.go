@@ -700,7 +700,8 @@ func (ar *applyRun) create(ctx context.Context, a Action) error {
 		if rerr != nil || !found || (existing.Owner != owner && existing.Owner != "") {
 			return err
 		}
-		if r, err = rs.Update(ctx, t, finishing(a.Address, t.Fields)); err != nil {
+		info, _ := spec.Lookup(a.Address.Kind)
+		if r, err = rs.Update(ctx, t, info.Finishing(a.Address.Provider, t.Fields)); err != nil {
 			return fmt.Errorf("%s: create: finish what an earlier attempt made: %w", a.Address, err)
 		}
 		if existing.Owner == "" {
@@ -710,23 +711,6 @@ func (ar *applyRun) create(ctx context.Context, a Action) error {
 	}
 	ar.made(a.Address, t.Region, r)
 	return nil
-}
-
-// finishing lists the fields an update sets to finish a resource that a
-// create made but did not complete: every mutable field the target sets,
-// and the tags, which carry the ownership tag.
-func finishing(a spec.Address, fields map[string]any) []string {
-	info, _ := spec.Lookup(a.Kind)
-	var out []string
-	for _, f := range info.Fields {
-		if f.Replace || f.Compare == spec.CompareNever || f.Secret || !f.UsedOn(a.Provider) {
-			continue
-		}
-		if _, set := fields[f.Name]; set || f.Name == spec.TagsField {
-			out = append(out, f.Name)
-		}
-	}
-	return out
 }
 
 func (ar *applyRun) update(ctx context.Context, a Action) error {

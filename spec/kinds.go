@@ -101,6 +101,23 @@ func (k *KindInfo) Field(name string) (Field, bool) {
 	return Field{}, false
 }
 
+// Finishing lists the fields an update sets on provider p to finish a
+// resource that a create made but did not complete (an interrupted create,
+// or one the SDK retried after the cloud carried it out): every mutable
+// field fields sets, and the tags, which carry the ownership tag.
+func (k *KindInfo) Finishing(p Provider, fields map[string]any) []string {
+	var out []string
+	for _, f := range k.Fields {
+		if f.Replace || f.Compare == CompareNever || f.Secret || !f.UsedOn(p) {
+			continue
+		}
+		if _, set := fields[f.Name]; set || f.Name == TagsField {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
 // OfferedBy reports whether provider p offers the kind.
 func (k *KindInfo) OfferedBy(p Provider) bool {
 	for _, q := range k.Providers {

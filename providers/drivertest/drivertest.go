@@ -548,12 +548,13 @@ func (s *suite) create(t *testing.T, tg providers.Target) providers.Resource {
 	res, err := s.d.Create(ctx(t), s.copyTarget(tg))
 	if err != nil && providers.CodeOf(s.h.Backend, err) == providers.AlreadyExists {
 		// The SDK retried a create whose first attempt the cloud had
-		// carried out (a connection dropped under load). The engine adopts
-		// such a resource when it carries the fleet's mark; so does the
-		// suite, and it says so.
+		// carried out (a connection dropped under load), which may have
+		// stopped before its later calls (a group's rules). The engine
+		// adopts such a resource when it carries the fleet's mark, and
+		// finishes it with an update; so does the suite, and it says so.
 		if got, rerr := s.d.Read(ctx(t), tg.Region, tg.Name); rerr == nil && got.Owner == tg.Owner {
-			t.Logf("create %s: %v; it carries our mark, so it is adopted as the engine would", tg.Name, err)
-			res, err = got, nil
+			t.Logf("create %s: %v; it carries our mark, so it is adopted and finished as the engine would", tg.Name, err)
+			res, err = s.d.Update(ctx(t), s.copyTarget(tg), s.info.Finishing(s.h.Backend.Provider(), tg.Fields))
 		}
 	}
 	if err != nil {

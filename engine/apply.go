@@ -200,7 +200,8 @@ type applyRun struct {
 	wake     chan struct{}        // closed by finish: cut the rest short
 }
 
-// record changes the ledger for the action on a; saveLoop saves it.
+// record changes the ledger for the action on a (none: the zero
+// address); saveLoop saves it.
 func (ar *applyRun) record(a spec.Address, change func(l *state.Ledger) bool) {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
@@ -208,7 +209,9 @@ func (ar *applyRun) record(a spec.Address, change func(l *state.Ledger) bool) {
 		return
 	}
 	ar.changes++
-	ar.heldBy[a] = ar.changes
+	if !a.IsZero() {
+		ar.heldBy[a] = ar.changes
+	}
 	ar.cond.Broadcast()
 }
 

@@ -39,8 +39,8 @@ const (
 	// ScopePassRole passes to Lambda only a role tagged for a fleet or
 	// under the /infra/ path.
 	ScopePassRole Scope = "pass-role"
-	// ScopeUntaggable is an action the service cannot condition on the
-	// ownership tag: every resource of its type, with Why, and the state
+	// ScopeUntaggable is an S3 bucket action that cannot be conditioned on
+	// the ownership tag yet: every bucket by name, with Why, and the state
 	// bucket denied.
 	ScopeUntaggable Scope = "untaggable"
 )

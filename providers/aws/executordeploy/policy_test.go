@@ -26,6 +26,9 @@ func TestEveryChangeIsConditionedOrExplained(t *testing.T) {
 			if awsprovider.Changes(s.Action) && free && s.Why == "" {
 				t.Errorf("%s: %s on %q changes something, is not conditioned on %s, and says not why", k, s.Action, s.Resource, spec.OwnershipTagKey)
 			}
+			if s.Scope == awsprovider.ScopeUntaggable && !strings.HasPrefix(s.Action, "s3:") {
+				t.Errorf("%s: %s is untaggable, but the policy grants untaggable actions on buckets by name alone", k, s.Action)
+			}
 			if !awsprovider.Changes(s.Action) && s.Scope != awsprovider.ScopeAny && s.Scope != awsprovider.ScopeSecretValue {
 				t.Errorf("%s: %s reads, yet is scoped %s: a plan must read what is not ours to refuse it", k, s.Action, s.Scope)
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/internal/golden"
 )
 
 // cachePlan is samplePlan as a plan from the cache makes it: marked, the
@@ -29,7 +30,7 @@ func TestPlanFromCacheIsMarkedEverywhere(t *testing.T) {
 	if err := Text(&b, p, TextOptions{Now: now}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "plan-from-cache.txt", b.String())
+	golden.Check(t, "plan-from-cache.txt", b.String())
 	const first = "Planned from the cache (last observed 2026-12-02 05:12 UTC, 41 minutes ago): nothing was read from the cloud.\n"
 	if !strings.HasPrefix(b.String(), first) {
 		t.Fatalf("text does not start with the cache line:\n%s", b.String())
@@ -38,7 +39,7 @@ func TestPlanFromCacheIsMarkedEverywhere(t *testing.T) {
 		t.Fatalf("text claims a checked account:\n%s", b.String())
 	}
 	md := Markdown(p, MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567", Now: now})
-	golden(t, "plan-from-cache.md", md)
+	golden.Check(t, "plan-from-cache.md", md)
 	if !strings.Contains(md, "> **"+strings.TrimSuffix(first, "\n")+"**") || strings.Contains(md, "Merging applies") {
 		t.Fatalf("comment:\n%s", md)
 	}

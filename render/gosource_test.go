@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/internal/golden"
 	"github.com/infra-iac/infra/internal/testbin"
 	"github.com/infra-iac/infra/spec"
 )
@@ -81,7 +82,7 @@ func TestGoSourceRoundTrip(t *testing.T) {
 			t.Errorf("%s is not gofmt'ed (err %v)", name, err)
 		}
 	}
-	golden(t, "gosource-imported.go.golden", string(files["imported.go"]))
+	golden.Check(t, "gosource-imported.go.golden", string(files["imported.go"]))
 	if testing.Short() {
 		t.Skip("builds a Go module")
 	}

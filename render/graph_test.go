@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/internal/golden"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -38,8 +39,8 @@ func specFixture(t *testing.T, path ...string) *spec.Document {
 
 func TestDocumentGraphGolden(t *testing.T) {
 	g := DocumentGraph(shopModel(t))
-	golden(t, "graph-document.mmd", Mermaid(g))
-	golden(t, "graph-document.dot", DOT(g))
+	golden.Check(t, "graph-document.mmd", Mermaid(g))
+	golden.Check(t, "graph-document.dot", DOT(g))
 }
 
 func TestPlanGraphGolden(t *testing.T) {
@@ -54,8 +55,8 @@ func TestPlanGraphGolden(t *testing.T) {
 		}
 	}
 	g := PlanGraph(p)
-	golden(t, "graph-plan.mmd", Mermaid(g))
-	golden(t, "graph-plan.dot", DOT(g))
+	golden.Check(t, "graph-plan.mmd", Mermaid(g))
+	golden.Check(t, "graph-plan.dot", DOT(g))
 }
 
 // The document graph has an arrow per referenced resource, labelled with
@@ -184,7 +185,7 @@ func TestFleetsGraph(t *testing.T) {
 		"a": {Fleet: "a", Capabilities: map[string]spec.PublishedCapability{}},
 	}
 	g := FleetsGraph(fleetsModel(t), records)
-	golden(t, "graph-fleets.mmd", Mermaid(g))
+	golden.Check(t, "graph-fleets.mmd", Mermaid(g))
 	want := GraphEdge{From: "slot:db", To: "capability:pg-shared:eu", Label: "reads endpoint, password, username"}
 	if !containsEdge(g, want) {
 		t.Errorf("no edge %+v in %+v", want, g.Edges)

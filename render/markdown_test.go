@@ -1,15 +1,13 @@
 package render
 
 import (
-	"github.com/infra-iac/infra/engine"
-
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/engine"
+	"github.com/infra-iac/infra/internal/golden"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -70,7 +68,7 @@ func samplePlan() *engine.Plan {
 }
 
 func TestMarkdownGolden(t *testing.T) {
-	golden(t, "plan.md", Markdown(samplePlan(), MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567"}))
+	golden.Check(t, "plan.md", Markdown(samplePlan(), MarkdownOptions{HeadSHA: "0123456789abcdef0123456789abcdef01234567"}))
 }
 
 func TestTextGolden(t *testing.T) {
@@ -78,29 +76,7 @@ func TestTextGolden(t *testing.T) {
 	if err := Text(&b, samplePlan(), TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "plan.txt", b.String())
-}
-
-// golden compares got with testdata/name; INFRA_UPDATE_GOLDEN=1 rewrites
-// the file first.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("INFRA_UPDATE_GOLDEN") != "" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (INFRA_UPDATE_GOLDEN=1 writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("rendering differs from %s (INFRA_UPDATE_GOLDEN=1 rewrites it):\n%s", path, got)
-	}
+	golden.Check(t, "plan.txt", b.String())
 }
 
 func TestMarkdownDestroysComeFirst(t *testing.T) {

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/infra-iac/infra/internal/golden"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 )
@@ -75,48 +74,8 @@ func TestExecutorPolicyGolden(t *testing.T) {
 			}
 			sids[s.Sid] = true
 		}
-		golden(t, name, p+"\n")
+		golden.Check(t, name, p+"\n")
 	}
-}
-
-// golden compares got with testdata/name; INFRA_UPDATE_GOLDEN=1 rewrites
-// it.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("INFRA_UPDATE_GOLDEN") != "" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (INFRA_UPDATE_GOLDEN=1 writes it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from what deploy writes (INFRA_UPDATE_GOLDEN=1 rewrites it):\n%s", path, firstDifference(string(want), got))
-	}
-}
-
-func firstDifference(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n  want " + a + "\n  got  " + b
-		}
-	}
-	return ""
 }
 
 // TestExecutorDocsTableIsTheCode keeps the table of kind × action ×
@@ -142,7 +101,7 @@ func TestExecutorDocsTableIsTheCode(t *testing.T) {
 		return
 	}
 	if got := doc[i+len(begin) : j]; got != table {
-		t.Errorf("docs/executor.md's table is not the code's (INFRA_UPDATE_DOCS=1 rewrites it):\n%s", firstDifference(got, table))
+		t.Errorf("docs/executor.md's table is not the code's (INFRA_UPDATE_DOCS=1 rewrites it):\n%s", golden.FirstDifference(got, table))
 	}
 }
 

@@ -583,7 +583,6 @@ func (ar *applyRun) step(ctx context.Context, a Action, kind stepKind) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-
 	ctx = providers.WithWant(providers.WithAddress(ctx, a.Address), ar.wants[a.Address])
 	switch kind {
 	case stepDestroy:

@@ -67,17 +67,6 @@ func register(e entry) {
 // Kinds lists the kinds this backend has drivers for, sorted.
 func Kinds() []spec.Kind { return slices.Sorted(maps.Keys(registry)) }
 
-// ExecutorActions returns the IAM actions kind k's driver calls, for the
-// executor's role (providers/aws/executordeploy); false when no driver is
-// registered for k.
-func ExecutorActions(k spec.Kind) ([]string, bool) {
-	e, ok := registry[k]
-	if !ok {
-		return nil, false
-	}
-	return append([]string(nil), e.actions...), true
-}
-
 // kindOfARN maps an ARN from the Tagging API to a kind and a name, asking
 // each entry of the ARN's service. A security group comes back with its id,
 // to be named by a describe.

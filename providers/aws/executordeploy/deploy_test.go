@@ -52,8 +52,8 @@ func testZip(t *testing.T, content string) []byte {
 
 func TestExecutorPolicyCoversEveryKind(t *testing.T) {
 	for _, k := range awsprovider.Kinds() {
-		if acts, ok := awsprovider.ExecutorActions(k); !ok || len(acts) == 0 {
-			t.Errorf("kind %s has a driver but no executor permissions: add them to its registry entry", k)
+		if scopes, ok, err := awsprovider.ExecutorScopes(k); !ok || err != nil || len(scopes) == 0 {
+			t.Errorf("kind %s has a driver but no executor permissions (%v): add them to its registry entry and executorScopes", k, err)
 		}
 	}
 	p, err := executorPolicy(policyInput{Region: "eu-west-3", Account: moto.Account, Function: "infra-executor",

@@ -62,25 +62,13 @@ func (p policyDocument) String() string {
 // carry the ownership tag, a change or a delete needs the resource to
 // carry it, with one of the fleets' values.
 func executorPolicy(in policyInput) (string, error) {
-	if in.Partition == "" {
-		in.Partition = "aws"
-	}
-	kinds := in.Kinds
-	if len(kinds) == 0 {
-		kinds = awsprovider.Kinds()
+	in, byKind, err := in.scopes()
+	if err != nil {
+		return "", fmt.Errorf("executor policy: %w", err)
 	}
 	scopes := []awsprovider.ActionScope{{Action: "tag:GetResources", Scope: awsprovider.ScopeAny}}
-	for _, k := range kinds {
-		// The actions each kind's driver calls, and nothing else, from the
-		// kind's registry entry: a kind cannot ship without deciding them.
-		s, ok, err := awsprovider.ExecutorScopes(k)
-		if err != nil {
-			return "", fmt.Errorf("executor policy: %w", err)
-		}
-		if !ok {
-			return "", fmt.Errorf("executor policy: kind %s has no AWS driver", k)
-		}
-		scopes = append(scopes, s...)
+	for _, k := range in.Kinds {
+		scopes = append(scopes, byKind[k]...)
 	}
 	prefix := strings.Trim(in.Prefix, "/")
 	objects := fmt.Sprintf("arn:%s:s3:::%s/*", in.Partition, in.Bucket)
@@ -98,6 +86,30 @@ func executorPolicy(in policyInput) (string, error) {
 	doc.Statement = append(doc.Statement, in.fleetStatements(scopes)...)
 	doc.Statement = append(doc.Statement, in.credentials()...)
 	return doc.String(), nil
+}
+
+// scopes fills in the defaults (the aws partition, every kind with a
+// driver) and returns the scope of every action each kind's driver calls,
+// and nothing else: a kind cannot ship without deciding them.
+func (in policyInput) scopes() (policyInput, map[spec.Kind][]awsprovider.ActionScope, error) {
+	if in.Partition == "" {
+		in.Partition = "aws"
+	}
+	if len(in.Kinds) == 0 {
+		in.Kinds = awsprovider.Kinds()
+	}
+	out := map[spec.Kind][]awsprovider.ActionScope{}
+	for _, k := range in.Kinds {
+		s, ok, err := awsprovider.ExecutorScopes(k)
+		if err != nil {
+			return in, nil, err
+		}
+		if !ok {
+			return in, nil, fmt.Errorf("kind %s has no AWS driver", k)
+		}
+		out[k] = s
+	}
+	return in, out, nil
 }
 
 // logs lets the function write its own log group.
@@ -315,12 +327,9 @@ func uniqueSorted(xs []string) []string {
 // the executor's tag conditions rightly refuse: so the sweep has a role of
 // its own, for test accounts.
 func sweepPolicy(in policyInput, prefix string) (string, error) {
-	if in.Partition == "" {
-		in.Partition = "aws"
-	}
-	kinds := in.Kinds
-	if len(kinds) == 0 {
-		kinds = awsprovider.Kinds()
+	in, byKind, err := in.scopes()
+	if err != nil {
+		return "", fmt.Errorf("sweep policy: %w", err)
 	}
 	reads := []string{"tag:GetResources"}
 	doc := policyDocument{Version: "2012-10-17", Statement: []policyStatement{
@@ -328,16 +337,12 @@ func sweepPolicy(in policyInput, prefix string) (string, error) {
 	}}
 	var deletes []policyStatement
 	fill := strings.NewReplacer("{partition}", in.Partition, "{account}", in.Account, "{prefix}", prefix)
-	for _, k := range kinds {
-		scopes, ok, err := awsprovider.ExecutorScopes(k)
-		if err != nil {
-			return "", fmt.Errorf("sweep policy: %w", err)
-		}
+	for _, k := range in.Kinds {
 		target, acts, known := awsprovider.SweepTargets(k)
-		if !ok || !known {
-			return "", fmt.Errorf("sweep policy: kind %s has no AWS driver or no sweep target", k)
+		if !known {
+			return "", fmt.Errorf("sweep policy: kind %s has no sweep target", k)
 		}
-		for _, s := range scopes {
+		for _, s := range byKind[k] {
 			if s.Scope == awsprovider.ScopeAny && s.Resource == "" {
 				reads = append(reads, s.Action)
 			}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,5 +77,63 @@ func TestUnsavedActionsFailAndTheNextRunAdoptsThem(t *testing.T) {
 	}
 	if len(f.store.ledger.Rows) != 6 || len(f.cloud.Addresses()) != 6 {
 		t.Fatalf("ledger %d rows, cloud %v", len(f.store.ledger.Rows), f.cloud.Addresses())
+	}
+}
+
+// A save that fails once stops the run from starting actions; the last
+// save, which succeeds, holds every change made, so nothing done is lost,
+// and the run says why it stopped and what to do.
+func TestAFailedSaveStopsTheRunAndTheLastSaveKeepsWhatWasDone(t *testing.T) {
+	f := newFixture(t)
+	f.store.failOnly = 2 // the first after the intents
+	// Hold the first action's end until that save has failed, so that it
+	// falls inside the walk, not at its end, however fast the walk is.
+	var once sync.Once
+	f.onEvent = func(ev Event) {
+		if ev.Kind != EventDone {
+			return
+		}
+		once.Do(func() {
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				f.store.mu.Lock()
+				n := f.store.nsaves
+				f.store.mu.Unlock()
+				if n >= 2 {
+					return
+				}
+			}
+		})
+	}
+	var rs []string
+	for i := 0; i < 8; i++ {
+		rs = append(rs, fmt.Sprintf(`{"address": "aws/queues/q%d", "spec": {}}`, i))
+	}
+	_, rep, err := f.apply(doc(rs...))
+	if err == nil || !strings.Contains(err.Error(), "stopped starting actions when save the ledger to memory: disk full; a later save held every change made, so apply again to finish") {
+		t.Fatalf("want the stop and its reason, got %v", err)
+	}
+	notStarted := 0
+	for _, a := range rep.Applied {
+		_, recorded := f.store.ledger.Get(a.Address)
+		switch a.Status {
+		case StatusNotStarted:
+			notStarted++
+		case StatusDone:
+			if !recorded {
+				t.Errorf("%s is done but not recorded", a.Address)
+			}
+		case StatusFailed:
+			t.Errorf("%s failed: %s", a.Address, a.Error)
+		}
+	}
+	if notStarted == 0 || !rep.Incomplete {
+		t.Errorf("every action started after the failed save (incomplete %v)", rep.Incomplete)
+	}
+	if len(f.store.ledger.Rows) != len(f.cloud.Addresses()) {
+		t.Fatalf("the ledger holds %d rows, the cloud %v", len(f.store.ledger.Rows), f.cloud.Addresses())
+	}
+	f.mustApply(doc(rs...))
+	if p := f.plan(doc(rs...), false); len(p.Actions) != 0 || len(f.store.ledger.Rows) != 8 {
+		t.Fatalf("not converged: %v, %d rows", actionsOf(p), len(f.store.ledger.Rows))
 	}
 }

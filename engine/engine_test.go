@@ -29,6 +29,7 @@ type memStore struct {
 	saves    [][]byte
 	caches   [][]byte
 	failFrom int // fail every ledger save from the n-th on (1-based); 0 never
+	failOnly int // fail the n-th ledger save alone (1-based); 0 never
 	nsaves   int
 	delay    time.Duration // each ledger save takes this long
 }
@@ -50,7 +51,7 @@ func (s *memStore) SaveLedger(ctx context.Context, l *state.Ledger) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nsaves++
-	if s.failFrom > 0 && s.nsaves >= s.failFrom {
+	if (s.failFrom > 0 && s.nsaves >= s.failFrom) || s.nsaves == s.failOnly {
 		return errors.New("disk full")
 	}
 	s.ledger = l.Clone()
@@ -78,6 +79,9 @@ type fixture struct {
 	events []Event
 	mu     sync.Mutex
 	force  bool
+	// onEvent, when set, sees each event as the engine emits it, on the
+	// engine's goroutine: a test can hold the run there.
+	onEvent func(Event)
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -94,7 +98,14 @@ func (f *fixture) engine(ps ...spec.Provider) *Engine {
 		backends[p] = f.cloud.Backend(p)
 	}
 	return New(Options{Backends: backends, Getenv: func(k string) string { return f.env[k] }, Parallelism: 4,
-		Progress: func(ev Event) { f.mu.Lock(); f.events = append(f.events, ev); f.mu.Unlock() }})
+		Progress: func(ev Event) {
+			f.mu.Lock()
+			f.events = append(f.events, ev)
+			f.mu.Unlock()
+			if f.onEvent != nil {
+				f.onEvent(ev)
+			}
+		}})
 }
 
 func model(t *testing.T, doc string) *spec.Model {
@@ -498,7 +509,14 @@ func TestOrphanDeletesAreRetriedInRounds(t *testing.T) {
 	// declaration there are no edges, and the namespace sorts before the
 	// container that lives in it.
 	e := New(Options{Backends: map[spec.Provider]providers.Backend{spec.Scaleway: f.cloud.Backend(spec.Scaleway)}, Parallelism: 1,
-		Progress: func(ev Event) { f.mu.Lock(); f.events = append(f.events, ev); f.mu.Unlock() }})
+		Progress: func(ev Event) {
+			f.mu.Lock()
+			f.events = append(f.events, ev)
+			f.mu.Unlock()
+			if f.onEvent != nil {
+				f.onEvent(ev)
+			}
+		}})
 	run := func(d string) (*Plan, *Report, error) {
 		p, err := e.Plan(context.Background(), model(t, d), nil, f.store.ledger, PlanOptions{})
 		if err != nil {

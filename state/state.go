@@ -94,8 +94,7 @@ func (l *Ledger) DropIntent(a spec.Address) bool {
 
 // Get returns the row for a.
 func (l *Ledger) Get(a spec.Address) (Row, bool) {
-	i := l.search(a)
-	if i < len(l.Rows) && l.Rows[i].Address() == a {
+	if i, ok := l.search(a); ok {
 		return l.Rows[i], true
 	}
 	return Row{}, false
@@ -104,29 +103,25 @@ func (l *Ledger) Get(a spec.Address) (Row, bool) {
 // Put records r, replacing the row with the same address (a re-record
 // repairs a stale region). It reports whether the ledger changed.
 func (l *Ledger) Put(r Row) bool {
-	a := r.Address()
-	i := l.search(a)
-	if i < len(l.Rows) && l.Rows[i].Address() == a {
+	i, ok := l.search(r.Address())
+	if ok {
 		if l.Rows[i] == r {
 			return false
 		}
 		l.Rows[i] = r
 		return true
 	}
-	l.Rows = append(l.Rows, Row{})
-	copy(l.Rows[i+1:], l.Rows[i:])
-	l.Rows[i] = r
+	l.Rows = slices.Insert(l.Rows, i, r)
 	return true
 }
 
 // Remove drops the row for a. It reports whether the ledger changed.
 func (l *Ledger) Remove(a spec.Address) bool {
-	i := l.search(a)
-	if i < len(l.Rows) && l.Rows[i].Address() == a {
-		l.Rows = append(l.Rows[:i], l.Rows[i+1:]...)
-		return true
+	i, ok := l.search(a)
+	if ok {
+		l.Rows = slices.Delete(l.Rows, i, i+1)
 	}
-	return false
+	return ok
 }
 
 // Clone returns an independent copy.
@@ -138,9 +133,9 @@ func (l *Ledger) Clone() *Ledger {
 	return c
 }
 
-func (l *Ledger) search(a spec.Address) int {
-	i, _ := slices.BinarySearchFunc(l.Rows, a, func(r Row, a spec.Address) int { return r.Address().Compare(a) })
-	return i
+// search finds a's place among the rows, and whether a row is there.
+func (l *Ledger) search(a spec.Address) (int, bool) {
+	return slices.BinarySearchFunc(l.Rows, a, func(r Row, a spec.Address) int { return r.Address().Compare(a) })
 }
 
 // searchIntent finds a's place among the intents, kept sorted by address

@@ -89,6 +89,16 @@ func newFixture(t *testing.T) *fixture {
 		store: &memStore{}, env: map[string]string{}}
 }
 
+// progress records the engine's events, and shows each to onEvent.
+func (f *fixture) progress(ev Event) {
+	f.mu.Lock()
+	f.events = append(f.events, ev)
+	f.mu.Unlock()
+	if f.onEvent != nil {
+		f.onEvent(ev)
+	}
+}
+
 func (f *fixture) engine(ps ...spec.Provider) *Engine {
 	if len(ps) == 0 {
 		ps = []spec.Provider{spec.AWS}
@@ -98,14 +108,7 @@ func (f *fixture) engine(ps ...spec.Provider) *Engine {
 		backends[p] = f.cloud.Backend(p)
 	}
 	return New(Options{Backends: backends, Getenv: func(k string) string { return f.env[k] }, Parallelism: 4,
-		Progress: func(ev Event) {
-			f.mu.Lock()
-			f.events = append(f.events, ev)
-			f.mu.Unlock()
-			if f.onEvent != nil {
-				f.onEvent(ev)
-			}
-		}})
+		Progress: f.progress})
 }
 
 func model(t *testing.T, doc string) *spec.Model {
@@ -509,14 +512,7 @@ func TestOrphanDeletesAreRetriedInRounds(t *testing.T) {
 	// declaration there are no edges, and the namespace sorts before the
 	// container that lives in it.
 	e := New(Options{Backends: map[spec.Provider]providers.Backend{spec.Scaleway: f.cloud.Backend(spec.Scaleway)}, Parallelism: 1,
-		Progress: func(ev Event) {
-			f.mu.Lock()
-			f.events = append(f.events, ev)
-			f.mu.Unlock()
-			if f.onEvent != nil {
-				f.onEvent(ev)
-			}
-		}})
+		Progress: f.progress})
 	run := func(d string) (*Plan, *Report, error) {
 		p, err := e.Plan(context.Background(), model(t, d), nil, f.store.ledger, PlanOptions{})
 		if err != nil {

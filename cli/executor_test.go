@@ -90,8 +90,12 @@ func TestExecutorDeployThenInvoke(t *testing.T) {
 	}
 	warm.Stop()
 
-	// 20 ms a call, two at a time: 250 creates take at least 2.5 s.
-	rie := executortest.Start(t, append(executortest.Slowed(t, env, 20*time.Millisecond), "AWS_LAMBDA_FUNCTION_TIMEOUT=2", executor.EnvParallelism+"=2")...)
+	// 20 ms a call, two at a time: 250 creates take at least 2.5 s. The
+	// stop margin leaves the calls that end an invocation (the last
+	// saves, the lock's release), 20 ms each too, time on a loaded
+	// machine: the default, a fifth of 2 s, is for calls on loopback.
+	rie := executortest.Start(t, append(executortest.Slowed(t, env, 20*time.Millisecond), "AWS_LAMBDA_FUNCTION_TIMEOUT=2",
+		executor.EnvParallelism+"=2", executor.EnvStopMargin+"=800ms")...)
 	t.Setenv("AWS_ENDPOINT_URL_LAMBDA", rie.URL)
 	code, out, errOut = runInfra(t, "executor", "invoke", "--function", executortest.FunctionName, "--fleet", fleet,
 		"--operation", "apply", "--expect-plan-id", plan.Plan.ID, "--run-id", "42")

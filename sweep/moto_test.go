@@ -121,7 +121,7 @@ func (r result) exits(t *testing.T, code int) {
 // front of it).
 func infra(t *testing.T, srv *moto.Server, endpoint string, args ...string) result {
 	t.Helper()
-	return infraEnv(t, srv, []string{"AWS_ENDPOINT_URL=" + endpoint}, args...)
+	return infraEnv(t, srv, moto.Endpoint(endpoint), args...)
 }
 
 // infraEnv runs the real binary against the emulator with extra

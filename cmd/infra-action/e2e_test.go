@@ -16,6 +16,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	moto.Prepare()
 	code := m.Run()
 	moto.StopShared()
 	executortest.Cleanup()

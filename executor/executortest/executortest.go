@@ -47,8 +47,7 @@ var (
 // saves, so on loopback it is as fast as the emulator.
 func Slowed(t testing.TB, env []string, delay time.Duration) []string {
 	t.Helper()
-	out := append([]string{}, env...)
-	for i, kv := range out {
+	for _, kv := range env {
 		target, ok := strings.CutPrefix(kv, "AWS_ENDPOINT_URL=")
 		if !ok {
 			continue
@@ -58,8 +57,7 @@ func Slowed(t testing.TB, env []string, delay time.Duration) []string {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { p.Close() })
-		out[i] = "AWS_ENDPOINT_URL=" + p.URL
-		return out
+		return append(append([]string{}, env...), moto.Endpoint(p.URL)...)
 	}
 	t.Fatal("executortest.Slowed: env has no AWS_ENDPOINT_URL")
 	return nil

@@ -32,6 +32,9 @@ type Request struct {
 	Action   string         `json:"action"`
 	Resource string         `json:"resource"`
 	Context  map[string]any `json:"context"`
+	// BucketABAC: the S3 bucket has ABAC on. Without it S3 gives IAM none
+	// of the bucket's tags, and the evaluator drops them from Context.
+	BucketABAC bool `json:"bucketAbac"`
 }
 
 // Decisions of the evaluator.

@@ -22,6 +22,7 @@ for (const r of requests) {
       resource: { resource, accountId: account },
       contextVariables: r.context ?? {},
     },
+    additionalSettings: { s3: { bucketAbacEnabled: !!r.bucketAbac } },
   }, {})
   if (result.resultType === 'error') {
     out.push({ decision: '', error: JSON.stringify(result.errors) })

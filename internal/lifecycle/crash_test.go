@@ -80,7 +80,7 @@ func newCrashRig(t *testing.T) *crashRig {
 func (r *crashRig) infra(endpoint, stateDir string, started func(*os.Process), args ...string) (int, string) {
 	cmd := exec.Command(r.bin, append(args, "--fleet", r.fleet, "--state", stateDir, "--no-color")...)
 	cmd.Env = append(os.Environ(), r.srv.Env()...)
-	cmd.Env = append(cmd.Env, "AWS_ENDPOINT_URL="+endpoint, "CRASH_SECRET=crash-secret-value")
+	cmd.Env = append(append(cmd.Env, moto.Endpoint(endpoint)...), "CRASH_SECRET=crash-secret-value")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

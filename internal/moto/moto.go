@@ -8,6 +8,20 @@
 // where S3 lets exactly one through. Serialized, the emulator is as atomic
 // as S3, and a test of infra's S3 lock passes or fails on the lock alone.
 // The cost is nil: object writes are a small part of any test's calls.
+//
+// S3 Control addresses an account as a subdomain of the endpoint: with
+// AWS_ENDPOINT_URL=http://127.0.0.1:PORT the SDK calls
+// http://123456789012.127.0.0.1:PORT, a name no resolver answers. Env
+// therefore also sets HTTP_PROXY to the endpoint, the SDK's own proxy
+// setting: Go sends a request for a host that is not loopback to the
+// proxy whole, and moto serves it by its path (S3 Control's /v20180820/),
+// whatever the host. Loopback requests, every other one a test makes, go
+// direct, and the module proxy and npm are HTTPS, which HTTP_PROXY leaves
+// alone. Go reads HTTP_PROXY once per process, at the first request, so
+// Main (or Prepare, from a TestMain of its own) chooses the shared
+// server's port and sets HTTP_PROXY before any test runs. A test that
+// moves its endpoint behind a proxy in process (t.Setenv) keeps S3
+// Control on the shared server; child processes get both from Endpoint.
 package moto
 
 import (
@@ -20,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,19 +51,28 @@ type Server struct {
 	done chan struct{}
 }
 
+// control reaches moto's own API without reading the proxy settings: Go
+// reads them once per process, and the first read must come after Setenv.
+var control = &http.Client{Transport: &http.Transport{Proxy: nil}}
+
 // Account is the account moto reports for any credentials.
 const Account = "123456789012"
 
 // Start launches moto_server on a free loopback port and waits until it
 // answers. logDir receives moto.log.
 func Start(ctx context.Context, logDir string) (*Server, error) {
-	bin, err := exec.LookPath("moto_server")
-	if err != nil {
-		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
-	}
 	port, err := FreePort()
 	if err != nil {
 		return nil, err
+	}
+	return startOn(ctx, logDir, port)
+}
+
+// startOn launches moto_server on port.
+func startOn(ctx context.Context, logDir string, port int) (*Server, error) {
+	bin, err := exec.LookPath("moto_server")
+	if err != nil {
+		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
 	}
 	logPath := filepath.Join(logDir, fmt.Sprintf("moto-%d.log", port))
 	script := filepath.Join(logDir, fmt.Sprintf("moto-%d.py", port))
@@ -60,7 +84,12 @@ func Start(ctx context.Context, logDir string) (*Server, error) {
 		return nil, err
 	}
 	cmd := exec.Command(interpreter(bin), script, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
+	// Without the tests' HTTP_PROXY: moto makes calls of its own (boto3,
+	// which honours it), and they must not come back to a proxy.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(strings.ToUpper(kv), "HTTP_PROXY=")
+	})
+	cmd.Env = append(env, "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so Stop takes the Flask workers with it; and
 	// a parent that dies without stopping it (a test timeout, a kill) takes
@@ -74,7 +103,7 @@ func Start(ctx context.Context, logDir string) (*Server, error) {
 	go func() { cmd.Wait(); logFile.Close(); close(s.done) }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get(s.URL + "/moto-api/")
+		resp, err := control.Get(s.URL + "/moto-api/")
 		if err == nil {
 			resp.Body.Close()
 			break
@@ -137,8 +166,7 @@ func FreePort() (int, error) {
 // Env returns the environment that points the AWS SDK at the server, with
 // static test credentials.
 func (s *Server) Env() []string {
-	return []string{
-		"AWS_ENDPOINT_URL=" + s.URL,
+	return append(Endpoint(s.URL),
 		"AWS_ACCESS_KEY_ID=testing",
 		"AWS_SECRET_ACCESS_KEY=testing",
 		"AWS_SESSION_TOKEN=",
@@ -146,7 +174,13 @@ func (s *Server) Env() []string {
 		"AWS_CONFIG_FILE=/dev/null",
 		"AWS_SHARED_CREDENTIALS_FILE=/dev/null",
 		"AWS_EC2_METADATA_DISABLED=true",
-	}
+	)
+}
+
+// Endpoint is the environment that sends the AWS SDK to url, S3 Control's
+// account-prefixed host included (see the package comment).
+func Endpoint(url string) []string {
+	return []string{"AWS_ENDPOINT_URL=" + url, "HTTP_PROXY=" + url}
 }
 
 // Setenv points this process's AWS SDK at the server.
@@ -159,7 +193,7 @@ func (s *Server) Setenv() {
 
 // Reset wipes every resource in the emulator.
 func (s *Server) Reset() error {
-	resp, err := http.Post(s.URL+"/moto-api/reset", "application/json", nil)
+	resp, err := control.Post(s.URL+"/moto-api/reset", "application/json", nil)
 	if err != nil {
 		return err
 	}
@@ -172,7 +206,7 @@ func (s *Server) Reset() error {
 
 // Config posts moto's own configuration, such as {"lambda":{"use_docker":false}}.
 func (s *Server) Config(body string) error {
-	resp, err := http.Post(s.URL+"/moto-api/config", "application/json", strings.NewReader(body))
+	resp, err := control.Post(s.URL+"/moto-api/config", "application/json", strings.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -202,7 +236,22 @@ var (
 	shared     *Server
 	sharedErr  error
 	sharedOnce sync.Once
+	// sharedPort is the port Prepare chose for the shared server; 0 is
+	// any free one.
+	sharedPort int
 )
+
+// Prepare chooses the shared server's port and points HTTP_PROXY at it,
+// before any test makes a request (see the package comment). Main calls
+// it; a TestMain of its own calls it first.
+func Prepare() {
+	port, err := FreePort()
+	if err != nil {
+		return // Shared picks a port, and says what fails
+	}
+	sharedPort = port
+	os.Setenv("HTTP_PROXY", fmt.Sprintf("http://127.0.0.1:%d", port))
+}
 
 // Shared starts one server for the test binary (call Stop from TestMain).
 // When moto_server is not installed the test fails: CI installs it, and a
@@ -215,7 +264,13 @@ func Shared(t testing.TB) *Server {
 			sharedErr = err
 			return
 		}
-		shared, sharedErr = Start(context.Background(), dir)
+		port := sharedPort
+		if port == 0 {
+			if port, sharedErr = FreePort(); sharedErr != nil {
+				return
+			}
+		}
+		shared, sharedErr = startOn(context.Background(), dir, port)
 	})
 	if sharedErr != nil {
 		t.Fatalf("moto: %v", sharedErr)
@@ -239,6 +294,7 @@ func Fresh(t testing.TB) *Server {
 // runs the cleanups: a package's TestMain is
 // `func TestMain(m *testing.M) { moto.Main(m) }`.
 func Main(m *testing.M, cleanups ...func()) {
+	Prepare()
 	code := m.Run()
 	StopShared()
 	for _, c := range cleanups {

@@ -19,14 +19,24 @@
 # and answers a NextToken while more remain; without MaxResults it returns
 # up to 1,000 and no token. The token here is the offset, opaque to the SDK.
 #
+# And it serves S3's bucket ABAC switch (PutBucketAbac, GetBucketAbac, PUT
+# and GET /?abac), which moto 5.2 answers as a second CreateBucket and a
+# bucket listing. S3 refuses PutBucketTagging and DeleteBucketTagging on a
+# bucket whose ABAC is on (its tags go through S3 Control's TagResource and
+# UntagResource then); so does this, with InvalidRequest, so that a driver
+# still calling them fails here as it would on AWS. S3 Control's tagging of
+# a bucket ARN moto serves already, on the same tags S3 reads.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
 import copy
+import re
 import sys
 import threading
 
 from moto.core.responses import ActionResult
 from moto.iam.models import IAMBackend
+from moto.s3.exceptions import S3ClientError
 from moto.s3.responses import S3Response
 from moto.server import main
 from moto.sqs.responses import SQSResponse
@@ -87,6 +97,49 @@ def _list_queues(self):
 
 
 SQSResponse.list_queues = _list_queues
+
+
+_ABAC_STATUS = re.compile(r"<Status>\s*(Enabled|Disabled)\s*</Status>")
+
+
+def _abac_enabled(response, bucket_name):
+    return getattr(response.backend.get_bucket(bucket_name), "abac_status", "Disabled") == "Enabled"
+
+
+_bucket_put = S3Response._bucket_response_put
+_bucket_get = S3Response._bucket_response_get
+_bucket_delete = S3Response._bucket_response_delete
+
+
+def _put_with_abac(self, request, bucket_name, querystring):
+    if "abac" in querystring:
+        status = _ABAC_STATUS.search(self.body.decode("utf-8"))
+        if not status:
+            raise S3ClientError("MalformedXML", "The XML you provided was not well-formed")
+        self.backend.get_bucket(bucket_name).abac_status = status.group(1)
+        return 200, {}, ""
+    if "tagging" in querystring and _abac_enabled(self, bucket_name):
+        raise S3ClientError("InvalidRequest", "ABAC is enabled on this bucket: tag it with TagResource")
+    return _bucket_put(self, request, bucket_name, querystring)
+
+
+def _get_with_abac(self, bucket_name, querystring):
+    if "abac" in querystring:
+        status = getattr(self.backend.get_bucket(bucket_name), "abac_status", "Disabled")
+        body = '<?xml version="1.0" encoding="UTF-8"?><AbacStatus><Status>%s</Status></AbacStatus>' % status
+        return 200, {"Content-Type": "application/xml"}, body
+    return _bucket_get(self, bucket_name, querystring)
+
+
+def _delete_with_abac(self, bucket_name, querystring):
+    if "tagging" in querystring and _abac_enabled(self, bucket_name):
+        raise S3ClientError("InvalidRequest", "ABAC is enabled on this bucket: untag it with UntagResource")
+    return _bucket_delete(self, bucket_name, querystring)
+
+
+S3Response._bucket_response_put = _put_with_abac
+S3Response._bucket_response_get = _get_with_abac
+S3Response._bucket_response_delete = _delete_with_abac
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

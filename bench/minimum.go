@@ -226,11 +226,12 @@ var writesByKind = map[spec.Kind]kindWrites{
 		delete: "TerminateInstances each (by the listed id, no wait)",
 	},
 	spec.Queues: {create: "CreateQueue each (attributes and tags in the call)", delete: "DeleteQueue each (the URL from the listing)"},
-	// CreateBucket takes tags on AWS; moto ignores them, so on the
-	// emulator the tags are a PutBucketTagging.
+	// CreateBucket takes tags on AWS; moto ignores them, so the tags are
+	// written again (S3 Control's TagResource). PutBucketAbac makes S3
+	// show the executor's role the bucket's tags.
 	spec.ObjectStore: {
-		create:      "CreateBucket and PutBucketTagging each (moto ignores create-time tags); PutBucketVersioning for those with it on (declared, or by default)",
-		createExtra: func(n int, c census) int { return n + c.versioningOn },
+		create:      "CreateBucket, TagResource (moto ignores create-time tags) and PutBucketAbac each; PutBucketVersioning for those with it on (declared, or by default)",
+		createExtra: func(n int, c census) int { return 2*n + c.versioningOn },
 		delete:      "DeleteBucket each (emptied only if refused: the fleet writes no objects)",
 	},
 	spec.Secrets:       {create: "CreateSecret each (value, description and tags in the call)", delete: "DeleteSecret each"},

@@ -13,7 +13,7 @@ import (
 
 // lostCreate makes the next create of addr happen in the cloud without
 // its ownership mark and then fail with err, as a process that dies (or a
-// response lost) between S3's CreateBucket and PutBucketTagging does.
+// response lost) between S3's CreateBucket and TagResource does.
 func lostCreate(addr string, err error) memory.Fault {
 	return memory.Fault{Op: "create", Address: addr, After: true, Untagged: true, Times: 1, Err: err}
 }

@@ -31,6 +31,8 @@ type Backend struct {
 	// Clients of the tag scan (discover.go), made on first use.
 	tags *regional[*resourcegroupstaggingapi.Client]
 	ec2  *regional[*ec2.Client]
+	// account is the credentials' account once Account has established it.
+	account string
 }
 
 var _ providers.Backend = (*Backend)(nil)
@@ -101,18 +103,29 @@ func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
 	if !ok {
 		return nil, false
 	}
-	d := e.new(b.cfg)
+	d := e.new(b.cfg, b.Account)
 	b.drivers[k] = d
 	return d, true
 }
 
 // Account returns the account id the credentials belong to (STS
-// GetCallerIdentity). Failing to establish it is an error, never a pass.
+// GetCallerIdentity, once: every run asks first, and a driver that needs
+// the id, S3 Control's, then has it without a call). Failing to establish
+// it is an error, never a pass.
 func (b *Backend) Account(ctx context.Context) (string, error) {
+	b.mu.Lock()
+	known := b.account
+	b.mu.Unlock()
+	if known != "" {
+		return known, nil
+	}
 	out, err := sts.NewFromConfig(b.cfg).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
 		return "", err // the engine and the sweep say what failed, once
 	}
+	b.mu.Lock()
+	b.account = aws.ToString(out.Account)
+	b.mu.Unlock()
 	return aws.ToString(out.Account), nil
 }
 

@@ -53,7 +53,7 @@ func init() {
 			"InvalidKeyPair.NotFound": providers.InvalidArgument, "InvalidSubnetID.NotFound": providers.InvalidArgument,
 			"InvalidInstanceType": providers.InvalidArgument,
 		},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &instances{clients: newRegional(cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })}
 		},
 	})

@@ -54,7 +54,7 @@ func init() {
 			"DependencyViolation":   providers.Conflict,
 			"InvalidGroup.Reserved": providers.InvalidArgument,
 		},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &securityGroups{clients: newRegional(cfg, func(c aws.Config) *ec2.Client { return ec2.NewFromConfig(c) })}
 		},
 	})

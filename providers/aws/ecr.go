@@ -35,7 +35,7 @@ func init() {
 			"RepositoryAlreadyExistsException": providers.AlreadyExists,
 			"RepositoryNotEmptyException":      providers.Conflict,
 		},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &registries{clients: newRegional(cfg, func(c aws.Config) *ecr.Client { return ecr.NewFromConfig(c) })}
 		},
 	})

@@ -40,7 +40,7 @@ const (
 	// under the /infra/ path.
 	ScopePassRole Scope = "pass-role"
 	// ScopeUntaggable is an S3 bucket action that cannot be conditioned on
-	// the ownership tag yet: every bucket by name, with Why, and the state
+	// the ownership tag: every bucket by name, with Why, and the state
 	// bucket denied.
 	ScopeUntaggable Scope = "untaggable"
 )
@@ -62,7 +62,8 @@ type ActionScope struct {
 
 const (
 	whyUsed       = "uses it, changes nothing of it"
-	whyBucketABAC = "S3 applies tag conditions to a bucket only once ABAC is enabled on it, which infra does not do yet"
+	whyBucketABAC = "S3 applies tag conditions to a bucket only once its ABAC is on, so turning it on cannot depend on them; " +
+		"it grants nothing: a tag condition on a bucket without ABAC never holds"
 )
 
 // executorScopes is the scope of every action a driver calls, by action.
@@ -83,19 +84,19 @@ var executorScopes = map[string][]ActionScope{
 	"s3:ListAllMyBuckets":                 {{Scope: ScopeAny}},
 	"s3:ListBucket":                       {{Scope: ScopeAny}},
 	"s3:GetBucketLocation":                {{Scope: ScopeAny}},
-	"s3:GetBucketTagging":                 {{Scope: ScopeAny}},
+	"s3:ListTagsForResource":              {{Scope: ScopeAny}},
 	"s3:GetBucketVersioning":              {{Scope: ScopeAny}},
 	"s3:GetBucketObjectLockConfiguration": {{Scope: ScopeAny}},
 	"s3:ListBucketVersions":               {{Scope: ScopeAny}},
 	"s3:CreateBucket":                     {{Scope: ScopeCreate}},
-	"s3:TagResource": {{Scope: ScopeCreate, Why: "a create with tags needs it; " + whyBucketABAC +
-		", so the bucket's own tag is not checked, only the request's"}},
-	"s3:PutBucketTagging":                 {{Scope: ScopeUntaggable, Why: whyBucketABAC}},
-	"s3:PutBucketVersioning":              {{Scope: ScopeUntaggable, Why: whyBucketABAC}},
-	"s3:PutBucketObjectLockConfiguration": {{Scope: ScopeUntaggable, Why: whyBucketABAC}},
-	"s3:DeleteBucket":                     {{Scope: ScopeUntaggable, Why: whyBucketABAC}},
-	"s3:DeleteObject":                     {{Scope: ScopeUntaggable, Why: whyBucketABAC + " (forceDestroy empties the bucket)"}},
-	"s3:DeleteObjectVersion":              {{Scope: ScopeUntaggable, Why: whyBucketABAC + " (forceDestroy empties the bucket)"}},
+	"s3:PutBucketAbac":                    {{Scope: ScopeUntaggable, Why: whyBucketABAC}},
+	"s3:TagResource":                      {{Scope: ScopeTagging}},
+	"s3:UntagResource":                    {{Scope: ScopeOwned}},
+	"s3:PutBucketVersioning":              {{Scope: ScopeOwned}},
+	"s3:PutBucketObjectLockConfiguration": {{Scope: ScopeOwned}},
+	"s3:DeleteBucket":                     {{Scope: ScopeOwned}},
+	"s3:DeleteObject":                     {{Scope: ScopeOwned}},
+	"s3:DeleteObjectVersion":              {{Scope: ScopeOwned}},
 
 	"secretsmanager:ListSecrets":    {{Scope: ScopeAny}},
 	"secretsmanager:DescribeSecret": {{Scope: ScopeAny}},

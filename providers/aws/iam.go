@@ -41,7 +41,7 @@ func init() {
 			"NoSuchEntity": providers.NotFound, "EntityAlreadyExists": providers.AlreadyExists,
 			"DeleteConflict": providers.Conflict, "MalformedPolicyDocument": providers.InvalidArgument,
 		},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &users{clients: newRegional(cfg, func(c aws.Config) *iam.Client { return iam.NewFromConfig(c) })}
 		},
 	})

@@ -54,7 +54,7 @@ func init() {
 			return n, "", ok
 		},
 		errors: map[string]providers.Code{"ResourceConflictException": providers.Conflict},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &functions{
 				clients:      newRegional(cfg, func(c aws.Config) *lambda.Client { return lambda.NewFromConfig(c) }),
 				roleAttempts: 15,

@@ -57,7 +57,7 @@ func init() {
 			"DBClusterAlreadyExistsFault": providers.AlreadyExists, "DBInstanceAlreadyExists": providers.AlreadyExists,
 			"InvalidDBClusterStateFault": providers.Conflict, "InvalidDBInstanceState": providers.Conflict,
 		},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &postgres{
 				clients:  newRegional(cfg, func(c aws.Config) *rds.Client { return rds.NewFromConfig(c) }),
 				minDelay: 5 * time.Second, maxDelay: 30 * time.Second,

@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -42,8 +43,12 @@ type entry struct {
 	new    factory
 }
 
-// factory makes one kind's driver from the SDK configuration.
-type factory func(cfg aws.Config) providers.Driver
+// factory makes one kind's driver from the SDK configuration and the
+// account's id, which a driver asks for only when an API needs it.
+type factory func(cfg aws.Config, account accountOf) providers.Driver
+
+// accountOf returns the id of the account the credentials belong to.
+type accountOf func(context.Context) (string, error)
 
 // registry holds every kind's entry, filled by init functions before main.
 var registry = map[spec.Kind]*entry{}

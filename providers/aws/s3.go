@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3control"
+	s3controltypes "github.com/aws/aws-sdk-go-v2/service/s3control/types"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -16,11 +18,18 @@ import (
 // buckets is an S3 bucket. Two kinds share it: object-store (portable:
 // versioning, tags) and s3-bucket (the same bucket with object lock). One
 // physical bucket lists under both; the engine knows they are one thing.
+//
+// Every bucket infra makes has ABAC on, so that S3 applies the executor's
+// tag conditions to it (docs/executor.md); S3 then refuses
+// PutBucketTagging, and tags go through S3 Control, whose calls name the
+// account.
 type buckets struct {
 	kind spec.Kind
 	// objectLock: the kind has the objectLock field (s3-bucket).
 	objectLock bool
 	clients    *regional[*s3.Client]
+	control    *regional[*s3control.Client]
+	account    accountOf
 }
 
 var (
@@ -37,18 +46,23 @@ func init() {
 		arn: func(resource string, _ map[string]string) (string, string, bool) {
 			return resource, "", !strings.Contains(resource, "/")
 		},
-		new: func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.ObjectStore, false) },
+		new: func(cfg aws.Config, account accountOf) providers.Driver {
+			return newBuckets(cfg, account, spec.ObjectStore, false)
+		},
 	})
 	register(entry{kind: spec.S3Bucket, service: "s3", errors: bucketErrors,
 		actions: append(append([]string{}, bucketActions...), "s3:GetBucketObjectLockConfiguration", "s3:PutBucketObjectLockConfiguration"),
-		new:     func(cfg aws.Config) providers.Driver { return newBuckets(cfg, spec.S3Bucket, true) },
+		new: func(cfg aws.Config, account accountOf) providers.Driver {
+			return newBuckets(cfg, account, spec.S3Bucket, true)
+		},
 	})
 }
 
 // bucketActions are the IAM actions both bucket kinds call.
 var bucketActions = []string{"s3:ListAllMyBuckets", "s3:ListBucket", "s3:GetBucketLocation", "s3:CreateBucket",
-	"s3:GetBucketTagging", "s3:PutBucketTagging", "s3:GetBucketVersioning", "s3:PutBucketVersioning",
-	"s3:TagResource", "s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
+	"s3:PutBucketAbac", "s3:ListTagsForResource", "s3:TagResource", "s3:UntagResource",
+	"s3:GetBucketVersioning", "s3:PutBucketVersioning",
+	"s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
 
 // bucketErrors are the S3 codes of buckets (the codes the state store
 // meets too, NoSuchBucket and NoSuchKey, are errors.go's).
@@ -60,8 +74,10 @@ var bucketErrors = map[string]providers.Code{
 	"NoSuchTagSet": providers.NotFound,
 }
 
-func newBuckets(cfg aws.Config, k spec.Kind, objectLock bool) *buckets {
-	return &buckets{kind: k, objectLock: objectLock, clients: newRegional(cfg, newS3Client)}
+func newBuckets(cfg aws.Config, account accountOf, k spec.Kind, objectLock bool) *buckets {
+	return &buckets{kind: k, objectLock: objectLock, clients: newRegional(cfg, newS3Client),
+		control: newRegional(cfg, func(cfg aws.Config) *s3control.Client { return s3control.NewFromConfig(cfg) }),
+		account: account}
 }
 
 // newS3Client addresses buckets by path whenever an endpoint is configured
@@ -107,8 +123,10 @@ func bucketAttributes(c *s3.Client, region, name string) map[string]string {
 	if ep := c.Options().BaseEndpoint; ep != nil {
 		u = strings.TrimSuffix(*ep, "/") + "/" + name
 	}
-	return map[string]string{"arn": "arn:" + Partition(region) + ":s3:::" + name, "url": u, "region": region}
+	return map[string]string{"arn": bucketARN(region, name), "url": u, "region": region}
 }
+
+func bucketARN(region, name string) string { return "arn:" + Partition(region) + ":s3:::" + name }
 
 // Partition is the ARN partition of a region (aws, aws-cn, aws-us-gov).
 func Partition(region string) string {
@@ -165,7 +183,7 @@ func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name strin
 	}
 	var err error
 	if tags == nil {
-		if tags, err = bucketTags(ctx, c, name); err != nil {
+		if tags, err = d.tags(ctx, region, name); err != nil {
 			return providers.Resource{}, err
 		}
 	}
@@ -186,25 +204,38 @@ func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name strin
 	return res, nil
 }
 
-// bucketTags reads a bucket's tags; a bucket without any answers
-// NoSuchTagSet, which is an empty set, not an absent bucket.
-func bucketTags(ctx context.Context, c *s3.Client, name string) (map[string]string, error) {
-	out, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: aws.String(name)})
-	if isCode(err, "NoSuchTagSet") {
-		return map[string]string{}, nil
-	}
+// tags reads a bucket's tags through S3 Control, which serves them
+// whether its ABAC is on or not.
+func (d *buckets) tags(ctx context.Context, region, name string) (map[string]string, error) {
+	account, err := d.account(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tagMapOf(out.TagSet, func(t s3types.Tag) (*string, *string) { return t.Key, t.Value }), nil
+	out, err := d.control.get(region).ListTagsForResource(ctx, &s3control.ListTagsForResourceInput{
+		AccountId: aws.String(account), ResourceArn: aws.String(bucketARN(region, name))})
+	if err != nil {
+		return nil, err
+	}
+	return tagMapOf(out.Tags, func(t s3controltypes.Tag) (*string, *string) { return t.Key, t.Value }), nil
 }
 
-func putBucketTags(ctx context.Context, c *s3.Client, name string, tags map[string]string) error {
-	if len(tags) == 0 {
-		_, err := c.DeleteBucketTagging(ctx, &s3.DeleteBucketTaggingInput{Bucket: aws.String(name)})
+// writeTags sets the keys of set and removes those of remove, through S3
+// Control: once a bucket's ABAC is on, S3 refuses PutBucketTagging.
+func (d *buckets) writeTags(ctx context.Context, region, name string, set map[string]string, remove []string) error {
+	account, err := d.account(ctx)
+	if err != nil {
 		return err
 	}
-	_, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: aws.String(name), Tagging: &s3types.Tagging{TagSet: s3Tags(tags)}})
+	c, arn := d.control.get(region), aws.String(bucketARN(region, name))
+	if len(set) > 0 {
+		tags := tagList(set, func(k, v *string) s3controltypes.Tag { return s3controltypes.Tag{Key: k, Value: v} })
+		if _, err := c.TagResource(ctx, &s3control.TagResourceInput{AccountId: aws.String(account), ResourceArn: arn, Tags: tags}); err != nil {
+			return err
+		}
+	}
+	if len(remove) > 0 {
+		_, err = c.UntagResource(ctx, &s3control.UntagResourceInput{AccountId: aws.String(account), ResourceArn: arn, TagKeys: remove})
+	}
 	return err
 }
 
@@ -239,8 +270,8 @@ func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Res
 	in := &s3.CreateBucketInput{
 		Bucket: aws.String(t.Name),
 		// Tags at create: on AWS the bucket never exists without its
-		// ownership tag. PutBucketTagging below repeats them for services
-		// that ignore create-time tags.
+		// ownership tag. TagResource below repeats them for services that
+		// ignore create-time tags.
 		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{Tags: s3Tags(tags)},
 	}
 	// us-east-1 is the one region S3 refuses to be named in.
@@ -253,13 +284,18 @@ func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Res
 	if _, err := c.CreateBucket(ctx, in); err != nil {
 		return providers.Resource{}, err
 	}
-	if err := putBucketTags(ctx, c, t.Name, tags); err != nil {
+	// Tagged before ABAC is on, so that no bucket of infra's is ever
+	// checked by its tags without them.
+	if err := d.writeTags(ctx, t.Region, t.Name, tags, nil); err != nil {
+		return providers.Resource{}, err
+	}
+	if err := enableABAC(ctx, c, t.Name); err != nil {
 		return providers.Resource{}, err
 	}
 	// A new bucket is unversioned; object lock turns versioning on by
 	// itself.
 	if versioning && !lock {
-		if err := setVersioning(ctx, c, t.Name, true); err != nil {
+		if err := owned(ctx, c, t.Name, func() error { return setVersioning(ctx, c, t.Name, true) }); err != nil {
 			return providers.Resource{}, err
 		}
 	}
@@ -297,7 +333,7 @@ func (d *buckets) Update(ctx context.Context, t providers.Target, changed []stri
 		case providers.S3BucketVersioning:
 			var decl providers.S3BucketInput
 			if decl, err = decodeBucket(t); err == nil {
-				err = setVersioning(ctx, c, t.Name, decl.Versioning)
+				err = owned(ctx, c, t.Name, func() error { return setVersioning(ctx, c, t.Name, decl.Versioning) })
 			}
 		case spec.TagsField:
 			err = d.retag(ctx, c, t)
@@ -331,23 +367,19 @@ func (d *buckets) Update(ctx context.Context, t providers.Target, changed []stri
 	return res, nil
 }
 
-// retag writes the whole tag set (S3 has no per-key tagging), keeping the
-// ownership tag the bucket carries when the target names no owner.
+// retag makes the bucket's tags the target's, keeping the ownership tag
+// the bucket carries when the target names no owner.
 func (d *buckets) retag(ctx context.Context, c *s3.Client, t providers.Target) error {
 	want, err := desiredTags(t)
 	if err != nil {
 		return err
 	}
-	if t.Owner == "" {
-		have, err := bucketTags(ctx, c, t.Name)
-		if err != nil {
-			return err
-		}
-		if o, ok := have[spec.OwnershipTagKey]; ok {
-			want[spec.OwnershipTagKey] = o
-		}
+	have, err := d.tags(ctx, t.Region, t.Name)
+	if err != nil {
+		return err
 	}
-	return putBucketTags(ctx, c, t.Name, want)
+	set, remove := tagChanges(have, want, spec.OwnershipTagKey)
+	return owned(ctx, c, t.Name, func() error { return d.writeTags(ctx, t.Region, t.Name, set, remove) })
 }
 
 // Delete removes the bucket. With forceDestroy it first deletes every
@@ -363,7 +395,10 @@ func (d *buckets) Delete(ctx context.Context, t providers.Target) error {
 	// Try the delete first: an empty bucket needs no listing of its
 	// versions. Only a refusal because of objects empties it, and only
 	// with forceDestroy.
-	_, err = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(t.Name)})
+	err = owned(ctx, c, t.Name, func() error {
+		_, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(t.Name)})
+		return err
+	})
 	if !isCode(err, "BucketNotEmpty") {
 		return err
 	}
@@ -409,14 +444,14 @@ func emptyBucket(ctx context.Context, c *s3.Client, k spec.Kind, region, name st
 
 // Release removes this fleet's ownership tag and keeps every other tag.
 func (d *buckets) Release(ctx context.Context, region, name, owner string) error {
-	c := d.clients.get(region)
-	tags, err := bucketTags(ctx, c, name)
+	tags, err := d.tags(ctx, region, name)
 	if err != nil {
 		return err
 	}
 	if tags[spec.OwnershipTagKey] != owner {
 		return nil
 	}
-	delete(tags, spec.OwnershipTagKey)
-	return putBucketTags(ctx, c, name, tags)
+	return owned(ctx, d.clients.get(region), name, func() error {
+		return d.writeTags(ctx, region, name, nil, []string{spec.OwnershipTagKey})
+	})
 }

@@ -48,7 +48,7 @@ func init() {
 			// A secret scheduled for deletion refuses changes until it is gone.
 			"InvalidRequestException": providers.Conflict,
 		},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &secrets{clients: newRegional(cfg, func(c aws.Config) *secretsmanager.Client { return secretsmanager.NewFromConfig(c) })}
 		},
 	})

@@ -39,7 +39,7 @@ func init() {
 			// SQS keeps a deleted queue's name for 60 s; a replace waits it out.
 			"AWS.SimpleQueueService.QueueDeletedRecently": providers.Conflict, "QueueDeletedRecently": providers.Conflict,
 		},
-		new: func(cfg aws.Config) providers.Driver {
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &queues{clients: newRegional(cfg, func(c aws.Config) *sqs.Client { return sqs.NewFromConfig(c) }), pageSize: 1000}
 		},
 	})

@@ -28,14 +28,17 @@ func TestDriversReadOnlyWhatIsWanted(t *testing.T) {
 		readback []string
 		attrs    []string       // attributes a create must report
 		update   map[string]any // a tags update that must not read back, when set
+		// tagsRead is the read of tags an update makes before it writes,
+		// for an API that sets and removes tags key by key.
+		tagsRead string
 	}{
-		{spec.ObjectStore, "want-bucket", map[string]any{"versioning": true, "tags": tags}, "GetBucketVersioning", []string{"HeadBucket", "GetBucketVersioning", "GetBucketTagging"}, []string{"arn", "url"},
-			map[string]any{"versioning": true, "tags": map[string]any{"team": "api"}}},
+		{spec.ObjectStore, "want-bucket", map[string]any{"versioning": true, "tags": tags}, "GetBucketVersioning", []string{"HeadBucket", "GetBucketVersioning", "ListTagsForResource"}, []string{"arn", "url"},
+			map[string]any{"versioning": true, "tags": map[string]any{"team": "api"}}, "ListTagsForResource"},
 		{spec.Queues, "want-queue", map[string]any{"visibilityTimeoutSec": 30.0, "tags": tags}, "GetQueueAttributes", []string{"GetQueueAttributes", "GetQueueUrl"}, []string{"url"},
-			map[string]any{"visibilityTimeoutSec": 30.0, "tags": map[string]any{"team": "api"}}},
-		{spec.IAM, "want-user", map[string]any{"policies": []any{}, "tags": tags}, "ListAttachedUserPolicies", []string{"GetUser", "ListAttachedUserPolicies"}, []string{"arn", "id"}, nil},
-		{spec.Secrets, "want-secret", map[string]any{"value": spec.NewSensitive("s3cr3t"), "description": "d", "tags": tags}, "", []string{"DescribeSecret"}, []string{"arn", "id", "version"}, nil},
-		{spec.ImageRegistry, "want-repo", map[string]any{"immutableTags": true, "tags": tags}, "", []string{"DescribeRepositories", "ListTagsForResource"}, []string{"arn", "uri"}, nil},
+			map[string]any{"visibilityTimeoutSec": 30.0, "tags": map[string]any{"team": "api"}}, ""},
+		{spec.IAM, "want-user", map[string]any{"policies": []any{}, "tags": tags}, "ListAttachedUserPolicies", []string{"GetUser", "ListAttachedUserPolicies"}, []string{"arn", "id"}, nil, ""},
+		{spec.Secrets, "want-secret", map[string]any{"value": spec.NewSensitive("s3cr3t"), "description": "d", "tags": tags}, "", []string{"DescribeSecret"}, []string{"arn", "id", "version"}, nil, ""},
+		{spec.ImageRegistry, "want-repo", map[string]any{"immutableTags": true, "tags": tags}, "", []string{"DescribeRepositories", "ListTagsForResource"}, []string{"arn", "uri"}, nil, ""},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			d, _ := b.Driver(tc.kind)
@@ -85,7 +88,7 @@ func TestDriversReadOnlyWhatIsWanted(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, op := range tc.readback {
-					if calls.count(op) != before[op] {
+					if calls.count(op) != before[op] && !(op == tc.tagsRead && calls.count(op) == before[op]+1) {
 						t.Errorf("update read back with %s", op)
 					}
 				}

@@ -62,7 +62,8 @@ type Fault struct {
 	After bool
 	// Untagged: with After, the create leaves the resource without its
 	// ownership mark, as a crash between a create and the call that tags
-	// it does (S3 CreateBucket, then PutBucketTagging).
+	// it does (S3 CreateBucket, then TagResource, on a service that ignores
+	// create-time tags).
 	Untagged bool
 }
 

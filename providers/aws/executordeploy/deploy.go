@@ -133,7 +133,7 @@ func Deploy(ctx context.Context, b *awsprovider.Backend, s Spec) (*Deployed, err
 	if p := strings.Trim(s.Prefix, "/"); p != "" {
 		d.out.State += "/" + p
 	}
-	for _, step := range []func(context.Context) error{d.bucket, d.role, d.function, d.invoker} {
+	for _, step := range []func(context.Context) error{d.bucket, d.role, d.function, d.invoker, d.bucketABAC} {
 		if err := step(ctx); err != nil {
 			return d.out, fmt.Errorf("executor deploy: %w", err)
 		}
@@ -151,6 +151,42 @@ type deployer struct {
 
 func (d *deployer) changed(format string, args ...any) {
 	d.out.Changes = append(d.out.Changes, fmt.Sprintf(format, args...))
+}
+
+// bucketABAC turns ABAC on for the buckets infra tagged before it did so at
+// create, when the executor may manage buckets: until then IAM sees no tags
+// on them, and the role's conditions cannot tell them from untagged ones
+// (docs/executor.md). A sweeper's role holds no condition on tags.
+func (d *deployer) bucketABAC(ctx context.Context) error {
+	if d.s.SweepPrefix != "" || !d.managesBuckets() {
+		return nil
+	}
+	turned, err := awsprovider.EnableBucketABAC(ctx, d.b)
+	if err != nil {
+		return fmt.Errorf("turn ABAC on for the fleets' buckets: %w", err)
+	}
+	switch len(turned) {
+	case 0:
+	case 1:
+		d.changed("turned ABAC on for the bucket %s, tagged %s, so that the role's conditions see its tags", turned[0], spec.OwnershipTagKey)
+	default:
+		d.changed("turned ABAC on for %d buckets tagged %s, so that the role's conditions see their tags: %s",
+			len(turned), spec.OwnershipTagKey, strings.Join(turned, ", "))
+	}
+	return nil
+}
+
+// managesBuckets says whether the executor may manage a bucket kind.
+func (d *deployer) managesBuckets() bool {
+	if len(d.s.Kinds) == 0 {
+		return true
+	}
+	for _, k := range d.s.Kinds {
+		if k == spec.ObjectStore || k == spec.S3Bucket {
+			return true
+		}
+	}
+	return false
 }
 
 // bucket makes the state bucket versioned (every ledger ever saved can be

@@ -243,3 +243,68 @@ func TestDeploySweeperOnMoto(t *testing.T) {
 		t.Errorf("a second deploy: %v %v", again.Changes, err)
 	}
 }
+
+// Buckets infra tagged before it turned ABAC on at create get it at
+// deploy, so that the role's conditions see their tags; an untagged bucket,
+// or one tagged by anyone else, is left as it is. A second deploy finds
+// nothing to do.
+func TestDeployTurnsABACOnForTheFleetsBuckets(t *testing.T) {
+	b, srv := newTestBackend(t)
+	if err := srv.Config(`{"lambda":{"use_docker":false}}`); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := s3.NewFromConfig(b.Config(), func(o *s3.Options) { o.UsePathStyle = true })
+	for name, tags := range map[string][]s3types.Tag{
+		"old-shop-assets": {{Key: aws.String(spec.OwnershipTagKey), Value: aws.String("shop")}},
+		"someone-elses":   {{Key: aws.String("team"), Value: aws.String("data")}},
+		"untagged":        nil,
+	} {
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name), CreateBucketConfiguration: &s3types.CreateBucketConfiguration{
+			LocationConstraint: s3types.BucketLocationConstraint(b.Config().Region)}}); err != nil {
+			t.Fatal(err)
+		}
+		if tags != nil {
+			if _, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: aws.String(name), Tagging: &s3types.Tagging{TagSet: tags}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s := Spec{Function: "infra-executor", Bucket: "infra-state-test", Zip: testZip(t, "v1")}
+	out, err := Deploy(ctx, b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "turned ABAC on for the bucket old-shop-assets, tagged managed-by-infra, so that the role's conditions see its tags"
+	if got := strings.Join(out.Changes, "\n"); !strings.Contains(got, want) {
+		t.Errorf("changes lack %q:\n%s", want, got)
+	}
+	for name, on := range map[string]bool{"old-shop-assets": true, "someone-elses": false, "untagged": false, "infra-state-test": false} {
+		st, err := c.GetBucketAbac(ctx, &s3.GetBucketAbacInput{Bucket: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.AbacStatus.Status == s3types.BucketAbacStatusEnabled; got != on {
+			t.Errorf("bucket %s: ABAC %s, want on: %v", name, st.AbacStatus.Status, on)
+		}
+	}
+	again, err := Deploy(ctx, b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Changes) != 0 {
+		t.Errorf("a second deploy changed: %v", again.Changes)
+	}
+	// An executor of queues alone has no business with buckets.
+	if _, err := c.PutBucketAbac(ctx, &s3.PutBucketAbacInput{Bucket: aws.String("old-shop-assets"), AbacStatus: &s3types.AbacStatus{Status: s3types.BucketAbacStatusDisabled}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Kinds = []spec.Kind{spec.Queues}
+	queues, err := Deploy(ctx, b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(queues.Changes, "\n"); strings.Contains(got, "ABAC") {
+		t.Errorf("an executor of queues turned ABAC on:\n%s", got)
+	}
+}

@@ -84,6 +84,7 @@ func executorPolicy(in policyInput) (string, error) {
 		{Sid: "State", Effect: "Allow", Action: []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}, Resource: []string{objects}},
 	}}
 	doc.Statement = append(doc.Statement, in.fleetStatements(scopes)...)
+	doc.Statement = append(doc.Statement, in.keepTheState(scopes)...)
 	doc.Statement = append(doc.Statement, in.credentials()...)
 	return doc.String(), nil
 }
@@ -201,20 +202,27 @@ func (in policyInput) statements(g scopeGroup, actions []string) []policyStateme
 }
 
 // untaggable grants the bucket actions S3 cannot condition on tags on every
-// bucket, and denies the ones that could lose the state on its bucket.
+// bucket; keepTheState denies them on the state bucket.
 func (in policyInput) untaggable(actions []string) []policyStatement {
-	buckets := []string{fmt.Sprintf("arn:%s:s3:::*", in.Partition), fmt.Sprintf("arn:%s:s3:::*/*", in.Partition)}
-	state := []string{fmt.Sprintf("arn:%s:s3:::%s", in.Partition, in.Bucket), fmt.Sprintf("arn:%s:s3:::%s/*", in.Partition, in.Bucket)}
-	var keep []string
-	for _, a := range actions {
-		if a != "s3:DeleteObject" { // the store deletes its lock object
-			keep = append(keep, a)
+	buckets := []string{fmt.Sprintf("arn:%s:s3:::*", in.Partition)}
+	return []policyStatement{{Sid: "BucketsByName", Effect: "Allow", Action: actions, Resource: buckets}}
+}
+
+// keepTheState denies on the state bucket every bucket change the kinds
+// make, whatever the bucket's tags say, but the deletion of an object:
+// the store deletes its lock.
+func (in policyInput) keepTheState(scopes []awsprovider.ActionScope) []policyStatement {
+	var actions []string
+	for _, s := range scopes {
+		if strings.HasPrefix(s.Action, "s3:") && s.Scope != awsprovider.ScopeAny && s.Action != "s3:DeleteObject" {
+			actions = append(actions, s.Action)
 		}
 	}
-	return []policyStatement{
-		{Sid: "BucketsByName", Effect: "Allow", Action: actions, Resource: buckets},
-		{Sid: "KeepTheState", Effect: "Deny", Action: keep, Resource: state},
+	if len(actions) == 0 {
+		return nil
 	}
+	state := []string{fmt.Sprintf("arn:%s:s3:::%s", in.Partition, in.Bucket), fmt.Sprintf("arn:%s:s3:::%s/*", in.Partition, in.Bucket)}
+	return []policyStatement{{Sid: "KeepTheState", Effect: "Deny", Action: uniqueSorted(actions), Resource: state}}
 }
 
 // resourceARNs is the ARN pattern of resource (after the account) for the

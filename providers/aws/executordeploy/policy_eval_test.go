@@ -88,7 +88,9 @@ type evalCase struct {
 func scopeCases(t *testing.T) []evalCase {
 	var out []evalCase
 	add := func(what string, s awsprovider.ActionScope, arn string, ctx map[string]any, want string) {
-		out = append(out, evalCase{what: s.Action + " " + what, req: iamsim.Request{Action: s.Action, Resource: arn, Context: ctx}, want: want})
+		// Every bucket infra makes has ABAC on; abacOff's cases show one without.
+		out = append(out, evalCase{what: s.Action + " " + what, want: want,
+			req: iamsim.Request{Action: s.Action, Resource: arn, Context: ctx, BucketABAC: strings.HasPrefix(arn, "arn:aws:s3:::")}})
 	}
 	for _, k := range awsprovider.Kinds() {
 		scopes, _, err := awsprovider.ExecutorScopes(k)
@@ -126,6 +128,21 @@ func scopeCases(t *testing.T) []evalCase {
 	return out
 }
 
+// abacOff is a bucket whose ABAC is off (made before infra turned it on
+// at create, or by another tool): S3 shows IAM none of its tags, so every
+// change the ownership tag guards is refused, tagged or not, and turning
+// ABAC on is allowed, which the driver does before trying again. Tagging it
+// is an adoption, as for any untagged resource (docs/executor.md).
+var abacOff = []evalCase{
+	{"a bucket tagged for shop, ABAC off, deleted", iamsim.Request{Action: "s3:DeleteBucket", Resource: "arn:aws:s3:::assets", Context: owned("shop")}, iamsim.ImplicitlyDenied},
+	{"a bucket tagged for shop, ABAC off, versioned", iamsim.Request{Action: "s3:PutBucketVersioning", Resource: "arn:aws:s3:::assets", Context: owned("shop")}, iamsim.ImplicitlyDenied},
+	{"an object of a bucket tagged for shop, ABAC off, deleted", iamsim.Request{Action: "s3:DeleteObject", Resource: "arn:aws:s3:::assets/key", Context: owned("shop")}, iamsim.ImplicitlyDenied},
+	{"a bucket's ABAC turned on", iamsim.Request{Action: "s3:PutBucketAbac", Resource: "arn:aws:s3:::assets"}, iamsim.Allowed},
+	{"a bucket, ABAC off, tagged for shop (adoption)", iamsim.Request{Action: "s3:TagResource", Resource: "arn:aws:s3:::assets", Context: requested("shop")}, iamsim.Allowed},
+	{"a bucket, ABAC off, tagged without the ownership tag", iamsim.Request{Action: "s3:TagResource", Resource: "arn:aws:s3:::assets",
+		Context: map[string]any{"aws:TagKeys": []string{"team"}}}, iamsim.ImplicitlyDenied},
+}
+
 // The generated policy, run through a real evaluator: every action of
 // every kind is allowed where its scope says and denied on what no fleet
 // of the executor owns; the state, the credentials secret and the
@@ -137,7 +154,7 @@ func TestExecutorPolicyUnderAnEvaluator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := scopeCases(t)
+	cases := append(scopeCases(t), abacOff...)
 	cases = append(cases,
 		evalCase{"the credentials secret, untagged", iamsim.Request{Action: "secretsmanager:GetSecretValue",
 			Resource: "arn:aws:secretsmanager:eu-west-3:" + evalAccount + ":secret:infra/executor-AbCdEf"}, iamsim.Allowed},
@@ -147,6 +164,11 @@ func TestExecutorPolicyUnderAnEvaluator(t *testing.T) {
 		evalCase{"an object outside the state prefix written", iamsim.Request{Action: "s3:PutObject", Resource: "arn:aws:s3:::acme-infra-state/other/x"}, iamsim.ImplicitlyDenied},
 		evalCase{"the state bucket deleted", iamsim.Request{Action: "s3:DeleteBucket", Resource: "arn:aws:s3:::acme-infra-state"}, iamsim.ExplicitlyDenied},
 		evalCase{"the state bucket's versioning changed", iamsim.Request{Action: "s3:PutBucketVersioning", Resource: "arn:aws:s3:::acme-infra-state"}, iamsim.ExplicitlyDenied},
+		evalCase{"the state bucket deleted, tagged for shop", iamsim.Request{Action: "s3:DeleteBucket", Resource: "arn:aws:s3:::acme-infra-state",
+			Context: owned("shop")}, iamsim.ExplicitlyDenied},
+		evalCase{"the state bucket given ABAC", iamsim.Request{Action: "s3:PutBucketAbac", Resource: "arn:aws:s3:::acme-infra-state"}, iamsim.ExplicitlyDenied},
+		evalCase{"the state bucket tagged for shop", iamsim.Request{Action: "s3:TagResource", Resource: "arn:aws:s3:::acme-infra-state",
+			Context: requested("shop")}, iamsim.ExplicitlyDenied},
 		evalCase{"an old ledger version deleted", iamsim.Request{Action: "s3:DeleteObjectVersion", Resource: "arn:aws:s3:::acme-infra-state/fleets/shop/ledger.json"}, iamsim.ExplicitlyDenied},
 		evalCase{"the lock released", iamsim.Request{Action: "s3:DeleteObject", Resource: "arn:aws:s3:::acme-infra-state/fleets/shop/lock.json"}, iamsim.Allowed},
 		evalCase{"the executor function deleted (tagged infra-executor only)", iamsim.Request{Action: "lambda:DeleteFunction",

@@ -70,7 +70,10 @@ func (d motoPostgres) Delete(ctx context.Context, t providers.Target) error {
 		return err
 	}
 	for _, s := range out.DBClusterSnapshots {
-		if _, err := c.DeleteDBClusterSnapshot(ctx, &rds.DeleteDBClusterSnapshotInput{DBClusterSnapshotIdentifier: s.DBClusterSnapshotIdentifier}); err != nil {
+		// moto lists a snapshot it then cannot find when a second cluster of
+		// the name was deleted within the same minute: gone is what is wanted.
+		_, err := c.DeleteDBClusterSnapshot(ctx, &rds.DeleteDBClusterSnapshotInput{DBClusterSnapshotIdentifier: s.DBClusterSnapshotIdentifier})
+		if err != nil && !isCode(err, "DBClusterSnapshotNotFoundFault") {
 			return err
 		}
 	}

@@ -126,6 +126,27 @@ type sample struct {
 	attempts map[string]int
 }
 
+// emulator starts moto and returns it with the measured commands'
+// environment. moto's server (werkzeug) closes every connection after one
+// answer, which AWS does not: each call would pay a TCP dial, about a
+// sixth of infra's CPU per call. The commands reach it through a proxy
+// that keeps their connections alive, as AWS's endpoints do; the proxy's
+// own dials to moto are the bench's, not infra's.
+func emulator(ctx context.Context, work string) (*moto.Server, []string, func(), error) {
+	srv, err := moto.Start(ctx, work)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	front, err := faultproxy.Start(srv.URL, faultproxy.Options{})
+	if err != nil {
+		srv.Stop()
+		return nil, nil, nil, err
+	}
+	env := append(append(os.Environ(), srv.Env()...), moto.Endpoint(front.URL)...)
+	env = append(env, "BENCH_PASSWORD=bench-password-1", "NO_COLOR=1")
+	return srv, env, func() { front.Close(); srv.Stop() }, nil
+}
+
 func bench(o options) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "infra-bench")
@@ -137,23 +158,11 @@ func bench(o options) error {
 	if err != nil {
 		return err
 	}
-	srv, err := moto.Start(ctx, work)
+	srv, env, stop, err := emulator(ctx, work)
 	if err != nil {
 		return err
 	}
-	defer srv.Stop()
-	// moto's server (werkzeug) closes every connection after one answer,
-	// which AWS does not: each call would pay a TCP dial, about a tenth of
-	// infra's CPU per call. The measured commands reach it through a proxy
-	// that keeps their connections alive, as AWS's endpoints do; the
-	// proxy's own dials to moto are the bench's, not infra's.
-	front, err := faultproxy.Start(srv.URL, faultproxy.Options{})
-	if err != nil {
-		return err
-	}
-	defer front.Close()
-	env := append(append(os.Environ(), srv.Env()...), moto.Endpoint(front.URL)...)
-	env = append(env, "BENCH_PASSWORD=bench-password-1", "NO_COLOR=1")
+	defer stop()
 
 	rep := &report{started: time.Now(), opts: o, commit: gitCommit()}
 	// moto is slow on each service's first call; one small unmeasured

@@ -83,7 +83,7 @@ func (r *report) machine(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d -scale %d` (or `bench/run.sh` with the same flags).\n\n",
 		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports, r.opts.scale)
-	fmt.Fprintf(b, "Each phase runs the infra command line in a child process (`cli.RunWith`, the code of `infra`, with an SDK middleware counting calls), against one moto_server reset before each run:\n\n")
+	fmt.Fprintf(b, "Each phase runs the infra command line in a child process (`cli.RunWith`, the code of `infra`, with an SDK middleware counting calls), against one moto_server reset before each run, reached through a proxy that keeps the connections alive (moto closes each after one answer, AWS does not):\n\n")
 	fmt.Fprintf(b, "```sh\ninfra check --fleet fleet.json\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # empty account: exit 2\n"+
 		"infra apply --yes --fleet fleet.json --state DIR\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # no changes: exit 0\n"+
 		"infra drift --detailed-exitcode --fleet fleet.json --state DIR          # none: exit 0\n"+

@@ -27,6 +27,14 @@
 # still calling them fails here as it would on AWS. S3 Control's tagging of
 # a bucket ARN moto serves already, on the same tags S3 reads.
 #
+# And it answers the Tagging API's GetResources pages from a snapshot taken
+# at the first page, each token naming the snapshot and an offset: moto
+# keeps a live generator under each token, so a page the SDK sends again
+# (its answer was lost) shares the generator with the first attempt, and
+# the two split the resources between them; a later page misses those the
+# lost answer held. With the snapshot, the same token gives the same page,
+# as a retry needs.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
 import copy
@@ -35,7 +43,10 @@ import sys
 import threading
 
 from moto.core.responses import ActionResult
+from moto.resourcegroupstaggingapi.exceptions import ResourceGroupsTaggingAPIError as RESTError
 from moto.iam.models import IAMBackend
+from moto.moto_api._internal import mock_random
+from moto.resourcegroupstaggingapi.models import ResourceGroupsTaggingAPIBackend
 from moto.s3.exceptions import S3ClientError
 from moto.s3.responses import S3Response
 from moto.server import main
@@ -140,6 +151,42 @@ def _delete_with_abac(self, bucket_name, querystring):
 S3Response._bucket_response_put = _put_with_abac
 S3Response._bucket_response_get = _get_with_abac
 S3Response._bucket_response_delete = _delete_with_abac
+
+
+_snapshots = {}
+_snapshots_lock = threading.Lock()
+
+
+def _get_resources(self, pagination_token=None, resources_per_page=50, tags_per_page=100,
+                   tag_filters=None, resource_type_filters=None):
+    if pagination_token:
+        sid, _, start = pagination_token.partition(":")
+        with _snapshots_lock:
+            items = _snapshots.get(sid)
+        if items is None or not start.isdigit():
+            raise RESTError("PaginationTokenExpiredException", "Token does not exist")
+        start = int(start)
+    else:
+        items = list(self._get_resources_generator(tag_filters=tag_filters, resource_type_filters=resource_type_filters))
+        sid, start = str(mock_random.uuid4()), 0
+        with _snapshots_lock:
+            _snapshots[sid] = items
+            while len(_snapshots) > 64:  # the oldest scans are long over
+                del _snapshots[next(iter(_snapshots))]
+    page, tags, i = [], 0, start
+    while i < len(items):
+        n = len(items[i]["Tags"])
+        if len(page) >= resources_per_page or (page and tags + n >= tags_per_page):
+            break
+        page.append(items[i])
+        tags += n
+        i += 1
+    if i >= len(items):
+        return None, page
+    return "%s:%d" % (sid, i), page
+
+
+ResourceGroupsTaggingAPIBackend.get_resources = _get_resources
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

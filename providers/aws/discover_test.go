@@ -10,6 +10,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+	"github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -152,5 +153,39 @@ func TestOwnedReadsAHundredAPage(t *testing.T) {
 	}
 	if got := calls.count("GetResources"); got != 3 {
 		t.Errorf("the scan of %d resources took %d pages, want 3", n, got)
+	}
+}
+
+// The emulator answers a Tagging API page sent again, as after a lost
+// answer, with the same page (internal/moto/serialized.py): moto's own
+// pages share one live generator per token, so a retried page split the
+// resources with the first attempt and the scan missed some.
+func TestTheEmulatorsTagPagesReplay(t *testing.T) {
+	b, _ := newTestBackend(t)
+	ctx := context.Background()
+	cfg := b.Config().Copy()
+	cfg.Region = testRegion
+	q := sqs.NewFromConfig(cfg)
+	for i := range 150 {
+		if _, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("r%03d", i)),
+			Tags: map[string]string{spec.OwnershipTagKey: "shop"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := resourcegroupstaggingapi.NewFromConfig(cfg)
+	first, err := c.GetResources(ctx, &resourcegroupstaggingapi.GetResourcesInput{ResourcesPerPage: aws.Int32(100)})
+	if err != nil || first.PaginationToken == nil || *first.PaginationToken == "" {
+		t.Fatalf("first page: %v, token %v", err, first.PaginationToken)
+	}
+	var pages [2]int
+	for i := range pages {
+		next, err := c.GetResources(ctx, &resourcegroupstaggingapi.GetResourcesInput{ResourcesPerPage: aws.Int32(100), PaginationToken: first.PaginationToken})
+		if err != nil {
+			t.Fatalf("the second page, asked for the %d time: %v", i+1, err)
+		}
+		pages[i] = len(next.ResourceTagMappingList)
+	}
+	if len(first.ResourceTagMappingList)+pages[0] != 150 || pages[1] != pages[0] {
+		t.Errorf("pages of %d, then %d and again %d; want 100, 50, 50", len(first.ResourceTagMappingList), pages[0], pages[1])
 	}
 }

@@ -24,8 +24,7 @@ import (
 func TestOwnedScansTheTagAPI(t *testing.T) {
 	b, _ := newTestBackend(t)
 	ctx := context.Background()
-	cfg := b.Config().Copy()
-	cfg.Region = testRegion
+	cfg := inTestRegion(b)
 	q := sqs.NewFromConfig(cfg)
 	for name, owner := range map[string]string{"ours": "shop", "theirs": "billing", "untagged": ""} {
 		in := &sqs.CreateQueueInput{QueueName: aws.String(name)}
@@ -134,8 +133,7 @@ func TestOwnedReadsAHundredAPage(t *testing.T) {
 	calls := &callCounter{}
 	b, _ := newTestBackend(t, calls.option())
 	ctx := context.Background()
-	cfg := b.Config().Copy()
-	cfg.Region = testRegion
+	cfg := inTestRegion(b)
 	q := sqs.NewFromConfig(cfg)
 	const n = 250
 	for i := range n {
@@ -163,8 +161,7 @@ func TestOwnedReadsAHundredAPage(t *testing.T) {
 func TestTheEmulatorsTagPagesReplay(t *testing.T) {
 	b, _ := newTestBackend(t)
 	ctx := context.Background()
-	cfg := b.Config().Copy()
-	cfg.Region = testRegion
+	cfg := inTestRegion(b)
 	q := sqs.NewFromConfig(cfg)
 	for i := range 150 {
 		if _, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("r%03d", i)),
@@ -188,4 +185,12 @@ func TestTheEmulatorsTagPagesReplay(t *testing.T) {
 	if len(first.ResourceTagMappingList)+pages[0] != 150 || pages[1] != pages[0] {
 		t.Errorf("pages of %d, then %d and again %d; want 100, 50, 50", len(first.ResourceTagMappingList), pages[0], pages[1])
 	}
+}
+
+// inTestRegion is the backend's SDK configuration in the test region, for
+// the calls a test makes itself.
+func inTestRegion(b *Backend) aws.Config {
+	cfg := b.Config().Copy()
+	cfg.Region = testRegion
+	return cfg
 }

@@ -45,17 +45,16 @@ func owned(ctx context.Context, c *s3.Client, name string, call func() error) er
 // each bucket's ABAC status, and the tags only of those with it off.
 func EnableBucketABAC(ctx context.Context, b *Backend) ([]string, error) {
 	cfg := b.Config()
-	clients := newRegional(cfg, newS3Client)
 	d := newBuckets(cfg, b.Account, spec.ObjectStore, false)
 	var turned []string
-	p := s3.NewListBucketsPaginator(clients.get(cfg.Region), &s3.ListBucketsInput{})
+	p := s3.NewListBucketsPaginator(d.clients.get(cfg.Region), &s3.ListBucketsInput{})
 	err := eachPage(ctx, p, spec.ObjectStore, cfg.Region, func(page *s3.ListBucketsOutput) error {
 		for _, bucket := range page.Buckets {
 			name, region := aws.ToString(bucket.Name), aws.ToString(bucket.BucketRegion)
 			if region == "" {
 				region = cfg.Region
 			}
-			on, err := d.turnABACOn(ctx, clients.get(region), region, name)
+			on, err := d.turnABACOn(ctx, region, name)
 			if err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
 			}
@@ -70,7 +69,8 @@ func EnableBucketABAC(ctx context.Context, b *Backend) ([]string, error) {
 
 // turnABACOn turns the bucket's ABAC on if it is off and the bucket carries
 // the ownership tag, and says whether it did.
-func (d *buckets) turnABACOn(ctx context.Context, c *s3.Client, region, name string) (bool, error) {
+func (d *buckets) turnABACOn(ctx context.Context, region, name string) (bool, error) {
+	c := d.clients.get(region)
 	status, err := c.GetBucketAbac(ctx, &s3.GetBucketAbacInput{Bucket: aws.String(name)})
 	if err != nil {
 		return false, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/infra-iac/infra/fleet"
 	"github.com/infra-iac/infra/fleet/aws"
+	"github.com/infra-iac/infra/fleet/gcp"
 	"github.com/infra-iac/infra/fleet/scaleway"
 	"github.com/infra-iac/infra/spec"
 )
@@ -16,6 +17,7 @@ import (
 const (
 	awsAccount = "123456789012"
 	scwProject = "11111111-2222-3333-4444-555555555555"
+	gcpProject = "infra-tests-1"
 )
 
 // synth returns the document as JSON trees and the diagnostics.
@@ -598,6 +600,18 @@ func kitchenSink() *fleet.Fleet {
 		Port: fleet.Set(80), MinScale: fleet.Set(0), MaxScale: fleet.Set(2), MemoryMB: fleet.Set(256),
 		CPULimit: fleet.Set(140), TimeoutSec: fleet.Set(30), Env: fleet.Env{"URL": scaleway.RegistryEndpointOf(cns)},
 		SecretEnv: map[string]fleet.SecretField[scaleway.Secrets]{"PW": spw}, Tags: tags,
+	})
+
+	// GCP's databases have a fixed machine, so min and max capacity agree.
+	g := gcp.Use(f, gcpProject, gcp.Warsaw)
+	g.IAM("ci-deploy", fleet.IAMSpec{Policies: []string{"roles/storage.objectViewer"}, Tags: tags})
+	g.ObjectStore("assets", store)
+	gq := g.Queues("jobs", queues)
+	grepo := g.ImageRegistry("app", registry)
+	gpw := g.Secrets("pw", fleet.FromEnv("PW"), secrets)
+	g.Postgres("db", "admin", gpw, fleet.PostgresSpec{EngineVersion: fleet.Set("16"), MinCapacity: fleet.Set(2.0), MaxCapacity: fleet.Set(2.0), Tags: tags})
+	g.Compute("api", fleet.Format("{}/api:1", gcp.URIOf(grepo)), fleet.ComputeSpec{
+		MemoryMB: fleet.Set(512), TimeoutSec: fleet.Set(10), Env: fleet.Env{"QUEUE": gcp.URLOf(gq), "BUCKET": aws.ARNOf(bucket)}, Tags: tags,
 	})
 	return f
 }

@@ -4,9 +4,10 @@ package fleet
 
 // ComputeSpec holds the optional fields of the compute kind (serverless
 // compute from a container image: Lambda on AWS, Serverless Containers on
-// Scaleway). It is portable: one value deploys on any cloud, through each
-// cloud package's Compute constructor, which takes the required fields as
-// parameters. The zero value sets nothing, so every field stays unknown.
+// Scaleway, a Cloud Run service on GCP). It is portable: one value deploys on
+// any cloud, through each cloud package's Compute constructor, which takes the
+// required fields as parameters. The zero value sets nothing, so every field
+// stays unknown.
 type ComputeSpec struct {
 	// MemoryMB is field memoryMb. Unset, it stays unknown (never compared) and is
 	// created as 256.
@@ -25,14 +26,15 @@ type ComputeSpec struct {
 }
 
 // IAMSpec holds the optional fields of the iam kind (an identity: an IAM user
-// on AWS, an IAM application on Scaleway). It is portable: one value deploys
-// on any cloud, through each cloud package's IAM constructor, which takes the
-// required fields as parameters. The zero value sets nothing, so every field
-// stays unknown.
+// on AWS, an IAM application on Scaleway, a service account on GCP). It is
+// portable: one value deploys on any cloud, through each cloud package's IAM
+// constructor, which takes the required fields as parameters. The zero value
+// sets nothing, so every field stays unknown.
 type IAMSpec struct {
 	// Policies is field policies. Managed policies attached (AWS policy ARNs;
-	// Scaleway permission-set names). Order does not matter. Unset, it stays
-	// unknown (never compared) and is created as empty.
+	// Scaleway permission-set names; GCP roles granted on the project, such as
+	// roles/storage.objectViewer). Order does not matter. Unset, it stays unknown
+	// (never compared) and is created as empty.
 	Policies []string `infra:"policies"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
@@ -42,13 +44,14 @@ type IAMSpec struct {
 
 // ImageRegistrySpec holds the optional fields of the image-registry kind (a
 // container image registry: ECR on AWS, Container Registry namespace on
-// Scaleway). It is portable: one value deploys on any cloud, through each
-// cloud package's ImageRegistry constructor, which takes the required fields
-// as parameters. The zero value sets nothing, so every field stays unknown.
+// Scaleway, a docker Artifact Registry repository on GCP). It is portable: one
+// value deploys on any cloud, through each cloud package's ImageRegistry
+// constructor, which takes the required fields as parameters. The zero value
+// sets nothing, so every field stays unknown.
 type ImageRegistrySpec struct {
-	// ImmutableTags is field immutableTags. AWS only: tags cannot be overwritten
-	// (Scaleway Container Registry has no such setting). Unset, it stays unknown
-	// (never compared) and is created as false.
+	// ImmutableTags is field immutableTags. Image tags cannot be overwritten (not
+	// on Scaleway: Container Registry has no such setting). Unset, it stays
+	// unknown (never compared) and is created as false.
 	ImmutableTags Optional[bool] `infra:"immutableTags"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
@@ -57,10 +60,10 @@ type ImageRegistrySpec struct {
 }
 
 // ObjectStoreSpec holds the optional fields of the object-store kind (an
-// object store bucket: S3 on AWS, Object Storage on Scaleway). It is portable:
-// one value deploys on any cloud, through each cloud package's ObjectStore
-// constructor, which takes the required fields as parameters. The zero value
-// sets nothing, so every field stays unknown.
+// object store bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on
+// GCP). It is portable: one value deploys on any cloud, through each cloud
+// package's ObjectStore constructor, which takes the required fields as
+// parameters. The zero value sets nothing, so every field stays unknown.
 type ObjectStoreSpec struct {
 	// Versioning is field versioning. Keep every version of every object. Unset,
 	// it stays unknown (never compared) and is created as true.
@@ -78,49 +81,55 @@ type ObjectStoreSpec struct {
 
 // PostgresSpec holds the optional fields of the postgres kind (a serverless
 // PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on
-// Scaleway). It is portable: one value deploys on any cloud, through each
-// cloud package's Postgres constructor, which takes the required fields as
-// parameters. The zero value sets nothing, so every field stays unknown.
+// Scaleway, a Cloud SQL for PostgreSQL instance on GCP). It is portable: one
+// value deploys on any cloud, through each cloud package's Postgres
+// constructor, which takes the required fields as parameters. The zero value
+// sets nothing, so every field stays unknown.
 type PostgresSpec struct {
 	// EngineVersion is field engineVersion. The major version, such as "16"; a
 	// reported "16.6" satisfies it. Unset, it stays unknown (never compared) and
 	// is created as "16".
 	EngineVersion Optional[string] `infra:"engineVersion"`
-	// MinCapacity is field minCapacity. Unset, it stays unknown (never compared)
-	// and the cloud picks at create.
+	// MinCapacity is field minCapacity. The least capacity (AWS: ACUs; Scaleway:
+	// vCPUs; GCP: Cloud SQL does not scale, so only maxCapacity is used). Unset,
+	// it stays unknown (never compared) and the cloud picks at create.
 	MinCapacity Optional[float64] `infra:"minCapacity"`
-	// MaxCapacity is field maxCapacity. Unset, it stays unknown (never compared)
-	// and the cloud picks at create.
+	// MaxCapacity is field maxCapacity. The most capacity (AWS: ACUs; Scaleway:
+	// vCPUs; GCP: the instance's vCPUs, a db-custom machine with 3.75 GiB each).
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
 	MaxCapacity Optional[float64] `infra:"maxCapacity"`
-	// Tags is field tags. User tags (AWS only: the Scaleway product takes no
-	// tags; there the name prefix <fleet>- is the ownership mark). Unset, it
-	// stays unknown (never compared) and the cloud picks at create.
+	// Tags is field tags. User tags, labels on GCP (not on Scaleway: the product
+	// takes no tags; there the name prefix <fleet>- is the ownership mark).
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
 	Tags map[string]string `infra:"tags"`
 }
 
 // QueuesSpec holds the optional fields of the queues kind (a message queue:
-// SQS on AWS, Messaging and Queuing SQS on Scaleway). It is portable: one
-// value deploys on any cloud, through each cloud package's Queues constructor,
-// which takes the required fields as parameters. The zero value sets nothing,
-// so every field stays unknown.
+// SQS on AWS, Messaging and Queuing SQS on Scaleway, a Pub/Sub topic with one
+// pull subscription on GCP). It is portable: one value deploys on any cloud,
+// through each cloud package's Queues constructor, which takes the required
+// fields as parameters. The zero value sets nothing, so every field stays
+// unknown.
 type QueuesSpec struct {
-	// VisibilityTimeoutSec is field visibilityTimeoutSec. Unset, it stays unknown
-	// (never compared) and is created as 30.
+	// VisibilityTimeoutSec is field visibilityTimeoutSec. How long a received
+	// message stays hidden (GCP: the subscription's ack deadline, 10–600 s).
+	// Unset, it stays unknown (never compared) and is created as 30.
 	VisibilityTimeoutSec Optional[int] `infra:"visibilityTimeoutSec"`
-	// Tags is field tags. User tags (AWS only: the Scaleway product takes no
-	// tags; there the name prefix <fleet>- is the ownership mark). Unset, it
-	// stays unknown (never compared) and the cloud picks at create.
+	// Tags is field tags. User tags, labels on GCP (not on Scaleway: the product
+	// takes no tags; there the name prefix <fleet>- is the ownership mark).
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
 	Tags map[string]string `infra:"tags"`
 }
 
 // SecretsSpec holds the optional fields of the secrets kind (a secret: Secrets
-// Manager on AWS, Secret Manager on Scaleway). It is portable: one value
-// deploys on any cloud, through each cloud package's Secrets constructor,
-// which takes the required fields as parameters. The zero value sets nothing,
-// so every field stays unknown.
+// Manager on AWS, Secret Manager on Scaleway, Secret Manager on GCP). It is
+// portable: one value deploys on any cloud, through each cloud package's
+// Secrets constructor, which takes the required fields as parameters. The zero
+// value sets nothing, so every field stays unknown.
 type SecretsSpec struct {
-	// Description is field description. Unset, it stays unknown (never compared)
-	// and the cloud picks at create.
+	// Description is field description. A description (GCP: the secret's
+	// annotation description). Unset, it stays unknown (never compared) and the
+	// cloud picks at create.
 	Description Optional[string] `infra:"description"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud

@@ -162,8 +162,12 @@ func RegionsByProvider(written []string) (map[spec.Provider][]string, error) {
 		}
 		p, ok := spec.RegionOwner(r)
 		if !ok {
-			return nil, fmt.Errorf("%s: no cloud has this region in infra's table (aws: %s; scaleway: %s); write raw:%s to use it anyway",
-				r, strings.Join(spec.Regions(spec.AWS), ", "), strings.Join(spec.Regions(spec.Scaleway), ", "), r)
+			var tables []string
+			for _, p := range spec.Providers {
+				tables = append(tables, fmt.Sprintf("%s: %s", p, strings.Join(spec.Regions(p), ", ")))
+			}
+			return nil, fmt.Errorf("%s: no cloud has this region in infra's table (%s); write raw:%s to use it anyway",
+				r, strings.Join(tables, "; "), r)
 		}
 		out[p] = append(out[p], r)
 	}

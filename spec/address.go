@@ -16,10 +16,11 @@ type Provider string
 const (
 	AWS      Provider = "aws"
 	Scaleway Provider = "scaleway"
+	GCP      Provider = "gcp"
 )
 
 // Providers lists every provider this build knows, in a stable order.
-var Providers = []Provider{AWS, Scaleway}
+var Providers = []Provider{AWS, Scaleway, GCP}
 
 // Known reports whether p is a provider this build knows.
 func (p Provider) Known() bool {

@@ -85,19 +85,21 @@ func TestFleetDocumentDoc(t *testing.T) {
 
 func renderKinds() string {
 	var b strings.Builder
-	b.WriteString("| kind | aws | scaleway | portable | what it is |\n|---|---|---|---|---|\n")
+	b.WriteString("| kind |" + providerColumns() + " portable | what it is |\n|---|" + strings.Repeat("---|", len(Providers)) + "---|---|\n")
 	for _, k := range Kinds() {
-		offered := func(p Provider) string {
+		fmt.Fprintf(&b, "| [`%s`](#%s) |", k.Kind, k.Kind)
+		for _, p := range Providers {
 			if k.OfferedBy(p) {
-				return "yes"
+				b.WriteString(" yes |")
+			} else {
+				b.WriteString(" — |")
 			}
-			return "—"
 		}
 		portable := "no"
 		if k.Portable {
 			portable = "yes"
 		}
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s |\n", k.Kind, k.Kind, offered(AWS), offered(Scaleway), portable, k.Doc)
+		fmt.Fprintf(&b, " %s | %s |\n", portable, k.Doc)
 	}
 	return b.String()
 }
@@ -110,7 +112,7 @@ func renderFields() string {
 		for _, p := range k.Providers {
 			offered = append(offered, "`"+string(p)+"`")
 		}
-		fmt.Fprintf(&b, "%s. Offered by %s.", upperFirst(k.Doc), strings.Join(offered, " and "))
+		fmt.Fprintf(&b, "%s. Offered by %s.", upperFirst(k.Doc), listInProse(offered))
 		if k.Physical != "" {
 			var same []string
 			for _, o := range Kinds() {
@@ -209,17 +211,36 @@ func upperFirst(s string) string {
 
 func renderRegions() string {
 	var b strings.Builder
-	b.WriteString("| locality | aws | scaleway |\n|---|---|---|\n")
+	b.WriteString("| locality |" + providerColumns() + "\n|---|" + strings.Repeat("---|", len(Providers)) + "\n")
 	for _, l := range Localities() {
-		code := func(p Provider) string {
+		fmt.Fprintf(&b, "| %s |", l)
+		for _, p := range Providers {
 			if c, ok := RegionAt(p, l); ok {
-				return "`" + c + "`"
+				b.WriteString(" `" + c + "` |")
+			} else {
+				b.WriteString(" — |")
 			}
-			return "—"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", l, code(AWS), code(Scaleway))
+		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// providerColumns is one table column heading per provider.
+func providerColumns() string {
+	var b strings.Builder
+	for _, p := range Providers {
+		b.WriteString(" " + string(p) + " |")
+	}
+	return b.String()
+}
+
+// listInProse joins "a", "a and b", "a, b and c".
+func listInProse(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func renderInstanceTypes() string {
@@ -237,7 +258,7 @@ func renderInstanceTypes() string {
 var checkExamples = []struct{ rule, doc string }{
 	{"unknown apiVersion", docJSON(map[string]string{"apiVersion": `"infra/v2"`}, queueJobs)},
 	{"unknown top-level key", docJSON(map[string]string{"resource": `[]`}, queueJobs)},
-	{"unknown provider", docJSON(nil, `{"address": "gcp/queues/jobs", "spec": {}}`)},
+	{"unknown provider", docJSON(nil, `{"address": "azure/queues/jobs", "spec": {}}`)},
 	{"unknown kind", docJSON(nil, `{"address": "aws/queue/jobs", "spec": {}}`)},
 	{"kind the cloud does not offer", docJSON(nil, `{"address": "aws/scaleway-function/thumbs", "spec": {}}`)},
 	{"unknown field", docJSON(nil, `{"address": "aws/queues/jobs", "spec": {"visibilityTimeout": 30}}`)},
@@ -274,7 +295,18 @@ var checkExamples = []struct{ rule, doc string }{
 	{"bad account id", docJSON(map[string]string{"accounts": `{"aws": "1234"}`}, queueJobs)},
 	{"exclusion without why", docJSON(map[string]string{"exclusions": `[{"address": "aws/queues/legacy*"}]`}, queueJobs)},
 	{"region-local reference across regions", docJSON(nil, sgWeb, instance("web-1", `"region": "eu-west-1", `))},
+	{"a GCP region for AWS", docJSON(nil, `{"address": "aws/queues/jobs", "region": "europe-west9", "spec": {}}`)},
+	{"bad GCP project id", docJSON(map[string]string{"accounts": `{"gcp": "123456789012"}`}, queueJobs)},
+	{"a name the GCP product refuses", docJSON(gcpHeader, `{"address": "gcp/iam/ci", "spec": {}}`)},
+	{"a tag GCP cannot hold as a label", docJSON(gcpHeader, `{"address": "gcp/object-store/assets", "spec": {"tags": {"Team": "web"}}}`)},
+	{"a Pub/Sub ack deadline out of range", docJSON(gcpHeader, `{"address": "gcp/queues/jobs", "spec": {"visibilityTimeoutSec": 900}}`)},
+	{"a Cloud SQL capacity range (a warning)", docJSON(gcpHeader, `{"address": "gcp/secrets/db", "spec": {"value": {"fromEnv": "DB"}}}`,
+		`{"address": "gcp/postgres/main", "spec": {"masterUsername": "app", "masterPasswordSecret": {"ref": "gcp/secrets/db"}, "minCapacity": 1, "maxCapacity": 4}}`)},
+	{"an AWS policy for a GCP service account", docJSON(gcpHeader, `{"address": "gcp/iam/ci-deployer", "spec": {"policies": ["arn:aws:iam::aws:policy/ReadOnlyAccess"]}}`)},
 }
+
+// gcpHeader places a document on GCP.
+var gcpHeader = map[string]string{"accounts": `{"gcp": "shop-prod-1"}`, "placement": `{"gcp": "europe-west9"}`}
 
 func renderCheckRules(t *testing.T) string {
 	var b strings.Builder

@@ -29,7 +29,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{"apiVersion": "infra/v1", "resources": [{"address": "aws/secrets/a", "spec": {"value":
 		{"composed": {"format": "{0}{{}}{1}", "args": [{"secretValue": "aws/secrets/a"}, {"observed": "x/y/z", "attribute": ""}]}}}}]}`))
 	f.Add([]byte(`{"resources": [null, {}, {"address": "aws/aws-instance/x", "spec": {"instanceType": "raw:"}}], "forget": ["a"]}`))
-	f.Add([]byte(`{"exclusions": [{"address": "a/b/*c*"}], "placement": {"aws": ""}, "accounts": {"gcp": ""}}`))
+	f.Add([]byte(`{"exclusions": [{"address": "a/b/*c*"}], "placement": {"aws": ""}, "accounts": {"azure": ""}}`))
 	f.Add([]byte(`{"fleet": "x", "fleet": "y", "resources": [{"address": "a", "spec": {"tags": {"k": 1, "k": 2}}}]}`))
 	f.Add([]byte("\xef\xbb\xbf{\"resources\": {}, \"accounts\": [], \"forget\": [1]}"))
 	f.Add([]byte(`{"resources": [{"address": "aws/aws-instance/x", "spec": {"instanceType": "\u001b[2J\u009b31m\u202eEVIL"}}]}`))

@@ -189,37 +189,43 @@ var kindIndex = func() map[Kind]*KindInfo {
 	return m
 }()
 
-var both = []Provider{AWS, Scaleway}
+// portable lists the providers every portable kind is offered on.
+var portable = []Provider{AWS, Scaleway, GCP}
+
+// labelled is where a kind's tags can be carried: AWS tags, and GCP labels
+// (which restrict keys and values; check says where a tag is not a label).
+var labelled = []Provider{AWS, GCP}
 
 func tags() Field {
 	return Field{Name: TagsField, Type: TypeStringMap, Compare: CompareSet,
 		Doc: "user tags; the ownership tag is added by infra and never compared"}
 }
 
-// awsTags is tags for a portable kind whose Scaleway product takes none
-// (Messaging and Queuing queues, Serverless SQL databases): there the name
-// prefix is the ownership mark.
-func awsTags() Field {
+// notOnScalewayTags is tags for a portable kind whose Scaleway product
+// takes none (Messaging and Queuing queues, Serverless SQL databases):
+// there the name prefix is the ownership mark.
+func notOnScalewayTags() Field {
 	f := tags()
-	f.OnlyOn = []Provider{AWS}
-	f.Doc = "user tags (AWS only: the Scaleway product takes no tags; there the name prefix <fleet>- is the ownership mark)"
+	f.OnlyOn = labelled
+	f.Doc = "user tags, labels on GCP (not on Scaleway: the product takes no tags; there the name prefix <fleet>- is the ownership mark)"
 	return f
 }
 
 var kindTable = []KindInfo{
 	{
-		Kind: IAM, Providers: both, Portable: true, Global: true,
-		Doc: "an identity: an IAM user on AWS, an IAM application on Scaleway",
+		Kind: IAM, Providers: portable, Portable: true, Global: true,
+		On:  map[Provider]OnProvider{GCP: {Mark: MarkDescription}},
+		Doc: "an identity: an IAM user on AWS, an IAM application on Scaleway, a service account on GCP",
 		Fields: []Field{
 			{Name: "policies", Type: TypeStringList, Compare: CompareSet, Default: []any{},
-				Doc: "managed policies attached (AWS policy ARNs; Scaleway permission-set names)"},
+				Doc: "managed policies attached (AWS policy ARNs; Scaleway permission-set names; GCP roles granted on the project, such as roles/storage.objectViewer)"},
 			tags(),
 		},
 		Attributes: []string{"arn", "id"},
 	},
 	{
-		Kind: ObjectStore, Providers: both, Portable: true, Physical: "bucket",
-		Doc: "an object store bucket: S3 on AWS, Object Storage on Scaleway",
+		Kind: ObjectStore, Providers: portable, Portable: true, Physical: "bucket",
+		Doc: "an object store bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on GCP",
 		Fields: []Field{
 			{Name: "versioning", Type: TypeBool, Default: true, Doc: "keep every version of every object"},
 			{Name: "forceDestroy", Type: TypeBool, Compare: CompareNever, Default: false,
@@ -229,9 +235,9 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn", "url", "region"},
 	},
 	{
-		Kind: Compute, Providers: both, Portable: true,
+		Kind: Compute, Providers: portable, Portable: true,
 		On:  map[Provider]OnProvider{Scaleway: {Physical: string(ScalewayContainer)}},
-		Doc: "serverless compute from a container image: Lambda on AWS, Serverless Containers on Scaleway",
+		Doc: "serverless compute from a container image: Lambda on AWS, Serverless Containers on Scaleway, a Cloud Run service on GCP",
 		Fields: []Field{
 			{Name: "image", Type: TypeString, Required: true, Expr: true, Doc: "container image URI"},
 			{Name: "executionRole", Type: TypeString, Expr: true, OnlyOn: []Provider{AWS}, RequiredOn: []Provider{AWS},
@@ -247,52 +253,55 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn", "url"},
 	},
 	{
-		Kind: Queues, Providers: both, Portable: true,
+		Kind: Queues, Providers: portable, Portable: true,
 		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}},
-		Doc: "a message queue: SQS on AWS, Messaging and Queuing SQS on Scaleway",
+		Doc: "a message queue: SQS on AWS, Messaging and Queuing SQS on Scaleway, a Pub/Sub topic with one pull subscription on GCP",
 		Fields: []Field{
-			{Name: "visibilityTimeoutSec", Type: TypeInt, Default: 30.0},
-			awsTags(),
+			{Name: "visibilityTimeoutSec", Type: TypeInt, Default: 30.0,
+				Doc: "how long a received message stays hidden (GCP: the subscription's ack deadline, 10–600 s)"},
+			notOnScalewayTags(),
 		},
 		Attributes: []string{"arn", "url"},
 	},
 	{
-		Kind: Secrets, Providers: both, Portable: true,
-		Doc: "a secret: Secrets Manager on AWS, Secret Manager on Scaleway",
+		Kind: Secrets, Providers: portable, Portable: true,
+		Doc: "a secret: Secrets Manager on AWS, Secret Manager on Scaleway, Secret Manager on GCP",
 		Fields: []Field{
 			{Name: "value", Type: TypeSecretSource, Required: true, Compare: CompareNever, Secret: true,
 				Doc: "where the value comes from at apply time; never stored, diffed or printed"},
-			{Name: "description", Type: TypeString},
+			{Name: "description", Type: TypeString, Doc: "a description (GCP: the secret's annotation description)"},
 			tags(),
 		},
 		Attributes: []string{"arn", "id", "version"},
 	},
 	{
-		Kind: ImageRegistry, Providers: both, Portable: true,
+		Kind: ImageRegistry, Providers: portable, Portable: true,
 		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkDescription}},
-		Doc: "a container image registry: ECR on AWS, Container Registry namespace on Scaleway",
+		Doc: "a container image registry: ECR on AWS, Container Registry namespace on Scaleway, a docker Artifact Registry repository on GCP",
 		Fields: []Field{
-			{Name: "immutableTags", Type: TypeBool, Default: false, OnlyOn: []Provider{AWS},
-				Doc: "AWS only: tags cannot be overwritten (Scaleway Container Registry has no such setting)"},
+			{Name: "immutableTags", Type: TypeBool, Default: false, OnlyOn: []Provider{AWS, GCP},
+				Doc: "image tags cannot be overwritten (not on Scaleway: Container Registry has no such setting)"},
 			tags(),
 		},
 		Attributes: []string{"uri", "arn"},
 	},
 	{
-		Kind: Postgres, Providers: both, Portable: true,
+		Kind: Postgres, Providers: portable, Portable: true,
 		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}},
-		Doc: "a serverless PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on Scaleway",
+		Doc: "a serverless PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on Scaleway, a Cloud SQL for PostgreSQL instance on GCP",
 		Fields: []Field{
-			{Name: "masterUsername", Type: TypeString, RequiredOn: []Provider{AWS}, IgnoredOn: []Provider{Scaleway}, Replace: true,
-				Doc: "the database's master user (AWS; Scaleway Serverless SQL authenticates with IAM and ignores it)"},
-			{Name: "masterPasswordSecret", Type: TypeRef, RequiredOn: []Provider{AWS}, IgnoredOn: []Provider{Scaleway}, Compare: CompareNever, Secret: true,
+			{Name: "masterUsername", Type: TypeString, RequiredOn: []Provider{AWS, GCP}, IgnoredOn: []Provider{Scaleway}, Replace: true,
+				Doc: "the database's master user (AWS, GCP; Scaleway Serverless SQL authenticates with IAM and ignores it)"},
+			{Name: "masterPasswordSecret", Type: TypeRef, RequiredOn: []Provider{AWS, GCP}, IgnoredOn: []Provider{Scaleway}, Compare: CompareNever, Secret: true,
 				RefKinds: []Kind{Secrets}, SameProvider: true,
 				Doc: "the secret holding the master password, read once at create"},
 			{Name: "engineVersion", Type: TypeString, Default: "16", Compare: CompareVersion,
 				Doc: `the major version, such as "16"; a reported "16.6" satisfies it`},
-			{Name: "minCapacity", Type: TypeNumber},
-			{Name: "maxCapacity", Type: TypeNumber},
-			awsTags(),
+			{Name: "minCapacity", Type: TypeNumber,
+				Doc: "the least capacity (AWS: ACUs; Scaleway: vCPUs; GCP: Cloud SQL does not scale, so only maxCapacity is used)"},
+			{Name: "maxCapacity", Type: TypeNumber,
+				Doc: "the most capacity (AWS: ACUs; Scaleway: vCPUs; GCP: the instance's vCPUs, a db-custom machine with 3.75 GiB each)"},
+			notOnScalewayTags(),
 		},
 		Attributes: []string{"endpoint", "port", "arn", "version"},
 	},

@@ -23,12 +23,16 @@ func TestKindTableProviderFacts(t *testing.T) {
 			t.Errorf("PhysicalClass(%s, %s) = %q, want %q", c.p, c.k, got, c.want)
 		}
 	}
-	marks := map[Kind]Mark{Queues: MarkNamePrefix, Postgres: MarkNamePrefix, ImageRegistry: MarkDescription}
+	marks := map[Provider]map[Kind]Mark{
+		Scaleway: {Queues: MarkNamePrefix, Postgres: MarkNamePrefix, ImageRegistry: MarkDescription},
+		// Service accounts take no labels but have a description.
+		GCP: {IAM: MarkDescription},
+	}
 	for _, info := range Kinds() {
 		for _, p := range info.Providers {
 			want := MarkTag
-			if p == Scaleway && marks[info.Kind] != "" {
-				want = marks[info.Kind]
+			if m := marks[p][info.Kind]; m != "" {
+				want = m
 			}
 			if got := info.MarkOn(p); got != want {
 				t.Errorf("%s on %s carries the mark as %q, want %q", info.Kind, p, got, want)

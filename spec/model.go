@@ -240,6 +240,9 @@ func (c *compiler) accounts() {
 			c.add(Errorf(RowInvalidAccountID, where, "an AWS account id is 12 digits", "invalid AWS account id %q", acct))
 		case p == Scaleway && !uuidRE.MatchString(acct):
 			c.add(Errorf(RowInvalidAccountID, where, "a Scaleway project id is a lowercase UUID", "invalid Scaleway project id %q", acct))
+		case p == GCP && !gcpProjectRE.MatchString(acct):
+			c.add(Errorf(RowInvalidAccountID, where, "a GCP project id is 6–30 characters of a-z, 0-9 and '-', starting with a letter and not ending with '-' (the id, not the project's number or display name)",
+				"invalid GCP project id %q", acct))
 		}
 		c.m.Accounts[p] = acct
 	}
@@ -472,9 +475,16 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 			c.add(Errorf(RowMissingFieldForCloud, where, f.Doc, "missing required field %q (%s on %s needs it)", f.Name, a.Kind, a.Provider))
 		}
 	}
-	if a.Provider != Scaleway {
-		return
+	switch a.Provider {
+	case Scaleway:
+		c.scalewayRules(where, a, d)
+	case GCP:
+		c.gcpRules(where, a, d)
 	}
+}
+
+// scalewayRules are the rows about values that Scaleway's products refuse.
+func (c *compiler) scalewayRules(where string, a Address, d Declared) {
 	switch a.Kind {
 	case Queues, Postgres:
 		// Neither product has tags or a description: the name prefix is the

@@ -76,10 +76,20 @@ const (
 	RowFieldIgnored RowID = "field-ignored"
 	// A Scaleway queue or database lacks the fleet prefix its name carries as ownership mark.
 	RowMissingFleetPrefix RowID = "missing-fleet-prefix"
-	// A Scaleway Serverless SQL capacity is not a whole number of vCPUs.
+	// A Scaleway Serverless SQL or GCP Cloud SQL capacity is not a whole number of vCPUs (on GCP, 1–96).
 	RowFractionalCapacity RowID = "fractional-capacity"
 	// A Scaleway IAM policy is an AWS policy ARN.
 	RowAWSPolicyOnScaleway RowID = "aws-policy-on-scaleway"
+	// A GCP service account's policy is not a role name.
+	RowPolicyNotARole RowID = "policy-not-a-role"
+	// A name the cloud's product refuses (GCP: each product's own rule).
+	RowInvalidNameForCloud RowID = "invalid-name-for-cloud"
+	// A value outside the range the cloud's product accepts (a Pub/Sub ack deadline).
+	RowOutOfRangeForCloud RowID = "out-of-range-for-cloud"
+	// A tag that GCP cannot hold as a label, or more tags than it holds.
+	RowTagNotLabel RowID = "tag-not-a-label"
+	// A GCP Cloud SQL capacity range: the instance does not scale (a warning).
+	RowCapacityFixed RowID = "capacity-does-not-scale"
 
 	// References between resources.
 

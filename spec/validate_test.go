@@ -110,10 +110,10 @@ func TestCheckRefusesUnknownAPIVersion(t *testing.T) {
 }
 
 func TestCheckRefusesUnknownProvider(t *testing.T) {
-	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "gcp/queues/jobs", "spec": {}}`)),
-		row{"gcp/queues/jobs", `unknown provider "gcp"`})
-	checkRows(t, validateJSON(t, docJSON(map[string]string{"placement": `{"aws": "eu-west-3", "gcp": "europe-west9"}`}, queueJobs)),
-		row{"placement.gcp", `unknown provider "gcp"`})
+	checkRows(t, validateJSON(t, docJSON(nil, `{"address": "azure/queues/jobs", "spec": {}}`)),
+		row{"azure/queues/jobs", `unknown provider "azure"`})
+	checkRows(t, validateJSON(t, docJSON(map[string]string{"placement": `{"aws": "eu-west-3", "azure": "westeurope"}`}, queueJobs)),
+		row{"placement.azure", `unknown provider "azure"`})
 }
 
 func TestCheckRefusesUnknownKind(t *testing.T) {
@@ -294,7 +294,7 @@ func TestCheckReportsEverythingAtOnceSorted(t *testing.T) {
 		"exclusions": `[{"address": "aws/queues/x"}]`,
 	},
 		queueJobs,
-		`{"address": "gcp/queues/jobs", "spec": {}}`,
+		`{"address": "azure/queues/jobs", "spec": {}}`,
 		`{"address": "aws/security-group/web", "spec": {"colour": "red"}}`,
 		instance("web-1", `"region": "eu-west-1", `),
 	))
@@ -306,8 +306,8 @@ func TestCheckReportsEverythingAtOnceSorted(t *testing.T) {
 		row{"aws/queues/x", "exclusion without why"},
 		row{"aws/security-group/web", `missing required field "description"`},
 		row{"aws/security-group/web", `unknown field "colour" for kind security-group`},
+		row{"azure/queues/jobs", `unknown provider "azure"`},
 		row{"fleet", `invalid fleet name "Shop"`},
-		row{"gcp/queues/jobs", `unknown provider "gcp"`},
 	)
 	// The same document, its resources in the opposite order, gives the
 	// same table.
@@ -319,7 +319,7 @@ func TestCheckReportsEverythingAtOnceSorted(t *testing.T) {
 	},
 		instance("web-1", `"region": "eu-west-1", `),
 		`{"address": "aws/security-group/web", "spec": {"colour": "red"}}`,
-		`{"address": "gcp/queues/jobs", "spec": {}}`,
+		`{"address": "azure/queues/jobs", "spec": {}}`,
 		queueJobs,
 	))
 	if !slices.Equal(got, again) {

@@ -175,8 +175,8 @@ func TestLedgerRefusals(t *testing.T) {
 		{"newer version", `{"version": 2, "rows": {"a": 1}}`, []string{"format version 2, but this build understands 1: upgrade infra"}},
 		{"version zero", `{"version": 0, "rows": []}`, []string{"format version 0", rebuild}},
 		{"rows wrong type", `{"version": 1, "rows": {}}`, []string{"is not a file infra wrote", rebuild}},
-		{"unknown provider", `{"version": 1, "rows": [{"provider": "gcp", "kind": "object-store", "name": "a", "region": "x"}]}`,
-			[]string{`gcp/object-store/a (row 1)`, `provider "gcp"`, "aws, scaleway", "upgrade infra if a newer build wrote it", rebuild}},
+		{"unknown provider", `{"version": 1, "rows": [{"provider": "azure", "kind": "object-store", "name": "a", "region": "x"}]}`,
+			[]string{`azure/object-store/a (row 1)`, `provider "azure"`, "aws, scaleway, gcp", "upgrade infra if a newer build wrote it", rebuild}},
 		{"unknown kind", `{"version": 1, "rows": [` + aws("iam", "a") + `, ` + aws("dns-zone", "b") + `]}`,
 			[]string{`aws/dns-zone/b (row 2)`, `kind "dns-zone"`, "upgrade infra", rebuild}},
 		{"kind not offered", `{"version": 1, "rows": [` + aws("scaleway-function", "f") + `]}`,
@@ -286,7 +286,7 @@ func TestCacheRefusals(t *testing.T) {
 		{"resources not an object", `{"version": 1, "resources": [1]}`, []string{`"resources" is not an object`, remedy}},
 		{"bad observed", `{"version": 1, "resources": {"aws/iam/a": {"region": 3}}}`, []string{`resource "aws/iam/a"`, remedy}},
 		{"not an address", `{"version": 1, "resources": {"assets": ` + obs + `}}`, []string{`"assets"`, "not an address", remedy}},
-		{"unknown provider", `{"version": 1, "resources": {"gcp/iam/a": ` + obs + `}}`, []string{`provider "gcp"`, "upgrade infra", remedy}},
+		{"unknown provider", `{"version": 1, "resources": {"azure/iam/a": ` + obs + `}}`, []string{`provider "azure"`, "upgrade infra", remedy}},
 		{"unknown kind", `{"version": 1, "resources": {"aws/dns-zone/a": ` + obs + `}}`, []string{`kind "dns-zone"`, "upgrade infra", remedy}},
 		{"duplicate", `{"version": 1, "resources": {"aws/iam/a": ` + obs + `, "aws/iam/b": ` + obs + `, "aws/iam/a": ` + obs + `}}`,
 			[]string{"two entries for aws/iam/a", remedy}},
@@ -295,8 +295,8 @@ func TestCacheRefusals(t *testing.T) {
 
 func TestEncodeCacheRefusesABadKey(t *testing.T) {
 	c := NewCache()
-	c.Resources["gcp/iam/a"] = Observed{}
-	if _, err := EncodeCache(c); err == nil || !strings.Contains(err.Error(), `refusing to write the cache: resource "gcp/iam/a"`) {
+	c.Resources["azure/iam/a"] = Observed{}
+	if _, err := EncodeCache(c); err == nil || !strings.Contains(err.Error(), `refusing to write the cache: resource "azure/iam/a"`) {
 		t.Fatal(err)
 	}
 }

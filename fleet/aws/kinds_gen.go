@@ -26,9 +26,9 @@ func (Instance) attrPrivateIP() {}
 func (Instance) attrState() {}
 
 // Compute is the compute kind on AWS (serverless compute from a container
-// image: Lambda on AWS, Serverless Containers on Scaleway). It is the type
-// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
-// one with Cloud.Compute.
+// image: Lambda on AWS, Serverless Containers on Scaleway, a Cloud Run service
+// on GCP). It is the type argument of fleet.Ref, fleet.Forget and
+// fleet.Exclude for this kind; declare one with Cloud.Compute.
 type Compute struct{}
 
 // Provider returns "aws".
@@ -42,8 +42,9 @@ func (Compute) attrARN() {}
 func (Compute) attrURL() {}
 
 // IAM is the iam kind on AWS (an identity: an IAM user on AWS, an IAM
-// application on Scaleway). It is the type argument of fleet.Ref, fleet.Forget
-// and fleet.Exclude for this kind; declare one with Cloud.IAM.
+// application on Scaleway, a service account on GCP). It is the type argument
+// of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.IAM.
 type IAM struct{}
 
 // Provider returns "aws".
@@ -57,9 +58,10 @@ func (IAM) attrARN() {}
 func (IAM) attrID() {}
 
 // ImageRegistry is the image-registry kind on AWS (a container image registry:
-// ECR on AWS, Container Registry namespace on Scaleway). It is the type
-// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
-// one with Cloud.ImageRegistry.
+// ECR on AWS, Container Registry namespace on Scaleway, a docker Artifact
+// Registry repository on GCP). It is the type argument of fleet.Ref,
+// fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.ImageRegistry.
 type ImageRegistry struct{}
 
 // Provider returns "aws".
@@ -73,9 +75,9 @@ func (ImageRegistry) attrURI() {}
 func (ImageRegistry) attrARN() {}
 
 // ObjectStore is the object-store kind on AWS (an object store bucket: S3 on
-// AWS, Object Storage on Scaleway). It is the type argument of fleet.Ref,
-// fleet.Forget and fleet.Exclude for this kind; declare one with
-// Cloud.ObjectStore.
+// AWS, Object Storage on Scaleway, Cloud Storage on GCP). It is the type
+// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
+// one with Cloud.ObjectStore.
 type ObjectStore struct{}
 
 // Provider returns "aws".
@@ -94,9 +96,10 @@ func (ObjectStore) attrURL() {}
 func (ObjectStore) attrRegion() {}
 
 // Postgres is the postgres kind on AWS (a serverless PostgreSQL database:
-// Aurora Serverless v2 on AWS, Serverless SQL on Scaleway). It is the type
-// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
-// one with Cloud.Postgres.
+// Aurora Serverless v2 on AWS, Serverless SQL on Scaleway, a Cloud SQL for
+// PostgreSQL instance on GCP). It is the type argument of fleet.Ref,
+// fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.Postgres.
 type Postgres struct{}
 
 // Provider returns "aws".
@@ -114,8 +117,9 @@ func (Postgres) attrARN() {}
 func (Postgres) attrVersion() {}
 
 // Queues is the queues kind on AWS (a message queue: SQS on AWS, Messaging and
-// Queuing SQS on Scaleway). It is the type argument of fleet.Ref, fleet.Forget
-// and fleet.Exclude for this kind; declare one with Cloud.Queues.
+// Queuing SQS on Scaleway, a Pub/Sub topic with one pull subscription on GCP).
+// It is the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for
+// this kind; declare one with Cloud.Queues.
 type Queues struct{}
 
 // Provider returns "aws".
@@ -150,8 +154,9 @@ func (S3Bucket) attrURL() {}
 func (S3Bucket) attrRegion() {}
 
 // Secrets is the secrets kind on AWS (a secret: Secrets Manager on AWS, Secret
-// Manager on Scaleway). It is the type argument of fleet.Ref, fleet.Forget and
-// fleet.Exclude for this kind; declare one with Cloud.Secrets.
+// Manager on Scaleway, Secret Manager on GCP). It is the type argument of
+// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.Secrets.
 type Secrets struct{}
 
 // Provider returns "aws".
@@ -222,8 +227,8 @@ func (c *Cloud) Instance(name string, imageID string, instanceType InstanceType,
 }
 
 // Compute declares a resource of kind compute on AWS (serverless compute from
-// a container image: Lambda on AWS, Serverless Containers on Scaleway) at
-// address aws/compute/NAME, in the Cloud's region.
+// a container image: Lambda on AWS, Serverless Containers on Scaleway, a Cloud
+// Run service on GCP) at address aws/compute/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
 //   - image: Container image URI. It may be known only after apply (an
@@ -245,8 +250,8 @@ func (c *Cloud) Compute(name string, image fleet.Output[string], executionRole f
 }
 
 // IAM declares a resource of kind iam on AWS (an identity: an IAM user on AWS,
-// an IAM application on Scaleway) at address aws/iam/NAME, in the Cloud's
-// region.
+// an IAM application on Scaleway, a service account on GCP) at address
+// aws/iam/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) IAM(name string, opts fleet.IAMSpec) fleet.Ref[IAM] {
@@ -257,8 +262,9 @@ func (c *Cloud) IAM(name string, opts fleet.IAMSpec) fleet.Ref[IAM] {
 }
 
 // ImageRegistry declares a resource of kind image-registry on AWS (a container
-// image registry: ECR on AWS, Container Registry namespace on Scaleway) at
-// address aws/image-registry/NAME, in the Cloud's region.
+// image registry: ECR on AWS, Container Registry namespace on Scaleway, a
+// docker Artifact Registry repository on GCP) at address
+// aws/image-registry/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) ImageRegistry(name string, opts fleet.ImageRegistrySpec) fleet.Ref[ImageRegistry] {
@@ -269,8 +275,8 @@ func (c *Cloud) ImageRegistry(name string, opts fleet.ImageRegistrySpec) fleet.R
 }
 
 // ObjectStore declares a resource of kind object-store on AWS (an object store
-// bucket: S3 on AWS, Object Storage on Scaleway) at address
-// aws/object-store/NAME, in the Cloud's region.
+// bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on GCP) at
+// address aws/object-store/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[ObjectStore] {
@@ -283,12 +289,13 @@ func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[O
 
 // Postgres declares a resource of kind postgres on AWS (a serverless
 // PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on
-// Scaleway) at address aws/postgres/NAME, in the Cloud's region.
+// Scaleway, a Cloud SQL for PostgreSQL instance on GCP) at address
+// aws/postgres/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
-//   - masterUsername: The database's master user (AWS; Scaleway Serverless
-//     SQL authenticates with IAM and ignores it). Changing it replaces the
-//     resource.
+//   - masterUsername: The database's master user (AWS, GCP; Scaleway
+//     Serverless SQL authenticates with IAM and ignores it). Changing it
+//     replaces the resource.
 //   - masterPasswordSecret: The secret holding the master password, read
 //     once at create. A handle on the secrets it uses; the reference is also
 //     an ordering edge. It takes a fleet.Ref of this cloud's Secrets kind,
@@ -309,8 +316,8 @@ func (c *Cloud) Postgres(name string, masterUsername string, masterPasswordSecre
 }
 
 // Queues declares a resource of kind queues on AWS (a message queue: SQS on
-// AWS, Messaging and Queuing SQS on Scaleway) at address aws/queues/NAME, in
-// the Cloud's region.
+// AWS, Messaging and Queuing SQS on Scaleway, a Pub/Sub topic with one pull
+// subscription on GCP) at address aws/queues/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Queues(name string, opts fleet.QueuesSpec) fleet.Ref[Queues] {
@@ -354,8 +361,8 @@ func (c *Cloud) S3Bucket(name string, opts S3BucketSpec) fleet.Ref[S3Bucket] {
 }
 
 // Secrets declares a resource of kind secrets on AWS (a secret: Secrets
-// Manager on AWS, Secret Manager on Scaleway) at address aws/secrets/NAME, in
-// the Cloud's region.
+// Manager on AWS, Secret Manager on Scaleway, Secret Manager on GCP) at
+// address aws/secrets/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
 //   - value: Where the value comes from at apply time; never stored, diffed

@@ -9,9 +9,9 @@ import (
 )
 
 // Compute is the compute kind on Scaleway (serverless compute from a container
-// image: Lambda on AWS, Serverless Containers on Scaleway). It is the type
-// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
-// one with Cloud.Compute.
+// image: Lambda on AWS, Serverless Containers on Scaleway, a Cloud Run service
+// on GCP). It is the type argument of fleet.Ref, fleet.Forget and
+// fleet.Exclude for this kind; declare one with Cloud.Compute.
 type Compute struct{}
 
 // Provider returns "scaleway".
@@ -25,8 +25,9 @@ func (Compute) attrARN() {}
 func (Compute) attrURL() {}
 
 // IAM is the iam kind on Scaleway (an identity: an IAM user on AWS, an IAM
-// application on Scaleway). It is the type argument of fleet.Ref, fleet.Forget
-// and fleet.Exclude for this kind; declare one with Cloud.IAM.
+// application on Scaleway, a service account on GCP). It is the type argument
+// of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.IAM.
 type IAM struct{}
 
 // Provider returns "scaleway".
@@ -40,9 +41,10 @@ func (IAM) attrARN() {}
 func (IAM) attrID() {}
 
 // ImageRegistry is the image-registry kind on Scaleway (a container image
-// registry: ECR on AWS, Container Registry namespace on Scaleway). It is the
-// type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind;
-// declare one with Cloud.ImageRegistry.
+// registry: ECR on AWS, Container Registry namespace on Scaleway, a docker
+// Artifact Registry repository on GCP). It is the type argument of fleet.Ref,
+// fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.ImageRegistry.
 type ImageRegistry struct{}
 
 // Provider returns "scaleway".
@@ -56,9 +58,9 @@ func (ImageRegistry) attrURI() {}
 func (ImageRegistry) attrARN() {}
 
 // ObjectStore is the object-store kind on Scaleway (an object store bucket: S3
-// on AWS, Object Storage on Scaleway). It is the type argument of fleet.Ref,
-// fleet.Forget and fleet.Exclude for this kind; declare one with
-// Cloud.ObjectStore.
+// on AWS, Object Storage on Scaleway, Cloud Storage on GCP). It is the type
+// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
+// one with Cloud.ObjectStore.
 type ObjectStore struct{}
 
 // Provider returns "scaleway".
@@ -77,9 +79,10 @@ func (ObjectStore) attrURL() {}
 func (ObjectStore) attrRegion() {}
 
 // Postgres is the postgres kind on Scaleway (a serverless PostgreSQL database:
-// Aurora Serverless v2 on AWS, Serverless SQL on Scaleway). It is the type
-// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
-// one with Cloud.Postgres.
+// Aurora Serverless v2 on AWS, Serverless SQL on Scaleway, a Cloud SQL for
+// PostgreSQL instance on GCP). It is the type argument of fleet.Ref,
+// fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.Postgres.
 type Postgres struct{}
 
 // Provider returns "scaleway".
@@ -97,9 +100,9 @@ func (Postgres) attrARN() {}
 func (Postgres) attrVersion() {}
 
 // Queues is the queues kind on Scaleway (a message queue: SQS on AWS,
-// Messaging and Queuing SQS on Scaleway). It is the type argument of
-// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
-// Cloud.Queues.
+// Messaging and Queuing SQS on Scaleway, a Pub/Sub topic with one pull
+// subscription on GCP). It is the type argument of fleet.Ref, fleet.Forget and
+// fleet.Exclude for this kind; declare one with Cloud.Queues.
 type Queues struct{}
 
 // Provider returns "scaleway".
@@ -173,8 +176,8 @@ func (FunctionNamespace) Kind() spec.Kind { return "scaleway-function-namespace"
 func (FunctionNamespace) attrID() {}
 
 // Secrets is the secrets kind on Scaleway (a secret: Secrets Manager on AWS,
-// Secret Manager on Scaleway). It is the type argument of fleet.Ref,
-// fleet.Forget and fleet.Exclude for this kind; declare one with
+// Secret Manager on Scaleway, Secret Manager on GCP). It is the type argument
+// of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
 // Cloud.Secrets.
 type Secrets struct{}
 
@@ -191,8 +194,9 @@ func (Secrets) attrID() {}
 func (Secrets) attrVersion() {}
 
 // Compute declares a resource of kind compute on Scaleway (serverless compute
-// from a container image: Lambda on AWS, Serverless Containers on Scaleway) at
-// address scaleway/compute/NAME, in the Cloud's region.
+// from a container image: Lambda on AWS, Serverless Containers on Scaleway, a
+// Cloud Run service on GCP) at address scaleway/compute/NAME, in the Cloud's
+// region.
 //
 // Its required fields are parameters:
 //   - image: Container image URI. It may be known only after apply (an
@@ -215,8 +219,8 @@ func (c *Cloud) Compute(name string, image fleet.Output[string], namespace fleet
 }
 
 // IAM declares a resource of kind iam on Scaleway (an identity: an IAM user on
-// AWS, an IAM application on Scaleway) at address scaleway/iam/NAME, in the
-// Cloud's region.
+// AWS, an IAM application on Scaleway, a service account on GCP) at address
+// scaleway/iam/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) IAM(name string, opts fleet.IAMSpec) fleet.Ref[IAM] {
@@ -228,7 +232,8 @@ func (c *Cloud) IAM(name string, opts fleet.IAMSpec) fleet.Ref[IAM] {
 
 // ImageRegistry declares a resource of kind image-registry on Scaleway (a
 // container image registry: ECR on AWS, Container Registry namespace on
-// Scaleway) at address scaleway/image-registry/NAME, in the Cloud's region.
+// Scaleway, a docker Artifact Registry repository on GCP) at address
+// scaleway/image-registry/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) ImageRegistry(name string, opts fleet.ImageRegistrySpec) fleet.Ref[ImageRegistry] {
@@ -239,8 +244,8 @@ func (c *Cloud) ImageRegistry(name string, opts fleet.ImageRegistrySpec) fleet.R
 }
 
 // ObjectStore declares a resource of kind object-store on Scaleway (an object
-// store bucket: S3 on AWS, Object Storage on Scaleway) at address
-// scaleway/object-store/NAME, in the Cloud's region.
+// store bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on GCP)
+// at address scaleway/object-store/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[ObjectStore] {
@@ -253,7 +258,8 @@ func (c *Cloud) ObjectStore(name string, opts fleet.ObjectStoreSpec) fleet.Ref[O
 
 // Postgres declares a resource of kind postgres on Scaleway (a serverless
 // PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on
-// Scaleway) at address scaleway/postgres/NAME, in the Cloud's region.
+// Scaleway, a Cloud SQL for PostgreSQL instance on GCP) at address
+// scaleway/postgres/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Postgres(name string, opts fleet.PostgresSpec) fleet.Ref[Postgres] {
@@ -266,8 +272,8 @@ func (c *Cloud) Postgres(name string, opts fleet.PostgresSpec) fleet.Ref[Postgre
 }
 
 // Queues declares a resource of kind queues on Scaleway (a message queue: SQS
-// on AWS, Messaging and Queuing SQS on Scaleway) at address
-// scaleway/queues/NAME, in the Cloud's region.
+// on AWS, Messaging and Queuing SQS on Scaleway, a Pub/Sub topic with one pull
+// subscription on GCP) at address scaleway/queues/NAME, in the Cloud's region.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
 func (c *Cloud) Queues(name string, opts fleet.QueuesSpec) fleet.Ref[Queues] {
@@ -441,8 +447,8 @@ func (c *Cloud) FunctionNamespace(name string, opts FunctionNamespaceSpec) fleet
 }
 
 // Secrets declares a resource of kind secrets on Scaleway (a secret: Secrets
-// Manager on AWS, Secret Manager on Scaleway) at address
-// scaleway/secrets/NAME, in the Cloud's region.
+// Manager on AWS, Secret Manager on Scaleway, Secret Manager on GCP) at
+// address scaleway/secrets/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
 //   - value: Where the value comes from at apply time; never stored, diffed

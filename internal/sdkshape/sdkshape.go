@@ -23,6 +23,8 @@ func ProviderName(p spec.Provider) string {
 		return "AWS"
 	case spec.Scaleway:
 		return "Scaleway"
+	case spec.GCP:
+		return "GCP"
 	}
 	return string(p)
 }

@@ -415,6 +415,7 @@ func samePortableOptions(prov spec.Provider, info *spec.KindInfo, options []spec
 var accountWords = map[spec.Provider][2]string{
 	spec.AWS:      {"account", "the AWS account id (12 digits)"},
 	spec.Scaleway: {"project", "the Scaleway project id (a lowercase UUID)"},
+	spec.GCP:      {"project", "the GCP project id (6 to 30 lowercase letters, digits and hyphens)"},
 }
 
 // genCloud writes what every cloud package has: its Cloud, Use, In, Region,
@@ -426,9 +427,9 @@ func genCloud(prov spec.Provider) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: say what its account is in accountWords", prov)
 	}
-	// Other names the other cloud's package, whose Region does not compile here.
+	// Other names another cloud's package, whose Region does not compile here.
 	other := "scaleway"
-	if prov == spec.Scaleway {
+	if prov != spec.AWS {
 		other = "aws"
 	}
 	for _, n := range []string{"Cloud", "Use", "Region", "RegionRaw", "SecretValueOf"} {

@@ -85,7 +85,7 @@ func runSweep(c *cobra.Command, g *globals, opts *sweepOptions) error {
 		return fmt.Errorf("--older-than %q: want a duration such as 90m, 2h or 7d", age.Value)
 	}
 	if errors.As(err, &noRegion) {
-		return fmt.Errorf("%s: no region to sweep: pass --region, or configure the cloud's default region (AWS_REGION, SCW_DEFAULT_REGION)", noRegion.Provider)
+		return fmt.Errorf("%s: no region to sweep: pass --region, or configure the cloud's default region (AWS_REGION, SCW_DEFAULT_REGION, CLOUDSDK_COMPUTE_REGION)", noRegion.Provider)
 	}
 	if rep == nil {
 		return g.remedy(err)

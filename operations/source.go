@@ -11,6 +11,7 @@ import (
 
 	"github.com/infra-iac/infra/providers"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
+	gcpprovider "github.com/infra-iac/infra/providers/gcp"
 	scwprovider "github.com/infra-iac/infra/providers/scaleway"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -155,6 +156,12 @@ func NewBackends(o BackendOptions) BackendsFunc {
 				out[p] = b
 			case spec.Scaleway:
 				b, err := scwprovider.New(scwprovider.Options{Progress: o.Progress, Log: o.Log, Trace: o.Trace})
+				if err != nil {
+					return nil, nil, err
+				}
+				out[p] = b
+			case spec.GCP:
+				b, err := gcpprovider.New(gcpprovider.Options{})
 				if err != nil {
 					return nil, nil, err
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/infra-iac/infra/providers"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
+	gcpprovider "github.com/infra-iac/infra/providers/gcp"
 	scwprovider "github.com/infra-iac/infra/providers/scaleway"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/sweep"
@@ -144,7 +145,7 @@ func sweepBackends(ctx context.Context, env Env, so *sweep.Options) error {
 type NoRegionError struct{ Provider spec.Provider }
 
 func (e *NoRegionError) Error() string {
-	return fmt.Sprintf("%s: no region to sweep: configure the cloud's default region (AWS_REGION, SCW_DEFAULT_REGION)", e.Provider)
+	return fmt.Sprintf("%s: no region to sweep: configure the cloud's default region (AWS_REGION, SCW_DEFAULT_REGION, CLOUDSDK_COMPUTE_REGION)", e.Provider)
 }
 
 // RegionsByProvider assigns each written region to the cloud whose table
@@ -203,6 +204,8 @@ func noCredentials(ctx context.Context, b providers.Backend) string {
 		if key, ok := cb.Client().GetAccessKey(); !ok || key == "" {
 			return "no Scaleway credentials were found (SCW_ACCESS_KEY and SCW_SECRET_KEY, or ~/.config/scw/config.yaml)"
 		}
+	case *gcpprovider.Backend:
+		return cb.MissingCredentials()
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // gcpProjectRE is a GCP project id: the account of a GCP fleet.
@@ -23,7 +24,7 @@ var gcpNames = map[Kind]gcpName{
 	ObjectStore: {regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$`),
 		"a Cloud Storage bucket name is 3–63 characters of a-z, 0-9, '-', '_' and '.', starting and ending with a letter or digit"},
 	Queues: {regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._~+%-]{2,254}$`),
-		"a Pub/Sub topic name is 3–255 characters of letters, digits and -_.~+%, starting with a letter"},
+		"a Pub/Sub topic name is 3–255 characters of letters, digits and -_.~+%, starting with a letter and not with \"goog\""},
 	Secrets: {regexp.MustCompile(`^[A-Za-z0-9_-]{1,255}$`),
 		"a Secret Manager secret name is 1–255 characters of letters, digits, '-' and '_'"},
 	ImageRegistry: {regexp.MustCompile(`^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$`),
@@ -48,7 +49,10 @@ const gcpMaxUserLabels = 63
 
 // gcpRules are the rows about names and values GCP's products refuse.
 func (c *compiler) gcpRules(where string, a Address, d Declared) {
-	if n, ok := gcpNames[a.Kind]; ok && !n.re.MatchString(a.Name) {
+	// Pub/Sub reserves names starting with goog, which a regexp without
+	// lookahead cannot say.
+	reserved := a.Kind == Queues && strings.HasPrefix(strings.ToLower(a.Name), "goog")
+	if n, ok := gcpNames[a.Kind]; ok && (!n.re.MatchString(a.Name) || reserved) {
 		c.add(Errorf(RowInvalidNameForCloud, where, n.hint, "%s on gcp cannot be named %q", a.Kind, Printable(a.Name)))
 	}
 	c.gcpLabels(where, a, d)

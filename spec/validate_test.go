@@ -393,3 +393,41 @@ func mustUnquote(t *testing.T, s string) string {
 	}
 	return out
 }
+
+func TestCheckRefusesAGCPRegionForAWSAndTheReverse(t *testing.T) {
+	got := validateJSON(t, docJSON(nil, `{"address": "aws/queues/jobs", "region": "europe-west9", "spec": {}}`))
+	checkRows(t, got, row{"aws/queues/jobs", `"europe-west9" is a region of gcp, not of aws`})
+	got = validateJSON(t, docJSON(map[string]string{"accounts": `{"gcp": "shop-prod-1"}`},
+		`{"address": "gcp/queues/jobs", "region": "eu-west-3", "spec": {}}`))
+	checkRows(t, got, row{"gcp/queues/jobs", `"eu-west-3" is a region of aws, not of gcp`})
+	if len(got) == 1 && got[0].Resolution != "the gcp region at paris is europe-west9" {
+		t.Errorf("hint: %q", got[0].Resolution)
+	}
+}
+
+// TestCheckGCPNames: each kind's name rule on GCP, at its edges.
+func TestCheckGCPNames(t *testing.T) {
+	header := map[string]string{"accounts": `{"gcp": "shop-prod-1"}`, "placement": `{"gcp": "europe-west9"}`}
+	for _, c := range []struct {
+		kind      Kind
+		good, bad string
+	}{
+		{ObjectStore, "a.b_c-0", "-starts-with-a-dash"},
+		{ObjectStore, strings.Repeat("b", 63), strings.Repeat("b", 64)},
+		{Queues, "Jobs.v1~x", "goog-jobs"},
+		{Queues, "job", "jo"},
+		{ImageRegistry, "app-images", "App"},
+		{IAM, "ci-deployer", "ci"},
+	} {
+		for _, name := range []string{c.good, c.bad} {
+			got := validateJSON(t, docJSON(header, `{"address": "gcp/`+string(c.kind)+`/`+name+`", "spec": {}}`))
+			var refused bool
+			for _, d := range got {
+				refused = refused || d.ID == RowInvalidNameForCloud
+			}
+			if refused != (name == c.bad) {
+				t.Errorf("gcp/%s/%s: refused %v, rows %v", c.kind, name, refused, got)
+			}
+		}
+	}
+}

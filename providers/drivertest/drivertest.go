@@ -106,6 +106,11 @@ type Harness struct {
 	// an eventually consistent cloud; the suite polls until then. Zero: one
 	// try.
 	Settle time.Duration
+	// Labels says the cloud's tags are GCP labels (lowercase letters,
+	// digits, '_' and '-' in keys and values): the Tags subtest then uses
+	// tags of that alphabet, where it otherwise uses a space and '=' and
+	// ':' in them.
+	Labels bool
 	// Cases are the kinds to test, one subtest each.
 	Cases []Case
 }
@@ -328,13 +333,17 @@ func (s *suite) replace(t *testing.T) {
 
 func (s *suite) tags(t *testing.T) {
 	fields := spec.CloneMap(s.c.Create)
-	fields[spec.TagsField] = map[string]any{"team": "conformance", "cost centre": "42", "keep": "yes"}
+	odd, oddValue := "cost centre", "x=y:z"
+	if s.h.Labels {
+		odd, oddValue = "cost_centre-1", "x-y_z"
+	}
+	fields[spec.TagsField] = map[string]any{"team": "conformance", odd: "42", "keep": "yes"}
 	tg := s.target(s.name("tags"), fields)
 	s.create(t, tg)
 	s.readBack(t, tg)
 	steps := []map[string]any{
-		{"team": "platform", "cost centre": "42", "keep": "yes"}, // a value changes
-		{"team": "platform", "keep": "yes", "added": "x=y:z"},    // one key goes, one comes
+		{"team": "platform", odd: "42", "keep": "yes"},         // a value changes
+		{"team": "platform", "keep": "yes", "added": oddValue}, // one key goes, one comes
 		{}, // every user tag goes; the ownership tag stays
 	}
 	for i, tags := range steps {

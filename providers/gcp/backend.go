@@ -1,0 +1,290 @@
+// Package gcp implements infra's drivers for Google Cloud with the official
+// Go clients: cloud.google.com/go/storage for Cloud Storage,
+// cloud.google.com/go/pubsub/v2 for Pub/Sub, and google.golang.org/api
+// where a single REST call is all a driver needs (Resource Manager). One
+// file per kind, holding its driver and its registry entry (kinds.go).
+//
+// Every call names the fleet's project (projects/<id>/…, or the project
+// parameter of a listing), so nothing is listed or changed outside it; the
+// project is established, and checked readable with these credentials,
+// before the first listing (Account).
+package gcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/auth/credentials"
+	"cloud.google.com/go/pubsub/v2"
+	secretmanager "cloud.google.com/go/secretmanager/apiv1"
+	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
+	crm "google.golang.org/api/cloudresourcemanager/v3"
+	"google.golang.org/api/option"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// APIURLEnv replaces Google's per-service hosts for the REST APIs that have
+// no emulator variable of their own (Resource Manager and, later, Secret
+// Manager, Artifact Registry, Cloud SQL, Cloud Run, IAM): every such API is
+// then called at this base URL. It is for a private endpoint or a test
+// server. Cloud Storage and Pub/Sub honour their clients' own
+// STORAGE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.
+const APIURLEnv = "INFRA_GCP_API_URL"
+
+// Options tune the backend. The zero value is the production setting.
+type Options struct {
+	// Project is the project every call is scoped to. Empty: the
+	// GOOGLE_CLOUD_PROJECT environment variable, then CLOUDSDK_CORE_PROJECT,
+	// then the project of the Application Default Credentials.
+	Project string
+	// ClientOptions are given to every client (tests: credentials).
+	ClientOptions []option.ClientOption
+	// RESTOptions, StorageOptions and PubSubOptions follow ClientOptions
+	// for the REST APIs' clients, the Cloud Storage client and the Pub/Sub
+	// client alone (tests: the fakes' endpoints and credentials).
+	RESTOptions, StorageOptions, PubSubOptions []option.ClientOption
+	// APIURL is the base URL of the REST APIs; APIURLEnv, else Google's.
+	APIURL string
+	// Fleet is the fleet the backend serves, for diagnostics.
+	Fleet string
+	// PageSize is the page size of every listing; 100 when zero.
+	PageSize int
+	// RetryBudget is how long one call keeps retrying what is safe to
+	// repeat before it fails. Zero means INFRA_RETRY_BUDGET, else
+	// providers.DefaultRetryBudget.
+	RetryBudget time.Duration
+}
+
+// Backend is the GCP provider.
+type Backend struct {
+	opts   Options
+	budget time.Duration
+
+	mu       sync.Mutex
+	project  string // established by scope
+	number   int64  // the project's number, which Cloud Storage reports
+	checked  bool   // the project was read with these credentials
+	storage  *storage.Client
+	pubsub   *pubsub.Client
+	secrets  *secretmanager.Client
+	drivers  map[spec.Kind]providers.Driver
+	projects *crm.Service
+}
+
+var _ providers.Backend = (*Backend)(nil)
+
+// New builds the backend. It makes no call; Account is the first.
+func New(opts Options) (*Backend, error) {
+	budget, err := providers.RetryBudget(opts.RetryBudget)
+	if err != nil {
+		return nil, fmt.Errorf("gcp: %w", err)
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = 100
+	}
+	if opts.APIURL == "" {
+		opts.APIURL = os.Getenv(APIURLEnv)
+	}
+	return &Backend{opts: opts, budget: budget, drivers: map[spec.Kind]providers.Driver{}}, nil
+}
+
+func (b *Backend) Provider() spec.Provider { return spec.GCP }
+
+// Driver returns the driver for kind k, made once.
+func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d, ok := b.drivers[k]; ok {
+		return d, true
+	}
+	e, ok := entries[k]
+	if !ok {
+		return nil, false
+	}
+	d := e.new(b)
+	b.drivers[k] = d
+	return d, true
+}
+
+// Account returns the project every call is scoped to, after reading it
+// with these credentials: a project that does not exist, or that the
+// credentials cannot see, is an error, never a pass.
+func (b *Backend) Account(ctx context.Context) (string, error) {
+	return b.scope(ctx)
+}
+
+// scope establishes the project on first use, so that no call goes out
+// unscoped.
+func (b *Backend) scope(ctx context.Context) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.checked {
+		return b.project, nil
+	}
+	project, err := b.configuredProject(ctx)
+	if err != nil {
+		return "", err
+	}
+	if b.projects == nil {
+		if b.projects, err = crm.NewService(ctx, b.restOptions()...); err != nil {
+			return "", fmt.Errorf("gcp: Resource Manager client: %w", err)
+		}
+	}
+	p, err := b.projects.Projects.Get("projects/" + project).Context(ctx).Do()
+	if err != nil {
+		return "", fmt.Errorf("gcp: read project %s with these credentials: %w", project, err)
+	}
+	if p.ProjectId != project {
+		return "", fmt.Errorf("gcp: project %s answered as %q: configure the project id, not its number or display name", project, p.ProjectId)
+	}
+	number, err := strconv.ParseInt(strings.TrimPrefix(p.Name, "projects/"), 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("gcp: project %s has the name %q, not projects/<number>: %w", project, p.Name, err)
+	}
+	b.project, b.number, b.checked = project, number, true
+	return project, nil
+}
+
+// projectNumber is the number of the project scope established.
+func (b *Backend) projectNumber() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return uint64(b.number)
+}
+
+// configuredProject is the project the options, the environment or the
+// credentials name.
+func (b *Backend) configuredProject(ctx context.Context) (string, error) {
+	for _, p := range []string{b.opts.Project, os.Getenv("GOOGLE_CLOUD_PROJECT"), os.Getenv("CLOUDSDK_CORE_PROJECT")} {
+		if p != "" {
+			return p, nil
+		}
+	}
+	creds, err := credentials.DetectDefault(&credentials.DetectOptions{Scopes: []string{cloudPlatformScope}})
+	if err != nil {
+		return "", fmt.Errorf("gcp: no project configured (GOOGLE_CLOUD_PROJECT) and no Application Default Credentials to take one from: %w", err)
+	}
+	p, err := creds.ProjectID(ctx)
+	if err != nil || p == "" {
+		return "", errors.New("gcp: no project configured: set GOOGLE_CLOUD_PROJECT, or use credentials that name one")
+	}
+	return p, nil
+}
+
+// restOptions are the client options of a google.golang.org/api client
+// without an emulator variable: the shared ones, then the API URL when one
+// is set (those clients join paths to an endpoint ending in "/").
+func (b *Backend) restOptions() []option.ClientOption {
+	opts := append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.RESTOptions...)
+	if b.opts.APIURL != "" {
+		opts = append(opts, option.WithEndpoint(b.opts.APIURL+"/"))
+	}
+	return opts
+}
+
+// gapicOptions are restOptions for a cloud.google.com/go REST client,
+// whose endpoint has no trailing "/".
+func (b *Backend) gapicOptions() []option.ClientOption {
+	opts := append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.RESTOptions...)
+	if b.opts.APIURL != "" {
+		opts = append(opts, option.WithEndpoint(b.opts.APIURL))
+	}
+	return opts
+}
+
+// secretManager is the Secret Manager client (REST), made once.
+func (b *Backend) secretManager(ctx context.Context) (*secretmanager.Client, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.secrets != nil {
+		return b.secrets, nil
+	}
+	c, err := secretmanager.NewRESTClient(ctx, b.gapicOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("gcp: Secret Manager client: %w", err)
+	}
+	b.secrets = c
+	return c, nil
+}
+
+// storageClient is the Cloud Storage client, made once, retrying what is
+// idempotent within the retry budget.
+func (b *Backend) storageClient(ctx context.Context) (*storage.Client, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.storage != nil {
+		return b.storage, nil
+	}
+	c, err := storage.NewClient(ctx, append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.StorageOptions...)...)
+	if err != nil {
+		return nil, fmt.Errorf("gcp: Cloud Storage client: %w", err)
+	}
+	c.SetRetry(storage.WithMaxRetryDuration(b.budget),
+		storage.WithBackoff(gax.Backoff{Initial: 200 * time.Millisecond, Max: providers.MaxRetryDelay, Multiplier: 2}))
+	b.storage = c
+	return c, nil
+}
+
+// pubsubClient is the Pub/Sub client of the project, made once.
+func (b *Backend) pubsubClient(ctx context.Context) (*pubsub.Client, error) {
+	project, err := b.scope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pubsub != nil {
+		return b.pubsub, nil
+	}
+	c, err := pubsub.NewClient(ctx, project, append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.PubSubOptions...)...)
+	if err != nil {
+		return nil, fmt.Errorf("gcp: Pub/Sub client: %w", err)
+	}
+	b.pubsub = c
+	return c, nil
+}
+
+// Close releases the clients' connections.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var errs []error
+	if b.storage != nil {
+		errs = append(errs, b.storage.Close())
+	}
+	if b.pubsub != nil {
+		errs = append(errs, b.pubsub.Close())
+	}
+	if b.secrets != nil {
+		errs = append(errs, b.secrets.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// MissingCredentials says why no credentials would reach GCP, or "" when
+// the Application Default Credentials (or the options) give some.
+func (b *Backend) MissingCredentials() string {
+	if len(b.opts.ClientOptions)+len(b.opts.RESTOptions) > 0 {
+		return ""
+	}
+	if _, err := credentials.DetectDefault(&credentials.DetectOptions{Scopes: []string{cloudPlatformScope}}); err != nil {
+		return fmt.Sprintf("no GCP credentials were found (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login, or the metadata server): %v", err)
+	}
+	return ""
+}
+
+// cloudPlatformScope is the scope every client asks for.
+const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// Region is the configured default region (CLOUDSDK_COMPUTE_REGION), if
+// any.
+func (b *Backend) Region() string { return os.Getenv("CLOUDSDK_COMPUTE_REGION") }

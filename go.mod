@@ -3,8 +3,10 @@ module github.com/infra-iac/infra
 go 1.26.0
 
 require (
+	cloud.google.com/go/artifactregistry v1.28.1
 	cloud.google.com/go/auth v0.24.4
 	cloud.google.com/go/pubsub/v2 v2.9.0
+	cloud.google.com/go/run v1.25.0
 	cloud.google.com/go/secretmanager v1.24.0
 	cloud.google.com/go/storage v1.71.0
 	github.com/aws/aws-lambda-go v1.55.1
@@ -42,13 +44,11 @@ require (
 require (
 	cel.dev/expr v0.25.3 // indirect
 	cloud.google.com/go v0.123.0 // indirect
-	cloud.google.com/go/artifactregistry v1.28.1 // indirect
 	cloud.google.com/go/auth/oauth2adapt v0.3.1 // indirect
 	cloud.google.com/go/compute/metadata v0.10.0 // indirect
 	cloud.google.com/go/iam v1.15.1 // indirect
 	cloud.google.com/go/longrunning v1.5.0 // indirect
 	cloud.google.com/go/monitoring v1.30.0 // indirect
-	cloud.google.com/go/run v1.25.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/exporter/metric v0.62.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/internal/resourcemapping v0.62.0 // indirect
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.27 // indirect

@@ -93,7 +93,12 @@ type product struct {
 }
 
 func (s *Server) products() []product {
-	return []product{s.resourceManager(), s.secretManager()}
+	return []product{s.resourceManager(), s.secretManager(),
+		s.artifactRegistry(),
+		s.iamProduct(),
+		s.sqlAdmin(),
+		s.cloudRun(),
+	}
 }
 
 // New starts the fake on 127.0.0.1 for the test. At cleanup it stops and

@@ -1,0 +1,108 @@
+package gcpfake
+
+import (
+	"reflect"
+	"runtime"
+	"sync"
+	"weak"
+)
+
+// The Artifact Registry, IAM and project-policy state. Server's fields
+// and its reset() (server.go) know Secret Manager alone, so this state
+// lives beside the Server, keyed by a weak pointer (a
+// Server that is gone takes its entry with it). Reset replaces
+// s.secrets with a fresh map: a state whose epoch is not the current map
+// was made before the last Reset and is wiped on its next use, which
+// makes Reset forget these products' resources too.
+
+// regIAMState is one Server's state of these products. Every use holds
+// s.mu (handlers run under it).
+type regIAMState struct {
+	epoch map[string]map[string]*secret // the s.secrets this state belongs to
+
+	repos    map[string]*arRepo      // by name: projects/<id>/locations/<l>/repositories/<r>
+	ops      map[string]*arOperation // by name: projects/<id>/locations/<l>/operations/<uuid>
+	packages map[string][]string     // repository name -> package ids (tests seed them)
+	// pendingPolls is how many answers about an operation started from
+	// now on say it is running before one says it is done (tests set it to
+	// exercise the clients' polling; 0: done at once). A test's setting,
+	// it survives Reset.
+	pendingPolls int
+
+	accounts map[string]map[string]*iamAccount // project id -> account id -> account
+	policies map[string]*projectPolicy         // project id -> the project's IAM policy
+}
+
+var regIAMStates sync.Map // weak.Pointer[Server] -> *regIAMState
+
+// regIAM is s's state of these products, made or wiped as needed. The
+// caller holds s.mu.
+func (s *Server) regIAM() *regIAMState {
+	key := weak.Make(s)
+	v, ok := regIAMStates.Load(key)
+	if !ok {
+		// Under s.mu no other call of this Server can store it first.
+		v, _ = regIAMStates.LoadOrStore(key, &regIAMState{})
+		runtime.AddCleanup(s, func(k weak.Pointer[Server]) { regIAMStates.Delete(k) }, key)
+	}
+	st := v.(*regIAMState)
+	if st.epoch == nil || reflect.ValueOf(st.epoch).UnsafePointer() != reflect.ValueOf(s.secrets).UnsafePointer() {
+		// Holding the old map keeps its address from being reused, so a
+		// later map can never be mistaken for it.
+		*st = regIAMState{epoch: s.secrets, pendingPolls: st.pendingPolls, repos: map[string]*arRepo{}, ops: map[string]*arOperation{},
+			packages: map[string][]string{}, accounts: map[string]map[string]*iamAccount{}, policies: map[string]*projectPolicy{}}
+	}
+	return st
+}
+
+// arOperation is one long-running operation of Artifact Registry. Its
+// result is fixed when it starts; pending is how many more answers about
+// it (the starting call's, then each operations.get) say it is running.
+type arOperation struct {
+	name     string
+	pending  int
+	response map[string]any // the Any: "@type" and the message's fields
+}
+
+// answer is the Operation as the API answers it now; a running answer
+// uses up one of pending.
+func (op *arOperation) answer() map[string]any {
+	out := map[string]any{"name": op.name,
+		"metadata": map[string]any{"@type": "type.googleapis.com/google.devtools.artifactregistry.v1.OperationMetadata"}}
+	if op.pending > 0 {
+		op.pending--
+		return out
+	}
+	out["done"] = true
+	out["response"] = op.response
+	return out
+}
+
+// startAROperation records an operation whose result is response (a message
+// under its type URL) and answers it: done at once unless the test asked
+// for pending answers.
+func (c *call) startAROperation(location string, response map[string]any) map[string]any {
+	st := c.s.regIAM()
+	op := &arOperation{name: "projects/" + c.project + "/locations/" + location + "/operations/" + arOperationID(),
+		pending: st.pendingPolls, response: response}
+	st.ops[op.name] = op
+	return op.answer()
+}
+
+// getAROperation is artifactregistry.projects.locations.operations.get.
+func getAROperation(c *call) (any, error) {
+	name := "projects/" + c.project + "/locations/" + c.flat["locationsId"] + "/operations/" + c.flat["operationsId"]
+	op := c.s.regIAM().ops[name]
+	if op == nil {
+		return nil, notFound("Operation %s not found.", name)
+	}
+	return op.answer(), nil
+}
+
+// arOperationID is a random RFC 4122 version 4 id, as operation ids are.
+func arOperationID() string {
+	h := []byte(randomHex(16))
+	h[12] = '4'
+	h[16] = "89ab"[h[16]%4]
+	return string(h[0:8]) + "-" + string(h[8:12]) + "-" + string(h[12:16]) + "-" + string(h[16:20]) + "-" + string(h[20:32])
+}

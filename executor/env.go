@@ -161,6 +161,20 @@ func envBackends(aws *operations.AWS, creds *pendingCredentials, calls operation
 					continue
 				}
 				out[p] = b
+			case spec.GCP:
+				c, err := creds.wait(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				b, reason, err := gcpBackend(c)
+				if err != nil {
+					return nil, nil, err
+				}
+				if b == nil {
+					why[p] = reason
+					continue
+				}
+				out[p] = b
 			default:
 				why[p] = fmt.Sprintf("this executor has no %s backend", p)
 			}
@@ -200,6 +214,30 @@ func scalewayBackend(ctx context.Context, c *Credentials, calls operations.Backe
 	}
 	return b, "", nil
 }
+
+// gcpBackend builds the GCP backend from the credentials secret's
+// GOOGLE_CREDENTIALS_JSON (a service-account key, or a workload identity
+// federation file) and GOOGLE_CLOUD_PROJECT, as scalewayBackend does for
+// Scaleway: never from the function's own environment.
+func gcpBackend(c *Credentials) (operations.Backend, string, error) {
+	if c == nil {
+		return nil, fmt.Sprintf("no GCP credentials: set %s to a Secrets Manager secret holding %s (and %s)", EnvCredentialsSecret, GCPCredentialsJSON, "GOOGLE_CLOUD_PROJECT"), nil
+	}
+	key, ok := c.Lookup(GCPCredentialsJSON)
+	if !ok {
+		return nil, fmt.Sprintf("the credentials secret %s holds no %s", c.Secret, GCPCredentialsJSON), nil
+	}
+	project, _ := c.Lookup("GOOGLE_CLOUD_PROJECT")
+	b, err := operations.GCPWithKeys(operations.GCPKeys{CredentialsJSON: key, Project: project.Reveal()})
+	if err != nil {
+		return nil, "", err
+	}
+	return b, "", nil
+}
+
+// GCPCredentialsJSON names, in the credentials secret, the GCP credential
+// configuration's JSON.
+const GCPCredentialsJSON = "GOOGLE_CREDENTIALS_JSON"
 
 // lineWriter serialises writes to the function's log: the handler and
 // the call log write from concurrent calls.

@@ -6,6 +6,7 @@ import (
 
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/providers/aws/executordeploy"
+	gcpprovider "github.com/infra-iac/infra/providers/gcp"
 	scwprovider "github.com/infra-iac/infra/providers/scaleway"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
@@ -68,6 +69,14 @@ type ScalewayKeys = scwprovider.Keys
 // calls logged as o says.
 func ScalewayWithKeys(k ScalewayKeys, o BackendOptions) (Backend, error) {
 	return scwprovider.NewWithKeys(k, scwprovider.Options{Progress: o.Progress, Log: o.Log, Trace: o.Trace})
+}
+
+// GCPKeys are explicit GCP credentials (the executor's secret).
+type GCPKeys = gcpprovider.Keys
+
+// GCPWithKeys builds the GCP backend from explicit credentials.
+func GCPWithKeys(k GCPKeys) (Backend, error) {
+	return gcpprovider.NewWithKeys(k, gcpprovider.Options{})
 }
 
 // Invoker sends one payload to a Lambda function and returns its answer.

@@ -104,9 +104,11 @@ func (c *compiler) gcpCapacity(where string, d Declared) {
 		n    float64
 		set  bool
 	}{{"minCapacity", lo, hasLo}, {"maxCapacity", hi, hasHi}} {
-		if x.set && (x.n != float64(int64(x.n)) || x.n < 1 || x.n > GCPMaxSQLVCPUs) {
-			c.add(Errorf(RowFractionalCapacity, where, "a Cloud SQL machine has a whole number of vCPUs, 1 to "+strconv.Itoa(GCPMaxSQLVCPUs),
-				"postgres on gcp needs a whole-number %s from 1 to %d, not %v", x.name, GCPMaxSQLVCPUs, x.n))
+		// A custom machine has 1 or an even number of vCPUs.
+		odd := x.n > 1 && int64(x.n)%2 == 1
+		if x.set && (x.n != float64(int64(x.n)) || x.n < 1 || x.n > GCPMaxSQLVCPUs || odd) {
+			c.add(Errorf(RowFractionalCapacity, where, "a Cloud SQL custom machine has 1 or an even number of vCPUs, up to "+strconv.Itoa(GCPMaxSQLVCPUs),
+				"postgres on gcp needs a %s of 1 or an even whole number up to %d, not %v", x.name, GCPMaxSQLVCPUs, x.n))
 		}
 	}
 	if hasLo && hasHi && lo < hi {

@@ -431,3 +431,22 @@ func TestCheckGCPNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckGCPPostgresCapacity: a Cloud SQL custom machine has 1 or an even
+// number of vCPUs, up to 96.
+func TestCheckGCPPostgresCapacity(t *testing.T) {
+	header := map[string]string{"accounts": `{"gcp": "shop-prod-1"}`, "placement": `{"gcp": "europe-west9"}`}
+	for n, refused := range map[string]bool{"1": false, "2": false, "4": false, "96": false, "3": true, "2.5": true, "0": true, "98": true} {
+		got := validateJSON(t, docJSON(header, `{"address": "gcp/secrets/pw", "spec": {"value": {"fromEnv": "PW"}}}`,
+			`{"address": "gcp/postgres/db", "spec": {"masterUsername": "app", "masterPasswordSecret": {"ref": "gcp/secrets/pw"}, "minCapacity": `+n+`, "maxCapacity": `+n+`}}`))
+		var rows int
+		for _, d := range got {
+			if d.ID == RowFractionalCapacity {
+				rows++
+			}
+		}
+		if (rows > 0) != refused {
+			t.Errorf("capacity %s: rows %v", n, got)
+		}
+	}
+}

@@ -33,6 +33,9 @@ type env struct {
 	clouds clouds
 	// invoker reaches the executor (executor mode), made only when needed.
 	invoker func(ctx context.Context) (invoker, error)
+	// setenv sets a variable of this process, for the clouds' own clients
+	// to read (GOOGLE_APPLICATION_CREDENTIALS); os.Setenv when nil.
+	setenv func(key, value string) error
 	// checkout is the commit checked out in the working directory, which
 	// /infra apply compares with the approved head; nil is git's answer
 	// (gitHead).
@@ -189,6 +192,9 @@ func run(ctx context.Context, e env) int {
 	if e.checkout == nil {
 		e.checkout = func(ctx context.Context) (string, error) { return gitHead(ctx, "") }
 	}
+	if e.setenv == nil {
+		e.setenv = os.Setenv
+	}
 	a := &action{e: e, gha: gha, log: stdout, seen: map[string]string{}}
 	if err := a.main(ctx); err != nil {
 		// Through the library, so the message is escaped as a workflow
@@ -211,6 +217,9 @@ func (a *action) main(ctx context.Context) error {
 	}
 	if a.gctx, err = a.gha.Context(); err != nil {
 		return fmt.Errorf("read the GitHub context: %w", err)
+	}
+	if err := a.gcpWorkloadIdentity(); err != nil {
+		return err
 	}
 	if a.in.executor == "" {
 		a.runner = newLocal(a.e.clouds, a.in.state, a.in.lockTimeout, a.log)

@@ -46,7 +46,7 @@ func list(t *testing.T) []pkg {
 const mod = "github.com/infra-iac/infra/"
 
 // cloudSDKs are the modules only providers/ may import directly.
-var cloudSDKs = []string{"github.com/aws/aws-sdk-go-v2", "github.com/scaleway/scaleway-sdk-go"}
+var cloudSDKs = []string{"github.com/aws/aws-sdk-go-v2", "github.com/scaleway/scaleway-sdk-go", "cloud.google.com/go", "google.golang.org/api", "github.com/fsouza/fake-gcs-server"}
 
 func TestOnlyProvidersImportCloudSDKs(t *testing.T) {
 	for _, p := range list(t) {

@@ -3,6 +3,7 @@ package gcp
 import (
 	"errors"
 	"net"
+	"os"
 	"strings"
 	"testing"
 
@@ -123,5 +124,30 @@ func TestMissingCredentialsSaysWhere(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", e.rest.ServiceAccountKey(t, testProject, "sweeper@"+testProject+".iam.gserviceaccount.com"))
 	if got := b.MissingCredentials(); got != "" {
 		t.Errorf("with a key: %q", got)
+	}
+}
+
+// TestKeysFromASecret: a service-account key's JSON, as the executor's
+// secret holds it, reaches the REST APIs; a refresh token is refused, and
+// no error quotes the JSON.
+func TestKeysFromASecret(t *testing.T) {
+	e := newEnv(t)
+	key, err := os.ReadFile(e.rest.ServiceAccountKey(t, testProject, "executor@"+testProject+".iam.gserviceaccount.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewWithKeys(Keys{CredentialsJSON: spec.NewSensitive(string(key))}, Options{APIURL: e.rest.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Account(t.Context()); err != nil || got != testProject {
+		t.Fatalf("Account = %q, %v (the key's project_id is the project)", got, err)
+	}
+	const canary = "CANARY-refresh-91a2"
+	for _, bad := range []string{`{"type": "authorized_user", "refresh_token": "` + canary + `"}`, `{"type": "service_account", ` + canary} {
+		_, err := NewWithKeys(Keys{CredentialsJSON: spec.NewSensitive(bad), Project: testProject}, Options{})
+		if err == nil || strings.Contains(err.Error(), canary) {
+			t.Errorf("%s: %v", bad[:20], err)
+		}
 	}
 }

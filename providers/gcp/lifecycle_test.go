@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
@@ -231,9 +232,10 @@ func TestTheCanaryReachesSecretManagerAndNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen strings.Builder
+	var mu sync.Mutex // the engine reports progress from concurrent calls
 	eng := engine.New(engine.Options{Backends: map[spec.Provider]providers.Backend{spec.GCP: e.backend},
 		Getenv:   func(k string) string { return map[string]string{"LIFE_BASE": lifeBase}[k] },
-		Progress: func(ev engine.Event) { fmt.Fprintf(&seen, "%+v\n", ev) }})
+		Progress: func(ev engine.Event) { mu.Lock(); fmt.Fprintf(&seen, "%+v\n", ev); mu.Unlock() }})
 	ctx := context.Background()
 	p, err := eng.Plan(ctx, lifecycle.Compile(t, life{ack: 30, team: "web"}.document(testProject)), nil, nil, engine.PlanOptions{})
 	if err != nil {

@@ -1,16 +1,13 @@
 package gcp
 
 import (
-	"strconv"
 	"testing"
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/infra-iac/infra/internal/gcpfake"
+	"github.com/infra-iac/infra/internal/gcptest"
 	"github.com/infra-iac/infra/internal/gcsfake"
 )
 
@@ -34,27 +31,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	rest := gcpfake.New(t, gcpfake.Options{Projects: []string{testProject}})
-	number, err := strconv.ParseInt(rest.ProjectNumber(testProject), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gcs := gcsfake.New(t, map[string]int64{testProject: number})
-	ps := pstest.NewServer()
-	t.Cleanup(func() { _ = ps.Close() })
-	b, err := New(Options{
-		Project:        testProject,
-		APIURL:         rest.URL(),
-		RESTOptions:    []option.ClientOption{option.WithCredentialsFile(rest.ServiceAccountKey(t, testProject, "infra@"+testProject+".iam.gserviceaccount.com"))},
-		StorageOptions: []option.ClientOption{option.WithEndpoint(gcs.Endpoint()), option.WithoutAuthentication()},
-		PubSubOptions: []option.ClientOption{option.WithEndpoint(ps.Addr), option.WithoutAuthentication(),
-			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials()))},
-	})
+	f := gcptest.Start(t, testProject)
+	b, err := New(Options{Project: testProject, APIURL: f.APIURL,
+		RESTOptions: f.RESTOptions, StorageOptions: f.StorageOptions, PubSubOptions: f.PubSubOptions})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
-	return &env{backend: b, rest: rest, gcs: gcs, pubsub: ps}
+	return &env{backend: b, rest: f.REST, gcs: f.GCS, pubsub: f.PubSub}
 }
 
 // reset wipes every emulator. pstest has no reset of its own, so the

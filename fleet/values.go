@@ -177,6 +177,20 @@ type Output[T any] struct {
 	// export is set on an interface's export (NewExport), and kept when a
 	// slot reads it, so that a requirement knows which export it is on.
 	export *exportDef
+	// anywhere: the provider says the observed value means the same
+	// everywhere (Anywhere), narrowing the binding's locality to global.
+	anywhere bool
+}
+
+// Anywhere says that an attribute a provider exports means the same on
+// every cloud and in every account, though it is a regional resource's: a
+// bucket's public URL, read over HTTPS from anywhere. Bound to an export
+// whose locality allows fleet.Global, it may then be read by a consumer on
+// another cloud; without it, check keeps a region's value in its account
+// (locality-account). It changes nothing but the binding's locality.
+func Anywhere[T any](o Output[T]) Output[T] {
+	o.anywhere = true
+	return o
 }
 
 // Lit lifts a value known now into an Output, for fields and arguments that

@@ -268,8 +268,12 @@ type exportField interface {
 	readFrom(slot string)
 	// binding is the field's value as a provider bound it.
 	binding() (v spec.Value, set bool, problems []string)
+	// global: the provider narrowed the binding to global (Anywhere).
+	global() bool
 }
 
+func (o *Output[T]) global() bool               { return o.anywhere }
+func (s *SecretExport) global() bool            { return false }
 func (o *Output[T]) definition() *exportDef     { return o.export }
 func (o *Output[T]) setDefinition(d *exportDef) { o.export = d }
 func (o *Output[T]) readFrom(slot string) {
@@ -461,7 +465,11 @@ func Provide[E any](f *Fleet, name string, in Interface[E], exports E, opts ...P
 			p.Exports[def.name] = map[string]any{"secret": r.Of.String()}
 			return
 		}
-		p.Exports[def.name] = spec.Encode(v)
+		enc := spec.Encode(v)
+		if m, ok := enc.(map[string]any); ok && field.global() {
+			m["locality"] = string(spec.LocalityGlobal)
+		}
+		p.Exports[def.name] = enc
 	})
 	if f.provides == nil {
 		f.provides = map[string]spec.Provision{}

@@ -334,3 +334,32 @@ func TestWiringDocsQuoteTheExamples(t *testing.T) {
 		t.Errorf("the wiring section has %d Go blocks, want 3 (interface, provider, consumer)", blocks)
 	}
 }
+
+// TestAnywhereNarrowsTheBindingToGlobal: fleet.Anywhere writes the
+// binding's locality as global, which check takes within a bound that
+// allows it and refuses (bound-widened) within one that does not.
+func TestAnywhereNarrowsTheBindingToGlobal(t *testing.T) {
+	type bucketExports struct{ URL fleet.Output[string] }
+	for _, c := range []struct {
+		bound fleet.Locality
+		ok    bool
+	}{{fleet.Global | fleet.RegionLocal, true}, {fleet.RegionLocal, false}} {
+		in := fleet.DefineInterface("public-bucket", bucketExports{URL: fleet.NewExport[string]("url", fleet.AfterApply, c.bound)})
+		f := fleet.New("media")
+		b := aws.Use(f, awsAccount, aws.Paris).ObjectStore("media-originals", fleet.ObjectStoreSpec{})
+		fleet.Provide(f, "media", in, bucketExports{URL: fleet.Anywhere(aws.URLOf(b))})
+		doc, _ := f.Synth()
+		want := map[string]any{"observed": "aws/object-store/media-originals", "attribute": "url", "locality": "global"}
+		if got := doc.Provides["media"].Exports["url"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("binding %v, want %v", got, want)
+		}
+		_, diags := spec.Compile(doc)
+		widened := false
+		for _, d := range diags {
+			widened = widened || d.ID == spec.RowBoundWidened
+		}
+		if widened == c.ok {
+			t.Errorf("bound %v: rows %v", c.bound, diags)
+		}
+	}
+}

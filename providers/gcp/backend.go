@@ -267,6 +267,11 @@ func (b *Backend) Close() error {
 	if b.secrets != nil {
 		errs = append(errs, b.secrets.Close())
 	}
+	for _, d := range b.drivers {
+		if c, ok := d.(interface{ close() error }); ok {
+			errs = append(errs, c.close())
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	run "cloud.google.com/go/run/apiv2"
@@ -35,9 +34,7 @@ import (
 // being overwritten.
 type compute struct {
 	b *Backend
-
-	mu sync.Mutex
-	c  *run.ServicesClient
+	c lazy[*run.ServicesClient]
 }
 
 var (
@@ -56,18 +53,14 @@ func (d *compute) client(ctx context.Context) (*run.ServicesClient, string, erro
 	if err != nil {
 		return nil, "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.c == nil {
+	c, err := d.c.get("Cloud Run", func() (*run.ServicesClient, error) {
 		// Not the caller's deadline: the client outlives this call.
-		c, err := run.NewServicesRESTClient(context.WithoutCancel(ctx), d.b.gapicOptions()...)
-		if err != nil {
-			return nil, "", fmt.Errorf("gcp: Cloud Run client: %w", err)
-		}
-		d.c = c
-	}
-	return d.c, project, nil
+		return run.NewServicesRESTClient(context.WithoutCancel(ctx), d.b.gapicOptions()...)
+	})
+	return c, project, err
 }
+
+func (d *compute) close() error { return d.c.close() }
 
 func runParent(project, region string) string { return "projects/" + project + "/locations/" + region }
 

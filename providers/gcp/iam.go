@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -44,11 +43,9 @@ import (
 // member from every binding first. Create grants after the account
 // exists; should that fail, the account is deleted again.
 type serviceAccounts struct {
-	b *Backend
-
-	mu      sync.Mutex
-	iam     *iam.Service
-	crm     *crm.Service
+	b       *Backend
+	iam     lazy[*iam.Service]
+	crm     lazy[*crm.Service]
 	editing sync.Mutex // one read-modify-write of the policy at a time in this process
 }
 
@@ -77,19 +74,15 @@ func (d *serviceAccounts) clients(ctx context.Context) (*iam.Service, *crm.Servi
 	if err != nil {
 		return nil, nil, "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.iam == nil {
-		if d.iam, err = iam.NewService(ctx, d.b.restOptions()...); err != nil {
-			return nil, nil, "", fmt.Errorf("gcp: IAM client: %w", err)
-		}
+	// Not the caller's deadline: the clients outlive this call.
+	ic, err := d.iam.get("IAM", func() (*iam.Service, error) { return iam.NewService(context.WithoutCancel(ctx), d.b.restOptions()...) })
+	if err != nil {
+		return nil, nil, "", err
 	}
-	if d.crm == nil {
-		if d.crm, err = crm.NewService(ctx, d.b.restOptions()...); err != nil {
-			return nil, nil, "", fmt.Errorf("gcp: Resource Manager client: %w", err)
-		}
-	}
-	return d.iam, d.crm, project, nil
+	cc, err := d.crm.get("Resource Manager", func() (*crm.Service, error) {
+		return crm.NewService(context.WithoutCancel(ctx), d.b.restOptions()...)
+	})
+	return ic, cc, project, err
 }
 
 func accountEmail(project, name string) string {
@@ -103,40 +96,16 @@ func accountName(project, name string) string {
 func accountMember(email string) string { return "serviceAccount:" + email }
 
 // encodeAccountDescription writes the user tags and the ownership mark as
-// the description.
+// the description, within its limit.
 func encodeAccountDescription(t providers.Target) (string, error) {
-	tags, err := providers.FieldStringMap(t.Fields, spec.TagsField)
+	s, err := providers.EncodeMarkDescription(t)
 	if err != nil {
 		return "", err
 	}
-	v := url.Values{}
-	for k, x := range tags {
-		if k != spec.OwnershipTagKey {
-			v.Set(k, x)
-		}
-	}
-	if t.Owner != "" {
-		v.Set(spec.OwnershipTagKey, t.Owner)
-	}
-	s := v.Encode()
 	if len(s) > accountDescriptionLimit {
 		return "", providers.Errorf(providers.InvalidArgument, "gcp/iam/%s: iam on gcp keeps its tags and the ownership mark in the service account's description, which they overflow (%d > %d characters): use fewer or shorter tags", t.Name, len(s), accountDescriptionLimit)
 	}
 	return s, nil
-}
-
-// decodeAccountDescription reads a description back. One that is not
-// ours (free text) gives no tags and no owner: it is unmarked.
-func decodeAccountDescription(s string) (map[string]any, string, bool) {
-	v, err := url.ParseQuery(s)
-	if err != nil || (s != "" && !strings.Contains(s, "=")) {
-		return nil, "", false
-	}
-	out := map[string]any{}
-	for k := range v {
-		out[k] = v.Get(k)
-	}
-	return out, v.Get(spec.OwnershipTagKey), true
 }
 
 // accountResource reports an account and the roles the policy binds to
@@ -151,7 +120,7 @@ func accountResource(region string, sa *iam.ServiceAccount, p *crm.Policy) provi
 	res := providers.Resource{Name: name, Region: region, Complete: true,
 		Fields:     map[string]any{providers.IAMPolicies: policies},
 		Attributes: map[string]string{"arn": sa.Name, "id": sa.Email}}
-	if tags, owner, ok := decodeAccountDescription(sa.Description); ok {
+	if tags, owner, ok := providers.DecodeMarkDescription(sa.Description); ok {
 		res.Fields[spec.TagsField], res.Owner = tags, owner
 	}
 	for _, r := range conditional {
@@ -339,7 +308,7 @@ func (d *serviceAccounts) Release(ctx context.Context, region, name, owner strin
 	if err != nil {
 		return err
 	}
-	tags, have, ok := decodeAccountDescription(sa.Description)
+	tags, have, ok := providers.DecodeMarkDescription(sa.Description)
 	if !ok || have != owner {
 		return nil
 	}

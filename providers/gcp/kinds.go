@@ -2,8 +2,10 @@ package gcp
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -56,4 +58,38 @@ func reported(l map[string]string) (map[string]any, string) {
 		out[k] = v
 	}
 	return out, l[spec.OwnershipTagKey]
+}
+
+// lazy is a client a driver makes once, on first use; Backend.Close
+// closes it.
+type lazy[T any] struct {
+	mu   sync.Mutex
+	c    T
+	made bool
+}
+
+// get returns the client, making it with make the first time; what names
+// it in an error.
+func (l *lazy[T]) get(what string, make func() (T, error)) (T, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.made {
+		c, err := make()
+		if err != nil {
+			var zero T
+			return zero, fmt.Errorf("gcp: %s client: %w", what, err)
+		}
+		l.c, l.made = c, true
+	}
+	return l.c, nil
+}
+
+// close closes the client if it was made and has a Close.
+func (l *lazy[T]) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c, ok := any(l.c).(io.Closer); ok && l.made {
+		return c.Close()
+	}
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/api/googleapi"
@@ -40,10 +39,8 @@ import (
 // keeps a deleted instance's name for up to a week, so a replacement
 // under the same name fails until then (docs/providers.md).
 type postgres struct {
-	b *Backend
-
-	mu  sync.Mutex
-	svc *sqladmin.Service
+	b   *Backend
+	svc lazy[*sqladmin.Service]
 	// minDelay and maxDelay pace the polls of an operation (tests lower
 	// them): a create takes minutes, a patch tens of seconds.
 	minDelay, maxDelay time.Duration
@@ -79,17 +76,11 @@ func (d *postgres) client(ctx context.Context) (*sqladmin.Service, string, error
 	if err != nil {
 		return nil, "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.svc == nil {
+	svc, err := d.svc.get("Cloud SQL Admin", func() (*sqladmin.Service, error) {
 		// Not the caller's deadline: the client outlives this call.
-		svc, err := sqladmin.NewService(context.WithoutCancel(ctx), d.b.restOptions()...)
-		if err != nil {
-			return nil, "", fmt.Errorf("gcp: Cloud SQL Admin client: %w", err)
-		}
-		d.svc = svc
-	}
-	return d.svc, project, nil
+		return sqladmin.NewService(context.WithoutCancel(ctx), d.b.restOptions()...)
+	})
+	return svc, project, err
 }
 
 var (

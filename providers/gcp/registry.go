@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	artifactregistry "cloud.google.com/go/artifactregistry/apiv1"
 	"cloud.google.com/go/artifactregistry/apiv1/artifactregistrypb"
@@ -30,9 +29,7 @@ import (
 // whole set anyway).
 type registries struct {
 	b *Backend
-
-	mu sync.Mutex
-	c  *artifactregistry.Client
+	c lazy[*artifactregistry.Client]
 }
 
 var (
@@ -51,17 +48,14 @@ func (d *registries) client(ctx context.Context) (*artifactregistry.Client, stri
 	if err != nil {
 		return nil, "", err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.c == nil {
-		c, err := artifactregistry.NewRESTClient(ctx, d.b.gapicOptions()...)
-		if err != nil {
-			return nil, "", fmt.Errorf("gcp: Artifact Registry client: %w", err)
-		}
-		d.c = c
-	}
-	return d.c, project, nil
+	c, err := d.c.get("Artifact Registry", func() (*artifactregistry.Client, error) {
+		// Not the caller's deadline: the client outlives this call.
+		return artifactregistry.NewRESTClient(context.WithoutCancel(ctx), d.b.gapicOptions()...)
+	})
+	return c, project, err
 }
+
+func (d *registries) close() error { return d.c.close() }
 
 func repositoryParent(project, region string) string {
 	return "projects/" + project + "/locations/" + region

@@ -2,9 +2,6 @@ package scaleway
 
 import (
 	"context"
-	"net/url"
-	"sort"
-	"strings"
 	"time"
 
 	registry "github.com/scaleway/scaleway-sdk-go/api/registry/v1"
@@ -40,45 +37,16 @@ func init() {
 }
 
 // encodeDescription writes tags, ownership tag included, as the
-// description.
+// description, within its limit.
 func encodeDescription(t providers.Target) (string, error) {
-	tags, err := providers.FieldStringMap(t.Fields, spec.TagsField)
+	s, err := providers.EncodeMarkDescription(t)
 	if err != nil {
 		return "", err
 	}
-	v := url.Values{}
-	for k, x := range tags {
-		if k != spec.OwnershipTagKey {
-			v.Set(k, x)
-		}
-	}
-	if t.Owner != "" {
-		v.Set(spec.OwnershipTagKey, t.Owner)
-	}
-	s := v.Encode()
 	if len(s) > descriptionLimit {
 		return "", providers.Errorf(providers.InvalidArgument, "image-registry on scaleway keeps its tags in the namespace description, which they overflow (%d > %d characters): use fewer or shorter tags", len(s), descriptionLimit)
 	}
 	return s, nil
-}
-
-// decodeDescription reads a description back. One that is not ours (free
-// text) gives no tags and no owner: it is unmarked.
-func decodeDescription(s string) (map[string]any, string, bool) {
-	v, err := url.ParseQuery(s)
-	if err != nil || (s != "" && !strings.Contains(s, "=")) {
-		return nil, "", false
-	}
-	out := map[string]any{}
-	keys := make([]string, 0, len(v))
-	for k := range v {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out[k] = v.Get(k)
-	}
-	return out, v.Get(spec.OwnershipTagKey), true
 }
 
 func (d *registries) all(ctx context.Context, region string, name *string) ([]*registry.Namespace, error) {
@@ -116,7 +84,7 @@ func (d *registries) find(ctx context.Context, region, name string) (*registry.N
 
 func registryResource(region string, n *registry.Namespace) providers.Resource {
 	fields := map[string]any{"immutableTags": false}
-	tags, owner, ok := decodeDescription(n.Description)
+	tags, owner, ok := providers.DecodeMarkDescription(n.Description)
 	if ok {
 		fields[spec.TagsField] = tags
 	}
@@ -232,7 +200,7 @@ func (d *registries) Release(ctx context.Context, region, name, owner string) er
 	if err != nil {
 		return err
 	}
-	tags, have, ok := decodeDescription(n.Description)
+	tags, have, ok := providers.DecodeMarkDescription(n.Description)
 	if !ok || have != owner {
 		return nil
 	}

@@ -52,13 +52,13 @@ func TestOwnedFindsEveryMarkedResource(t *testing.T) {
 // TestDiscoverRebuildsTheLedger: after the full stage's fleet is applied,
 // a lost ledger is rebuilt from the labels, and the next plan is empty.
 func TestDiscoverRebuildsTheLedger(t *testing.T) {
-	e := newEnv(t)
+	e := fastEnv(t)
 	eng := gcpEngine(e)
 	store, err := state.OpenFile(t.TempDir(), "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := lifecycle.Compile(t, life{ack: 30, team: "web"}.document(testProject))
+	m := lifecycle.Compile(t, full.document(testProject))
 	ctx := t.Context()
 	p, err := eng.Plan(ctx, m, nil, nil, engine.PlanOptions{})
 	if err != nil {
@@ -71,7 +71,7 @@ func TestDiscoverRebuildsTheLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dx.Ledger.Rows) != 7 || len(dx.Foreign) != 0 {
+	if len(dx.Ledger.Rows) != 11 || len(dx.Foreign) != 0 {
 		t.Fatalf("discovered %d rows (%v), foreign %v", len(dx.Ledger.Rows), dx.Added, dx.Foreign)
 	}
 	again, err := eng.Plan(ctx, m, nil, dx.Ledger, engine.PlanOptions{})

@@ -22,10 +22,14 @@ import (
 	"github.com/infra-iac/infra/state"
 )
 
-// life is one declaration of the GCP test fleet "shop".
+// life is one declaration of the GCP test fleet "shop", of every kind GCP
+// offers.
 type life struct {
 	ack     int
 	team    string
+	roles   []string
+	vcpus   int
+	memory  int
 	trimmed bool
 }
 
@@ -36,6 +40,10 @@ func (s life) document(project string) string {
 		`{"address": "gcp/object-store/shop-logs", "spec": {"forceDestroy": true}}`,
 		`{"address": "gcp/secrets/base", "spec": {"value": {"fromEnv": "LIFE_BASE"}}}`,
 		fmt.Sprintf(`{"address": "gcp/secrets/derived", "spec": {"description": %q, "value": {"composed": {"format": "{0}-derived", "args": [{"secretValue": "gcp/secrets/base"}]}}}}`, s.team),
+		fmt.Sprintf(`{"address": "gcp/image-registry/apps", "spec": {"tags": {"team": %q}}}`, s.team),
+		fmt.Sprintf(`{"address": "gcp/iam/shop-deployer", "spec": {"policies": %s}}`, jsonOf(s.roles)),
+		fmt.Sprintf(`{"address": "gcp/postgres/shop-db", "spec": {"masterUsername": "app", "masterPasswordSecret": {"ref": "gcp/secrets/base"}, "minCapacity": %d, "maxCapacity": %d}}`, s.vcpus, s.vcpus),
+		fmt.Sprintf(`{"address": "gcp/compute/shop-api", "spec": {"image": "europe-west9-docker.pkg.dev/%s/apps/api:1", "memoryMb": %d, "env": {"JOBS": {"observed": "gcp/queues/jobs", "attribute": "url"}}}}`, project, s.memory),
 	}
 	if s.trimmed {
 		rs = append(rs, `{"address": "gcp/queues/audit", "spec": {}}`)
@@ -58,24 +66,33 @@ func gcpEngine(e *env) *engine.Engine {
 		Getenv: func(k string) string { return map[string]string{"LIFE_BASE": lifeBase}[k] }})
 }
 
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// full and up are the lifecycle's two declarations.
+var (
+	full = life{ack: 30, team: "web", roles: []string{"roles/storage.objectViewer"}, vcpus: 2, memory: 256}
+	up   = life{ack: 120, team: "platform", roles: []string{"roles/storage.objectViewer", "roles/pubsub.subscriber"}, vcpus: 4, memory: 512}
+)
+
 // TestGCPFiveStages: full, ramp-up, ramp-down, trimmed, empty, each
 // converging, ending with an audit of the emulators themselves.
 func TestGCPFiveStages(t *testing.T) {
-	e := newEnv(t)
+	e := fastEnv(t)
 	store, err := state.OpenFile(t.TempDir(), "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := life{ack: 30, team: "web"}
-	up := life{ack: 120, team: "platform"}
 	trimmed := full
 	trimmed.trimmed = true
 	lifecycle.RunStages(t, gcpEngine(e), store, []lifecycle.Stage{
-		{Name: "full", Document: full.document(testProject), Want: engine.Summary{Create: 7}, Managed: 7},
-		{Name: "ramp-up", Document: up.document(testProject), Want: engine.Summary{Update: 3}, Managed: 7},
-		{Name: "ramp-down", Document: full.document(testProject), Want: engine.Summary{Update: 3}, Managed: 7},
-		{Name: "trimmed", Document: trimmed.document(testProject), Want: engine.Summary{Create: 1, Delete: 2}, Managed: 6},
-		{Name: "empty", Document: gcpDoc(testProject), Want: engine.Summary{Delete: 6}, Managed: 0},
+		{Name: "full", Document: full.document(testProject), Want: engine.Summary{Create: 11}, Managed: 11},
+		{Name: "ramp-up", Document: up.document(testProject), Want: engine.Summary{Update: 7}, Managed: 11},
+		{Name: "ramp-down", Document: full.document(testProject), Want: engine.Summary{Update: 7}, Managed: 11},
+		{Name: "trimmed", Document: trimmed.document(testProject), Want: engine.Summary{Create: 1, Delete: 2}, Managed: 10},
+		{Name: "empty", Document: gcpDoc(testProject), Want: engine.Summary{Delete: 10}, Managed: 0},
 	})
 	if !t.Failed() {
 		audit(t, e)
@@ -109,6 +126,17 @@ func audit(t *testing.T, e *env) {
 		func(s *secretmanagerpb.Secret) { t.Errorf("secret left behind: %s", s.Name) }); err != nil {
 		t.Fatal(err)
 	}
+	// The products gcpfake serves, through their listings there.
+	for _, k := range []spec.Kind{spec.ImageRegistry, spec.IAM, spec.Postgres, spec.Compute} {
+		d, _ := e.backend.Driver(k)
+		rs, err := d.List(ctx, testRegion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			t.Errorf("left behind: gcp/%s/%s", k, r.Name)
+		}
+	}
 	pc, err := e.backend.pubsubClient(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +155,8 @@ func audit(t *testing.T, e *env) {
 // a fleet for another. The engine refuses, and neither emulator was
 // called.
 func TestWrongProjectIsRefusedBeforeAnyListing(t *testing.T) {
-	e := newEnv(t)
-	_, err := gcpEngine(e).Plan(context.Background(), lifecycle.Compile(t, life{ack: 30, team: "web"}.document("shop-other")), nil, nil, engine.PlanOptions{})
+	e := fastEnv(t)
+	_, err := gcpEngine(e).Plan(context.Background(), lifecycle.Compile(t, full.document("shop-other")), nil, nil, engine.PlanOptions{})
 	if err == nil || !strings.Contains(err.Error(), "belong to account "+testProject+", but the fleet is for shop-other") {
 		t.Fatalf("got %v", err)
 	}
@@ -145,7 +173,7 @@ func TestWrongProjectIsRefusedBeforeAnyListing(t *testing.T) {
 // TestTheBrakeHoldsOnGCP: a declaration that would delete most of what the
 // fleet manages, without being a teardown, is refused, and nothing goes.
 func TestTheBrakeHoldsOnGCP(t *testing.T) {
-	e := newEnv(t)
+	e := fastEnv(t)
 	store, err := state.OpenFile(t.TempDir(), "shop")
 	if err != nil {
 		t.Fatal(err)
@@ -164,12 +192,12 @@ func TestTheBrakeHoldsOnGCP(t *testing.T) {
 		_, err = eng.Apply(ctx, p, engine.ApplyOptions{Store: store})
 		return err
 	}
-	if err := apply(life{ack: 30, team: "web"}.document(testProject)); err != nil {
+	if err := apply(full.document(testProject)); err != nil {
 		t.Fatal(err)
 	}
 	err = apply(gcpDoc(testProject, `{"address": "gcp/queues/jobs", "spec": {"visibilityTimeoutSec": 30, "tags": {"team": "web"}}}`))
 	var brake *engine.BrakeError
-	if !errors.As(err, &brake) || brake.Destructive != 6 || brake.Managed != 7 {
+	if !errors.As(err, &brake) || brake.Destructive != 10 || brake.Managed != 11 {
 		t.Fatalf("want the brake, got %v", err)
 	}
 	for _, k := range []spec.Kind{spec.ObjectStore, spec.Queues} {
@@ -188,13 +216,13 @@ func TestTheBrakeHoldsOnGCP(t *testing.T) {
 // connections, a plan of the fleet's ledger fails; nothing is planned as
 // gone, and the ledger keeps every row.
 func TestAnUnreachableGCPIsRefusedNotDestroyed(t *testing.T) {
-	e := newEnv(t)
+	e := fastEnv(t)
 	store, err := state.OpenFile(t.TempDir(), "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := gcpEngine(e).Plan(ctx, lifecycle.Compile(t, life{ack: 30, team: "web"}.document(testProject)), nil, nil, engine.PlanOptions{})
+	p, err := gcpEngine(e).Plan(ctx, lifecycle.Compile(t, full.document(testProject)), nil, nil, engine.PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +235,7 @@ func TestAnUnreachableGCPIsRefusedNotDestroyed(t *testing.T) {
 	}
 	ledger, _ := store.LoadLedger(ctx)
 	eng := engine.New(engine.Options{Backends: map[spec.Provider]providers.Backend{spec.GCP: dead}})
-	for _, doc := range []string{life{ack: 30, team: "web"}.document(testProject), gcpDoc(testProject)} {
+	for _, doc := range []string{full.document(testProject), gcpDoc(testProject)} {
 		p, err := eng.Plan(ctx, lifecycle.Compile(t, doc), nil, ledger, engine.PlanOptions{})
 		if err == nil {
 			t.Fatalf("planned against an unreachable GCP: %+v", p.Summary)
@@ -216,7 +244,7 @@ func TestAnUnreachableGCPIsRefusedNotDestroyed(t *testing.T) {
 			t.Errorf("the error does not name the cloud: %v", err)
 		}
 	}
-	if after, _ := store.LoadLedger(ctx); len(after.Rows) != 7 {
+	if after, _ := store.LoadLedger(ctx); len(after.Rows) != 11 {
 		t.Fatalf("the ledger lost rows: %d", len(after.Rows))
 	}
 }
@@ -225,7 +253,7 @@ func TestAnUnreachableGCPIsRefusedNotDestroyed(t *testing.T) {
 // value composed from it, reach Secret Manager, and appear in no plan,
 // event, ledger or cache.
 func TestTheCanaryReachesSecretManagerAndNothingElse(t *testing.T) {
-	e := newEnv(t)
+	e := fastEnv(t)
 	dir := t.TempDir()
 	store, err := state.OpenFile(dir, "shop")
 	if err != nil {
@@ -237,7 +265,7 @@ func TestTheCanaryReachesSecretManagerAndNothingElse(t *testing.T) {
 		Getenv:   func(k string) string { return map[string]string{"LIFE_BASE": lifeBase}[k] },
 		Progress: func(ev engine.Event) { mu.Lock(); fmt.Fprintf(&seen, "%+v\n", ev); mu.Unlock() }})
 	ctx := context.Background()
-	p, err := eng.Plan(ctx, lifecycle.Compile(t, life{ack: 30, team: "web"}.document(testProject)), nil, nil, engine.PlanOptions{})
+	p, err := eng.Plan(ctx, lifecycle.Compile(t, full.document(testProject)), nil, nil, engine.PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Artifact Registry v1, standard repositories: repositories create and
@@ -22,7 +21,6 @@ import (
 // orderings answer UNIMPLEMENTED.
 
 func (s *Server) artifactRegistry() product {
-	trimSharedLocations()
 	const p = "artifactregistry.projects.locations."
 	return product{api: "artifactregistry", version: "v1", handlers: map[string]handler{
 		p + "repositories.create":        createRepository,
@@ -33,28 +31,6 @@ func (s *Server) artifactRegistry() product {
 		p + "repositories.packages.list": listPackages,
 		p + "operations.get":             getAROperation,
 	}}
-}
-
-var arDocTrim sync.Once
-
-// trimSharedLocations drops projects.locations.get and .list from the
-// Artifact Registry document. Secret Manager's document has the very same
-// two paths (v1/projects/{p}/locations[/{l}]); Google tells them apart by
-// host, but the fake serves every API on one host and finds a method by
-// path alone, so newServer would refuse the pair as ambiguous. Neither
-// product's locations methods are modelled, and a request to one is
-// still served as Secret Manager's (UNIMPLEMENTED). The document is the
-// process's parsed copy; the trim is done once, before any Server routes
-// it.
-func trimSharedLocations() {
-	arDocTrim.Do(func() {
-		doc, err := LoadDoc("artifactregistry", "v1")
-		if err != nil {
-			return // newServer loads it again and reports the error
-		}
-		delete(doc.methods, "artifactregistry.projects.locations.get")
-		delete(doc.methods, "artifactregistry.projects.locations.list")
-	})
 }
 
 // arRepo is one repository: the Repository as the API answers it.

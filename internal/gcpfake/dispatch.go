@@ -3,7 +3,6 @@ package gcpfake
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,13 +57,11 @@ func (s *Server) match(method, escaped string) (*route, map[string]string, strin
 			found = append(found, rt)
 		}
 	}
-	switch len(found) {
-	case 0:
+	if len(found) == 0 {
 		return nil, nil, "no method of " + s.served() + " has this HTTP method and path"
-	case 1:
-	default:
-		return nil, nil, fmt.Sprintf("ambiguous: %s and %s both match", found[0].m.ID, found[1].m.ID)
 	}
+	// Several match only where no product models any of them
+	// (checkDisjoint): one is as good as another.
 	flat, ok := bind(found[0].flat, found[0].flatVars, escaped)
 	if !ok {
 		return nil, nil, "a path segment does not unescape"

@@ -218,14 +218,22 @@ func TestRouting(t *testing.T) {
 	if code != http.StatusNotImplemented || !strings.Contains(body, "secretmanager.projects.secrets.getIamPolicy") {
 		t.Fatalf("getIamPolicy: %d %s", code, body)
 	}
-	if err := checkDisjoint(srv.routes); err != nil {
+	if err := checkDisjoint(srv.routes, srv.handler); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := newRoute(srv.routes[0].m)
 	twin := *a
 	twin.m = &Method{ID: "other.get", HTTPMethod: a.m.HTTPMethod, doc: &Doc{}}
-	if err := checkDisjoint([]*route{a, &twin}); err == nil {
-		t.Fatal("two documents claiming one path passed")
+	if err := checkDisjoint([]*route{a, &twin}, map[string]handler{a.m.ID: getProject}); err == nil {
+		t.Fatal("two documents claiming one path that one of them models passed")
+	}
+	// Two methods neither models may share a path: Secret Manager's and
+	// Artifact Registry's locations.get are both served, UNIMPLEMENTED.
+	if err := checkDisjoint([]*route{a, &twin}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := do(t, srv, "GET", "/v1/projects/p/locations/us", ""); code != http.StatusNotImplemented {
+		t.Fatalf("locations.get: %d %s", code, body)
 	}
 }
 

@@ -1,25 +1,9 @@
 package gcpfake
 
-import (
-	"reflect"
-	"runtime"
-	"sync"
-	"weak"
-)
-
-// The Artifact Registry, IAM and project-policy state. Server's fields
-// and its reset() (server.go) know Secret Manager alone, so this state
-// lives beside the Server, keyed by a weak pointer (a
-// Server that is gone takes its entry with it). Reset replaces
-// s.secrets with a fresh map: a state whose epoch is not the current map
-// was made before the last Reset and is wiped on its next use, which
-// makes Reset forget these products' resources too.
-
-// regIAMState is one Server's state of these products. Every use holds
-// s.mu (handlers run under it).
+// regIAMState is one Server's state of Artifact Registry, IAM and the
+// project policies (Server.ar; reset clears it). Every use holds s.mu
+// (handlers run under it).
 type regIAMState struct {
-	epoch map[string]map[string]*secret // the s.secrets this state belongs to
-
 	repos    map[string]*arRepo      // by name: projects/<id>/locations/<l>/repositories/<r>
 	ops      map[string]*arOperation // by name: projects/<id>/locations/<l>/operations/<uuid>
 	packages map[string][]string     // repository name -> package ids (tests seed them)
@@ -33,27 +17,8 @@ type regIAMState struct {
 	policies map[string]*projectPolicy         // project id -> the project's IAM policy
 }
 
-var regIAMStates sync.Map // weak.Pointer[Server] -> *regIAMState
-
-// regIAM is s's state of these products, made or wiped as needed. The
-// caller holds s.mu.
-func (s *Server) regIAM() *regIAMState {
-	key := weak.Make(s)
-	v, ok := regIAMStates.Load(key)
-	if !ok {
-		// Under s.mu no other call of this Server can store it first.
-		v, _ = regIAMStates.LoadOrStore(key, &regIAMState{})
-		runtime.AddCleanup(s, func(k weak.Pointer[Server]) { regIAMStates.Delete(k) }, key)
-	}
-	st := v.(*regIAMState)
-	if st.epoch == nil || reflect.ValueOf(st.epoch).UnsafePointer() != reflect.ValueOf(s.secrets).UnsafePointer() {
-		// Holding the old map keeps its address from being reused, so a
-		// later map can never be mistaken for it.
-		*st = regIAMState{epoch: s.secrets, pendingPolls: st.pendingPolls, repos: map[string]*arRepo{}, ops: map[string]*arOperation{},
-			packages: map[string][]string{}, accounts: map[string]map[string]*iamAccount{}, policies: map[string]*projectPolicy{}}
-	}
-	return st
-}
+// regIAM is s's state of these products. The caller holds s.mu.
+func (s *Server) regIAM() *regIAMState { return &s.ar }
 
 // arOperation is one long-running operation of Artifact Registry. Its
 // result is fixed when it starts; pending is how many more answers about

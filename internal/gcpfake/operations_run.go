@@ -1,12 +1,5 @@
 package gcpfake
 
-import (
-	"reflect"
-	"runtime"
-	"sync"
-	"weak"
-)
-
 // Long-running operations, and the state of the products that have them
 // (Cloud SQL Admin v1, Cloud Run v2).
 //
@@ -25,14 +18,10 @@ import (
 // registered protobuf types) or error (a google.rpc.Status). Cloud SQL's
 // are its own sql#operation (sqladmin.go), polled with operations.get.
 
-// extra holds what these products keep beside the Server's own fields.
-// knobs are a test's settings and survive Reset; state is wiped by it.
+// extra is what these products keep (Server.ex). knobs are a test's
+// settings and survive Reset; reset makes state anew.
 type extra struct {
 	knobs opKnobs
-	// epoch is the secrets map the state was made beside. Reset replaces
-	// that map, which is how a Reset reaches this state; holding the old
-	// map keeps its address from being reused.
-	epoch map[string]map[string]*secret
 	state *extraState
 }
 
@@ -55,27 +44,9 @@ type opKnobs struct {
 // poll, and waits once.
 const defaultPolls = 1
 
-// extras holds each live Server's extra, keyed weakly so that a finished
-// test's Server and its state are collected.
-var extras sync.Map // weak.Pointer[Server] -> *extra
-
-// extra returns the Server's extra state, made on first use and again
-// after a Reset. The caller holds s.mu.
-func (s *Server) extra() *extra {
-	key := weak.Make(s)
-	v, ok := extras.Load(key)
-	if !ok {
-		v, _ = extras.LoadOrStore(key, &extra{knobs: opKnobs{polls: map[string]int{}, failNext: map[string]string{}}})
-		runtime.AddCleanup(s, func(k weak.Pointer[Server]) { extras.Delete(k) }, key)
-	}
-	e := v.(*extra)
-	if e.state == nil || reflect.ValueOf(e.epoch).UnsafePointer() != reflect.ValueOf(s.secrets).UnsafePointer() {
-		e.epoch = s.secrets
-		e.state = &extraState{sqlInstances: map[string]map[string]*sqlInstance{}, sqlOps: map[string]map[string]*sqlOp{},
-			sqlReserved: map[string]map[string]bool{}, runServices: map[string]*runService{}, lros: map[string]*lro{}}
-	}
-	return e
-}
+// extra returns the Server's state of these products. The caller holds
+// s.mu.
+func (s *Server) extra() *extra { return &s.ex }
 
 // SetOperationPolls sets how many reads of a new operation of api
 // ("sqladmin" or "run") answer it as not done; 0 completes it in the

@@ -3,12 +3,8 @@ package gcpfake
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
-	"weak"
 
 	run "cloud.google.com/go/run/apiv2"
 	"cloud.google.com/go/run/apiv2/runpb"
@@ -196,46 +192,4 @@ func TestCloudRunMismatch(t *testing.T) {
 	if v := srv.TakeViolations(); len(v) != 1 || !strings.Contains(v[0], "GoogleCloudRunV2Service.reconciling: want boolean") {
 		t.Fatalf("violations %q", v)
 	}
-}
-
-// TestStateLetsAServerGo: the products' state beside a Server, pending
-// operations included, does not keep a finished Server alive.
-func TestStateLetsAServerGo(t *testing.T) {
-	var key weak.Pointer[Server]
-	func() {
-		s, err := newServer(Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.srv = httptest.NewServer(s)
-		defer s.srv.Close()
-		for _, r := range [][3]string{
-			{"POST", "/v2/" + runParent + "/services?serviceId=s", `{"template":{"containers":[{"image":"i"}]}}`},
-			{"POST", "/v1/projects/p/instances", `{"name":"db","settings":{"tier":"db-f1-micro"}}`},
-		} {
-			if code, body := do(t, s, r[0], r[1], r[2]); code != http.StatusOK {
-				t.Fatalf("%s %s: %d %s", r[0], r[1], code, body)
-			}
-		}
-		key = weak.Make(s)
-		if _, ok := extras.Load(key); !ok {
-			t.Fatal("no state beside the server")
-		}
-	}()
-	http.DefaultClient.CloseIdleConnections()
-	for i := 0; i < 50 && key.Value() != nil; i++ {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	if key.Value() != nil {
-		t.Fatal("the state of a finished Server keeps it alive")
-	}
-	for i := 0; i < 50; i++ {
-		if _, ok := extras.Load(key); !ok {
-			return
-		}
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the state of a collected Server stays")
 }

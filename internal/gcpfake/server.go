@@ -66,6 +66,11 @@ type Server struct {
 	tokens  map[string]string
 	seq     int
 	secrets map[string]map[string]*secret // project id -> secret id -> secret
+	// ar is Artifact Registry's, IAM's and the project policies' state
+	// (operations_ar.go); ex Cloud SQL's and Cloud Run's (operations_run.go).
+	// reset clears their resources and keeps a test's settings.
+	ar regIAMState
+	ex extra
 }
 
 // handler serves one method: it answers a value encoding/json writes as
@@ -211,6 +216,13 @@ func (s *Server) Reset() {
 func (s *Server) reset() {
 	s.log = nil
 	s.secrets = map[string]map[string]*secret{}
+	s.ar = regIAMState{pendingPolls: s.ar.pendingPolls, repos: map[string]*arRepo{}, ops: map[string]*arOperation{},
+		packages: map[string][]string{}, accounts: map[string]map[string]*iamAccount{}, policies: map[string]*projectPolicy{}}
+	if s.ex.knobs.polls == nil {
+		s.ex.knobs = opKnobs{polls: map[string]int{}, failNext: map[string]string{}}
+	}
+	s.ex.state = &extraState{sqlInstances: map[string]map[string]*sqlInstance{}, sqlOps: map[string]map[string]*sqlOp{},
+		sqlReserved: map[string]map[string]bool{}, runServices: map[string]*runService{}, lros: map[string]*lro{}}
 }
 
 // ProjectNumber is the number the fake gives a project id: stable (a hash

@@ -38,6 +38,9 @@ var httpStatus = map[string]int{
 	"INTERNAL":            http.StatusInternalServerError,
 	"UNIMPLEMENTED":       http.StatusNotImplemented,
 	"UNAVAILABLE":         http.StatusServiceUnavailable,
+	// Cloud SQL's answer to a stale settingsVersion, 412 "Condition does
+	// not match.", which no google.rpc.Code maps to (sqladmin.go).
+	staleData: http.StatusPreconditionFailed,
 }
 
 func errorf(status, format string, args ...any) *apiError {

@@ -2,7 +2,6 @@ package gcpfake
 
 import (
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -59,10 +58,8 @@ func (s *Server) sqlAdmin() product {
 }
 
 // staleData is Cloud SQL's answer to a stale settingsVersion: HTTP 412
-// "Condition does not match.", which no google.rpc.Code maps to.
+// "Condition does not match." (httpStatus).
 const staleData = "STALE_DATA"
-
-func init() { httpStatus[staleData] = http.StatusPreconditionFailed }
 
 // sqlInstance is one instance: its DatabaseInstance JSON, its users, and
 // the operation running on it.

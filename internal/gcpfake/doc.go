@@ -1,10 +1,11 @@
 // Package gcpfake is a stateful, in-process fake of the Google Cloud REST
 // APIs infra's GCP drivers call, for which Google ships no emulator:
 // Secret Manager v1, Artifact Registry v1, Cloud SQL Admin v1, Cloud Run
-// v2, IAM v1 (service accounts) and Cloud Resource Manager v3 (projects.get
-// and the project's IAM policy). Tests
-// start it on loopback with New and point the real Go clients at URL(),
-// authenticating with a service-account key from ServiceAccountKey.
+// v2, IAM v1 (service accounts), Cloud Asset Inventory v1 (the resource
+// search) and Cloud Resource Manager v3 (projects.get and the project's
+// IAM policy). Tests start it on loopback with New and point the real Go
+// clients at URL(), authenticating with a service-account key from
+// ServiceAccountKey.
 //
 // What it proves. Every request and every answer is held to the API's
 // published discovery document, the *-api.json that google.golang.org/api

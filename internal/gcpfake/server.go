@@ -71,6 +71,10 @@ type Server struct {
 	// reset clears their resources and keeps a test's settings.
 	ar regIAMState
 	ex extra
+	// assetSources are what Cloud Asset Inventory's search answers from
+	// beside the fake's own products (cloudasset.go).
+	assetSources []AssetSource
+	assetDenied  bool
 }
 
 // handler serves one method: it answers a value encoding/json writes as
@@ -103,6 +107,7 @@ func (s *Server) products() []product {
 		s.iamProduct(),
 		s.sqlAdmin(),
 		s.cloudRun(),
+		s.cloudAsset(),
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -28,6 +29,8 @@ import (
 	"testing"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/infra-iac/infra/internal/gcpfake"
 )
 
 // Request is one request the server received.
@@ -351,4 +354,19 @@ func (s *Server) AddProject(id string, number int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.projects[id] = number
+}
+
+// Assets are the project's buckets as Cloud Asset Inventory lists them,
+// for gcpfake's search (gcpfake.AddAssetSource).
+func (s *Server) Assets(project string) []gcpfake.Asset {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []gcpfake.Asset
+	for name, b := range s.meta {
+		if b.project == project {
+			out = append(out, gcpfake.Asset{Name: "//storage.googleapis.com/" + name, Type: "storage.googleapis.com/Bucket",
+				Location: strings.ToLower(b.location), Labels: maps.Clone(b.labels)})
+		}
+	}
+	return out
 }

@@ -25,6 +25,7 @@ import (
 	secretmanager "cloud.google.com/go/secretmanager/apiv1"
 	"cloud.google.com/go/storage"
 	"github.com/googleapis/gax-go/v2"
+	cloudasset "google.golang.org/api/cloudasset/v1"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 	"google.golang.org/api/option"
 
@@ -39,6 +40,10 @@ import (
 // server. Cloud Storage and Pub/Sub honour their clients' own
 // STORAGE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.
 const APIURLEnv = "INFRA_GCP_API_URL"
+
+// AssetInventoryEnv, set to "on", makes discover's deep scan search Cloud
+// Asset Inventory (Options.AssetInventory).
+const AssetInventoryEnv = "INFRA_GCP_ASSET_INVENTORY"
 
 // Options tune the backend. The zero value is the production setting.
 type Options struct {
@@ -56,6 +61,10 @@ type Options struct {
 	APIURL string
 	// Fleet is the fleet the backend serves, for diagnostics.
 	Fleet string
+	// AssetInventory makes a deep scan (discover's) one Cloud Asset
+	// Inventory search rather than a listing per kind; AssetInventoryEnv
+	// set to "on" sets it.
+	AssetInventory bool
 	// PageSize is the page size of every listing; 100 when zero.
 	PageSize int
 	// RetryBudget is how long one call keeps retrying what is safe to
@@ -69,13 +78,17 @@ type Backend struct {
 	opts   Options
 	budget time.Duration
 
-	mu       sync.Mutex
-	project  string // established by scope
-	number   int64  // the project's number, which Cloud Storage reports
-	checked  bool   // the project was read with these credentials
-	storage  *storage.Client
-	pubsub   *pubsub.Client
-	secrets  *secretmanager.Client
+	mu      sync.Mutex
+	project string // established by scope
+	number  int64  // the project's number, which Cloud Storage reports
+	checked bool   // the project was read with these credentials
+	storage *storage.Client
+	pubsub  *pubsub.Client
+	secrets *secretmanager.Client
+	assets  lazy[*cloudasset.Service]
+	// noAssets: the asset search was refused (no permission, or the API
+	// is not enabled); a deep scan lists each kind instead.
+	noAssets bool
 	drivers  map[spec.Kind]providers.Driver
 	projects *crm.Service
 }
@@ -93,6 +106,13 @@ func New(opts Options) (*Backend, error) {
 	}
 	if opts.APIURL == "" {
 		opts.APIURL = os.Getenv(APIURLEnv)
+	}
+	switch v := os.Getenv(AssetInventoryEnv); v {
+	case "on":
+		opts.AssetInventory = true
+	case "", "off":
+	default:
+		return nil, fmt.Errorf("gcp: %s is %q; want on or off", AssetInventoryEnv, spec.Printable(v))
 	}
 	return &Backend{opts: opts, budget: budget, drivers: map[spec.Kind]providers.Driver{}}, nil
 }
@@ -267,6 +287,7 @@ func (b *Backend) Close() error {
 	if b.secrets != nil {
 		errs = append(errs, b.secrets.Close())
 	}
+	errs = append(errs, b.assets.close())
 	for _, d := range b.drivers {
 		if c, ok := d.(interface{ close() error }); ok {
 			errs = append(errs, c.close())

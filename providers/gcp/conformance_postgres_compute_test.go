@@ -16,7 +16,7 @@ import (
 // answer, so every wait polls), Cloud Run's are done in the answer that
 // starts them (op.Wait's first pause is up to a second; the polling path
 // has its own test).
-func fastEnv(t *testing.T) *env {
+func fastEnv(t testing.TB) *env {
 	t.Helper()
 	e := newEnv(t)
 	e.rest.SetOperationPolls("run", 0)

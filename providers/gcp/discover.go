@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
 )
 
 var _ providers.Discoverer = (*Backend)(nil)
@@ -12,13 +13,42 @@ var _ providers.Discoverer = (*Backend)(nil)
 // Owned lists, in region, every resource of every kind that carries an
 // ownership mark: one paginated listing per kind, each scoped to the
 // project. Every GCP listing carries the labels (or, for a service
-// account, the description), so no resource is read on top, and deep
-// changes nothing. Cloud Asset Inventory could answer in one search, but
-// only for a fleet whose credentials may read the project's assets, and
-// it lags the APIs by minutes: docs/providers.md says what was measured.
+// account, the description), so no resource is read on top.
+//
+// With Options.AssetInventory, a deep scan (discover's) asks Cloud Asset
+// Inventory instead, in one search for the labelled kinds, and lists only
+// the service accounts; a search the credentials may not make falls back
+// to the listings. It is not the default: Google's index lags the APIs by
+// minutes, and a discover that rebuilds a ledger must not miss what was
+// made a minute ago (docs/providers.md has what each costs).
 func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
+	if deep && b.assetSearch() {
+		out, err := b.searchOwned(ctx, region)
+		switch {
+		case errorCode(err) == providers.PermissionDenied:
+			b.mu.Lock()
+			b.noAssets = true
+			b.mu.Unlock()
+		case err != nil:
+			return nil, fmt.Errorf("gcp: asset search: %w", err)
+		default:
+			accounts, err := b.listOwned(ctx, region, []spec.Kind{spec.IAM})
+			return append(out, accounts...), err
+		}
+	}
+	return b.listOwned(ctx, region, Kinds())
+}
+
+func (b *Backend) assetSearch() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opts.AssetInventory && !b.noAssets
+}
+
+// listOwned is the marked resources of kinds, by their listings.
+func (b *Backend) listOwned(ctx context.Context, region string, kinds []spec.Kind) ([]providers.Owned, error) {
 	var out []providers.Owned
-	for _, k := range Kinds() {
+	for _, k := range kinds {
 		d, _ := b.Driver(k)
 		rs, err := d.List(ctx, region)
 		if err != nil {

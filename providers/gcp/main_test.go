@@ -27,9 +27,10 @@ type env struct {
 	rest    *gcpfake.Server
 	gcs     *gcsfake.Server
 	pubsub  *pstest.Server
+	fakes   *gcptest.Fakes
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	f := gcptest.Start(t, testProject)
 	b, err := New(Options{Project: testProject, APIURL: f.APIURL,
@@ -38,7 +39,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
-	return &env{backend: b, rest: f.REST, gcs: f.GCS, pubsub: f.PubSub}
+	return &env{backend: b, rest: f.REST, gcs: f.GCS, pubsub: f.PubSub, fakes: f}
 }
 
 // reset wipes every emulator. pstest has no reset of its own, so the

@@ -27,7 +27,7 @@ type Backend struct {
 	cfg     aws.Config
 	budget  time.Duration // each call's retry budget
 	mu      sync.Mutex
-	drivers map[spec.Kind]providers.Driver
+	drivers providers.Drivers
 	// Clients of the tag scan (discover.go), made on first use.
 	tags *regional[*resourcegroupstaggingapi.Client]
 	ec2  *regional[*ec2.Client]
@@ -73,7 +73,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aws: load configuration: %w", err)
 	}
-	return &Backend{cfg: cfg, budget: budget, drivers: map[spec.Kind]providers.Driver{}}, nil
+	return &Backend{cfg: cfg, budget: budget}, nil
 }
 
 // Config returns the SDK configuration the backend uses.
@@ -94,18 +94,13 @@ func (b *Backend) Service(k spec.Kind) string {
 
 // Driver returns the driver for kind k, made once.
 func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if d, ok := b.drivers[k]; ok {
-		return d, true
-	}
-	e, ok := registry[k]
-	if !ok {
-		return nil, false
-	}
-	d := e.new(b.cfg, b.Account)
-	b.drivers[k] = d
-	return d, true
+	return b.drivers.Get(k, func() (providers.Driver, bool) {
+		e, ok := registry[k]
+		if !ok {
+			return nil, false
+		}
+		return e.new(b.cfg, b.Account), true
+	})
 }
 
 // Account returns the account id the credentials belong to (STS

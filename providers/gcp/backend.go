@@ -89,7 +89,7 @@ type Backend struct {
 	// noAssets: the asset search was refused (no permission, or the API
 	// is not enabled); a deep scan lists each kind instead.
 	noAssets bool
-	drivers  map[spec.Kind]providers.Driver
+	drivers  providers.Drivers
 	projects *crm.Service
 }
 
@@ -114,25 +114,20 @@ func New(opts Options) (*Backend, error) {
 	default:
 		return nil, fmt.Errorf("gcp: %s is %q; want on or off", AssetInventoryEnv, spec.Printable(v))
 	}
-	return &Backend{opts: opts, budget: budget, drivers: map[spec.Kind]providers.Driver{}}, nil
+	return &Backend{opts: opts, budget: budget}, nil
 }
 
 func (b *Backend) Provider() spec.Provider { return spec.GCP }
 
 // Driver returns the driver for kind k, made once.
 func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if d, ok := b.drivers[k]; ok {
-		return d, true
-	}
-	e, ok := entries[k]
-	if !ok {
-		return nil, false
-	}
-	d := e.new(b)
-	b.drivers[k] = d
-	return d, true
+	return b.drivers.Get(k, func() (providers.Driver, bool) {
+		e, ok := entries[k]
+		if !ok {
+			return nil, false
+		}
+		return e.new(b), true
+	})
 }
 
 // Account returns the project every call is scoped to, after reading it
@@ -288,7 +283,7 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.secrets.Close())
 	}
 	errs = append(errs, b.assets.close())
-	for _, d := range b.drivers {
+	for _, d := range b.drivers.Made() {
 		if c, ok := d.(interface{ close() error }); ok {
 			errs = append(errs, c.close())
 		}

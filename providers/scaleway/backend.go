@@ -78,7 +78,7 @@ type Backend struct {
 	fleet   string
 	org     string
 	primed  bool
-	drivers map[spec.Kind]providers.Driver
+	drivers providers.Drivers
 	sqs     map[string]*sqsCredential // region -> memo (project-scoped backend)
 }
 
@@ -140,7 +140,7 @@ func newBackend(client *scw.Client, opts Options) *Backend {
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: 5 * time.Minute}
 	}
-	b := &Backend{client: client, opts: opts, fleet: opts.Fleet, drivers: map[spec.Kind]providers.Driver{},
+	b := &Backend{client: client, opts: opts, fleet: opts.Fleet,
 		sqs: map[string]*sqsCredential{}}
 	b.project, _ = client.GetDefaultProjectID()
 	b.region, _ = client.GetDefaultRegion()
@@ -169,18 +169,13 @@ func (b *Backend) Client() *scw.Client { return b.client }
 
 // Driver returns the driver for kind k, made once.
 func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if d, ok := b.drivers[k]; ok {
-		return d, true
-	}
-	e, ok := entries[k]
-	if !ok {
-		return nil, false
-	}
-	d := e.new(b)
-	b.drivers[k] = d
-	return d, true
+	return b.drivers.Get(k, func() (providers.Driver, bool) {
+		e, ok := entries[k]
+		if !ok {
+			return nil, false
+		}
+		return e.new(b), true
+	})
 }
 
 // Account returns the project every call is scoped to: the configured

@@ -66,6 +66,6 @@ func assetOwned(r *cloudasset.ResourceSearchResult, region string) (providers.Ow
 	if !ok || (!strings.EqualFold(r.Location, region) && r.Location != "global") || r.Labels[spec.OwnershipTagKey] == "" {
 		return providers.Owned{}, false
 	}
-	return providers.Owned{Kind: k, Name: r.Name[strings.LastIndex(r.Name, "/")+1:], Region: region,
+	return providers.Owned{Kind: k, Name: shortName(r.Name), Region: region,
 		Owner: r.Labels[spec.OwnershipTagKey], Tags: r.Labels}, true
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,9 +83,9 @@ type Backend struct {
 	project string // established by scope
 	number  int64  // the project's number, which Cloud Storage reports
 	checked bool   // the project was read with these credentials
-	storage *storage.Client
-	pubsub  *pubsub.Client
-	secrets *secretmanager.Client
+	storage lazy[*storage.Client]
+	pubsub  lazy[*pubsub.Client]
+	secrets lazy[*secretmanager.Client]
 	assets  lazy[*cloudasset.Service]
 	// noAssets: the asset search was refused (no permission, or the API
 	// is not enabled); a deep scan lists each kind instead.
@@ -218,35 +219,24 @@ func (b *Backend) gapicOptions() []option.ClientOption {
 
 // secretManager is the Secret Manager client (REST), made once.
 func (b *Backend) secretManager(ctx context.Context) (*secretmanager.Client, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.secrets != nil {
-		return b.secrets, nil
-	}
-	c, err := secretmanager.NewRESTClient(ctx, b.gapicOptions()...)
-	if err != nil {
-		return nil, fmt.Errorf("gcp: Secret Manager client: %w", err)
-	}
-	b.secrets = c
-	return c, nil
+	return b.secrets.get("Secret Manager", func() (*secretmanager.Client, error) {
+		// Not the caller's deadline: the client outlives this call.
+		return secretmanager.NewRESTClient(context.WithoutCancel(ctx), b.gapicOptions()...)
+	})
 }
 
 // storageClient is the Cloud Storage client, made once, retrying what is
 // idempotent within the retry budget.
 func (b *Backend) storageClient(ctx context.Context) (*storage.Client, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.storage != nil {
-		return b.storage, nil
-	}
-	c, err := storage.NewClient(ctx, append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.StorageOptions...)...)
-	if err != nil {
-		return nil, fmt.Errorf("gcp: Cloud Storage client: %w", err)
-	}
-	c.SetRetry(storage.WithMaxRetryDuration(b.budget),
-		storage.WithBackoff(gax.Backoff{Initial: 200 * time.Millisecond, Max: providers.MaxRetryDelay, Multiplier: 2}))
-	b.storage = c
-	return c, nil
+	return b.storage.get("Cloud Storage", func() (*storage.Client, error) {
+		c, err := storage.NewClient(context.WithoutCancel(ctx), append(slices.Clone(b.opts.ClientOptions), b.opts.StorageOptions...)...)
+		if err != nil {
+			return nil, err
+		}
+		c.SetRetry(storage.WithMaxRetryDuration(b.budget),
+			storage.WithBackoff(gax.Backoff{Initial: 200 * time.Millisecond, Max: providers.MaxRetryDelay, Multiplier: 2}))
+		return c, nil
+	})
 }
 
 // pubsubClient is the Pub/Sub client of the project, made once.
@@ -255,34 +245,14 @@ func (b *Backend) pubsubClient(ctx context.Context) (*pubsub.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.pubsub != nil {
-		return b.pubsub, nil
-	}
-	c, err := pubsub.NewClient(ctx, project, append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.PubSubOptions...)...)
-	if err != nil {
-		return nil, fmt.Errorf("gcp: Pub/Sub client: %w", err)
-	}
-	b.pubsub = c
-	return c, nil
+	return b.pubsub.get("Pub/Sub", func() (*pubsub.Client, error) {
+		return pubsub.NewClient(context.WithoutCancel(ctx), project, append(slices.Clone(b.opts.ClientOptions), b.opts.PubSubOptions...)...)
+	})
 }
 
 // Close releases the clients' connections.
 func (b *Backend) Close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var errs []error
-	if b.storage != nil {
-		errs = append(errs, b.storage.Close())
-	}
-	if b.pubsub != nil {
-		errs = append(errs, b.pubsub.Close())
-	}
-	if b.secrets != nil {
-		errs = append(errs, b.secrets.Close())
-	}
-	errs = append(errs, b.assets.close())
+	errs := []error{b.storage.close(), b.pubsub.close(), b.secrets.close(), b.assets.close()}
 	for _, d := range b.drivers.Made() {
 		if c, ok := d.(interface{ close() error }); ok {
 			errs = append(errs, c.close())

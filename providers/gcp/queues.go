@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"cloud.google.com/go/pubsub/v2"
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
@@ -48,14 +49,7 @@ func subscriptionName(project, name string) string {
 }
 
 // shortName is the last segment of a resource name.
-func shortName(full string) string {
-	for i := len(full) - 1; i >= 0; i-- {
-		if full[i] == '/' {
-			return full[i+1:]
-		}
-	}
-	return full
-}
+func shortName(full string) string { return full[strings.LastIndex(full, "/")+1:] }
 
 // regionOf is the one region a topic's storage policy allows; empty when
 // it allows none or several.

@@ -246,7 +246,7 @@ func TestRetryBudgetEndsACallToAnAPIThatIsDown(t *testing.T) {
 			if be.Budget != budget || be.Elapsed < budget || be.Attempts < 4 {
 				t.Errorf("%s: gave up after %d attempts over %v with a budget of %v", call.name, be.Attempts, be.Elapsed, be.Budget)
 			}
-			if took > budget+maxRetryDelay+time.Second {
+			if took > budget+providers.MaxRetryDelay+time.Second {
 				t.Errorf("%s took %v; want at most the budget plus one backoff", call.name, took)
 			}
 			for _, want := range []string{"gave up after", "attempts over", "retry budget 2s", providers.RetryBudgetEnv, "connection refused"} {

@@ -161,7 +161,7 @@ func NewBackends(o BackendOptions) BackendsFunc {
 				}
 				out[p] = b
 			case spec.GCP:
-				b, err := gcpprovider.New(gcpprovider.Options{})
+				b, err := gcpprovider.New(gcpprovider.Options{Log: o.Log, Trace: o.Trace})
 				if err != nil {
 					return nil, nil, err
 				}

@@ -49,7 +49,7 @@ func AddressIn(ctx context.Context) string {
 
 // secretFields are the parameters and JSON fields of the clouds' APIs
 // that carry a secret, masked in a traced body.
-var secretFields = regexp.MustCompile(`(?i)("(?:SecretString|SecretBinary|Password|MasterUserPassword|SecretAccessKey|SessionToken|secret_key|password|data)"\s*:\s*)"(?:[^"\\]|\\.)*"` +
+var secretFields = regexp.MustCompile(`(?i)("(?:SecretString|SecretBinary|Password|MasterUserPassword|rootPassword|SecretAccessKey|SessionToken|secret_key|password|data)"\s*:\s*)"(?:[^"\\]|\\.)*"` +
 	`|("(?:secret_environment_variables|SecretEnvironmentVariables)"\s*:\s*)(?:\{[^}]*\}|\[[^\]]*\])` +
 	`|((?:^|[&?\s])(?:SecretString|SecretBinary|MasterUserPassword|Password|SecretAccessKey)=)[^&\s]*` +
 	`|((?:Authorization|X-Amz-Security-Token|X-Auth-Token)\s*:\s*)[^\r\n]*` +
@@ -79,7 +79,7 @@ func MaskSecrets(s string) string {
 // secretKeys are the JSON keys whose whole value is masked in a traced
 // JSON body, whatever the value is: a string, a map of secrets, a list.
 var secretKeys = map[string]bool{"secretstring": true, "secretbinary": true, "password": true, "masteruserpassword": true,
-	"secretaccesskey": true, "sessiontoken": true, "secret_key": true, "data": true,
+	"secretaccesskey": true, "sessiontoken": true, "rootpassword": true, "secret_key": true, "data": true,
 	"secret_environment_variables": true, "secretenvironmentvariables": true}
 
 // MaskBody masks a traced body: a JSON one by its structure, so that no

@@ -14,6 +14,8 @@ func TestMaskSecrets(t *testing.T) {
 		"Authorization: AWS4-HMAC-SHA256 Credential=AKID/" + canary + "\r\nHost: x",
 		"X-Amz-Security-Token: " + canary,
 		`{"data":"` + canary + `"}`,
+		`{"name":"db","rootPassword":"` + canary + `"}`,
+		`{"payload":{"data":"` + canary + `","dataCrc32c":"42"}}`,
 		`{"name":"api","secret_environment_variables":{"DB_URL":"postgres://app:` + canary + `@db/app","TOKEN":"x"},"min_scale":0}`,
 		`{"secret_environment_variables": [{"key": "DB_URL", "value": "` + canary + `"}]}`,
 		`<CreateAccessKeyResult><AccessKey><SecretAccessKey>` + canary + `</SecretAccessKey></AccessKey>`,

@@ -33,7 +33,7 @@ func (b *Backend) searchOwned(ctx context.Context, region string) ([]providers.O
 		return nil, err
 	}
 	svc, err := b.assets.get("Cloud Asset Inventory", func() (*cloudasset.Service, error) {
-		return cloudasset.NewService(context.WithoutCancel(ctx), b.restOptions()...)
+		return restService(ctx, b, "cloudasset", cloudasset.NewService)
 	})
 	if err != nil {
 		return nil, err

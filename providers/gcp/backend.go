@@ -14,8 +14,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +72,10 @@ type Options struct {
 	// repeat before it fails. Zero means INFRA_RETRY_BUDGET, else
 	// providers.DefaultRetryBudget.
 	RetryBudget time.Duration
+	// Log receives every API call (INFRA_LOG=debug); Trace every REST
+	// request and response with its body, secrets masked (INFRA_LOG=trace).
+	Log   providers.CallLog
+	Trace func(string)
 }
 
 // Backend is the GCP provider.
@@ -87,6 +91,9 @@ type Backend struct {
 	pubsub  lazy[*pubsub.Client]
 	secrets lazy[*secretmanager.Client]
 	assets  lazy[*cloudasset.Service]
+	// authenticated is the HTTP client every REST client's transport
+	// wraps: one token source for all of them (transport.go).
+	authenticated lazy[*http.Client]
 	// noAssets: the asset search was refused (no permission, or the API
 	// is not enabled); a deep scan lists each kind instead.
 	noAssets bool
@@ -151,7 +158,7 @@ func (b *Backend) scope(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if b.projects == nil {
-		if b.projects, err = crm.NewService(ctx, b.restOptions()...); err != nil {
+		if b.projects, err = restService(ctx, b, "cloudresourcemanager", crm.NewService); err != nil {
 			return "", fmt.Errorf("gcp: Resource Manager client: %w", err)
 		}
 	}
@@ -196,32 +203,10 @@ func (b *Backend) configuredProject(ctx context.Context) (string, error) {
 	return p, nil
 }
 
-// restOptions are the client options of a google.golang.org/api client
-// without an emulator variable: the shared ones, then the API URL when one
-// is set (those clients join paths to an endpoint ending in "/").
-func (b *Backend) restOptions() []option.ClientOption {
-	opts := append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.RESTOptions...)
-	if b.opts.APIURL != "" {
-		opts = append(opts, option.WithEndpoint(b.opts.APIURL+"/"))
-	}
-	return opts
-}
-
-// gapicOptions are restOptions for a cloud.google.com/go REST client,
-// whose endpoint has no trailing "/".
-func (b *Backend) gapicOptions() []option.ClientOption {
-	opts := append(append([]option.ClientOption{}, b.opts.ClientOptions...), b.opts.RESTOptions...)
-	if b.opts.APIURL != "" {
-		opts = append(opts, option.WithEndpoint(b.opts.APIURL))
-	}
-	return opts
-}
-
 // secretManager is the Secret Manager client (REST), made once.
 func (b *Backend) secretManager(ctx context.Context) (*secretmanager.Client, error) {
 	return b.secrets.get("Secret Manager", func() (*secretmanager.Client, error) {
-		// Not the caller's deadline: the client outlives this call.
-		return secretmanager.NewRESTClient(context.WithoutCancel(ctx), b.gapicOptions()...)
+		return gapicClient(ctx, b, "secretmanager", secretmanager.NewRESTClient)
 	})
 }
 
@@ -229,7 +214,11 @@ func (b *Backend) secretManager(ctx context.Context) (*secretmanager.Client, err
 // idempotent within the retry budget.
 func (b *Backend) storageClient(ctx context.Context) (*storage.Client, error) {
 	return b.storage.get("Cloud Storage", func() (*storage.Client, error) {
-		c, err := storage.NewClient(context.WithoutCancel(ctx), append(slices.Clone(b.opts.ClientOptions), b.opts.StorageOptions...)...)
+		opts, err := b.storageOptions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c, err := storage.NewClient(context.WithoutCancel(ctx), opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +235,7 @@ func (b *Backend) pubsubClient(ctx context.Context) (*pubsub.Client, error) {
 		return nil, err
 	}
 	return b.pubsub.get("Pub/Sub", func() (*pubsub.Client, error) {
-		return pubsub.NewClient(context.WithoutCancel(ctx), project, append(slices.Clone(b.opts.ClientOptions), b.opts.PubSubOptions...)...)
+		return pubsub.NewClient(context.WithoutCancel(ctx), project, b.pubsubOptions()...)
 	})
 }
 

@@ -54,8 +54,7 @@ func (d *compute) client(ctx context.Context) (*run.ServicesClient, string, erro
 		return nil, "", err
 	}
 	c, err := d.c.get("Cloud Run", func() (*run.ServicesClient, error) {
-		// Not the caller's deadline: the client outlives this call.
-		return run.NewServicesRESTClient(context.WithoutCancel(ctx), d.b.gapicOptions()...)
+		return gapicClient(ctx, d.b, "run", run.NewServicesRESTClient)
 	})
 	return c, project, err
 }

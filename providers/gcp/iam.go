@@ -74,13 +74,12 @@ func (d *serviceAccounts) clients(ctx context.Context) (*iam.Service, *crm.Servi
 	if err != nil {
 		return nil, nil, "", err
 	}
-	// Not the caller's deadline: the clients outlive this call.
-	ic, err := d.iam.get("IAM", func() (*iam.Service, error) { return iam.NewService(context.WithoutCancel(ctx), d.b.restOptions()...) })
+	ic, err := d.iam.get("IAM", func() (*iam.Service, error) { return restService(ctx, d.b, "iam", iam.NewService) })
 	if err != nil {
 		return nil, nil, "", err
 	}
 	cc, err := d.crm.get("Resource Manager", func() (*crm.Service, error) {
-		return crm.NewService(context.WithoutCancel(ctx), d.b.restOptions()...)
+		return restService(ctx, d.b, "cloudresourcemanager", crm.NewService)
 	})
 	return ic, cc, project, err
 }

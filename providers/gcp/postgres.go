@@ -77,8 +77,7 @@ func (d *postgres) client(ctx context.Context) (*sqladmin.Service, string, error
 		return nil, "", err
 	}
 	svc, err := d.svc.get("Cloud SQL Admin", func() (*sqladmin.Service, error) {
-		// Not the caller's deadline: the client outlives this call.
-		return sqladmin.NewService(context.WithoutCancel(ctx), d.b.restOptions()...)
+		return restService(ctx, d.b, "sqladmin", sqladmin.NewService)
 	})
 	return svc, project, err
 }

@@ -49,8 +49,7 @@ func (d *registries) client(ctx context.Context) (*artifactregistry.Client, stri
 		return nil, "", err
 	}
 	c, err := d.c.get("Artifact Registry", func() (*artifactregistry.Client, error) {
-		// Not the caller's deadline: the client outlives this call.
-		return artifactregistry.NewRESTClient(context.WithoutCancel(ctx), d.b.gapicOptions()...)
+		return gapicClient(ctx, d.b, "artifactregistry", artifactregistry.NewRESTClient)
 	})
 	return c, project, err
 }

@@ -36,13 +36,29 @@ type tagged struct {
 	Tags map[string]string
 }
 
+// scanResult is what a tag scan found: the marked resources, the
+// providers it covered, and the listings a backend without a tag-scan API
+// made to find them (providers.ListingDiscoverer), which observing the
+// same kind in the same region takes instead of listing again.
+type scanResult struct {
+	owned   []tagged
+	scanned map[spec.Provider]bool
+	listed  map[listKey][]providers.Resource
+}
+
+// listKey names one listing: a kind of a provider in a region.
+type listKey struct {
+	provider spec.Provider
+	kind     spec.Kind
+	region   string
+}
+
 // scan asks every reachable backend that can, which resources carry an
 // ownership mark in the regions in play, concurrently. A refused or
 // throttled scan fails the run: a partial scan is never "all".
-func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, deep bool) ([]tagged, map[spec.Provider]bool, error) {
-	var mu sync.Mutex // guards out: the scan's jobs append to it as they finish
-	var out []tagged
-	scanned := map[spec.Provider]bool{}
+func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, deep bool) (*scanResult, error) {
+	var mu sync.Mutex // guards sc: the scan's jobs add to it as they finish
+	sc := &scanResult{scanned: map[spec.Provider]bool{}, listed: map[listKey][]providers.Resource{}}
 	var jobs []job
 	for _, p := range spec.Providers {
 		b, ok := e.opts.Backends[p]
@@ -53,10 +69,17 @@ func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, d
 		if !ok {
 			continue
 		}
-		scanned[p] = true
+		sc.scanned[p] = true
 		for _, region := range regions[p] {
 			jobs = append(jobs, job{service: string(p) + "/tags", do: func(ctx context.Context) error {
-				owned, err := d.Owned(ctx, region, deep)
+				var owned []providers.Owned
+				var listed []providers.Listed
+				var err error
+				if ld, ok := d.(providers.ListingDiscoverer); ok {
+					owned, listed, err = ld.OwnedListed(ctx, region, deep)
+				} else {
+					owned, err = d.Owned(ctx, region, deep)
+				}
 				if err != nil {
 					return fmt.Errorf("%s in %s: scan ownership tags: %s: %w", p, region, e.code(p, err), err)
 				}
@@ -67,17 +90,20 @@ func (e *Engine) scan(ctx context.Context, regions map[spec.Provider][]string, d
 						o.Region = region
 					}
 					a := spec.Address{Provider: p, Kind: o.Kind, Name: o.Name}
-					out = append(out, tagged{Address: a, Region: o.Region, Owner: o.Owner, Tags: o.Tags})
+					sc.owned = append(sc.owned, tagged{Address: a, Region: o.Region, Owner: o.Owner, Tags: o.Tags})
+				}
+				for _, l := range listed {
+					sc.listed[listKey{provider: p, kind: l.Kind, region: l.Region}] = l.Resources
 				}
 				return nil
 			}})
 		}
 	}
 	if err := e.runBounded(ctx, jobs); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Address.Less(out[j].Address) })
-	return out, scanned, nil
+	sort.Slice(sc.owned, func(i, j int) bool { return sc.owned[i].Address.Less(sc.owned[j].Address) })
+	return sc, nil
 }
 
 // taggedRows returns the rows of resources tagged for this fleet that are
@@ -149,14 +175,14 @@ func (e *Engine) Discover(ctx context.Context, m *spec.Model, ledger *state.Ledg
 	if err != nil {
 		return nil, err
 	}
-	owned, scanned, err := e.scan(ctx, scanRegions(m, accounts), true)
+	sc, err := e.scan(ctx, scanRegions(m, accounts), true)
 	if err != nil {
 		return nil, err
 	}
 	var candidates []state.Row
 	dx := &Discovery{Accounts: accounts, Ledger: state.NewLedger(), Added: []state.Row{}, Removed: []state.Row{},
 		Moved: []RegionChange{}, Foreign: []Foreign{}}
-	for _, o := range owned {
+	for _, o := range sc.owned {
 		a := o.Address
 		if o.Owner != m.Fleet {
 			dx.Foreign = append(dx.Foreign, Foreign{Address: a, Region: o.Region, Owner: o.Owner})
@@ -167,8 +193,9 @@ func (e *Engine) Discover(ctx context.Context, m *spec.Model, ledger *state.Ledg
 		}
 		candidates = append(candidates, state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: o.Region})
 	}
-	// Confirm each candidate with a read, through the normal observation.
-	w, err := e.observe(ctx, interest(&spec.Model{Fleet: m.Fleet}, &state.Ledger{Rows: candidates}), nil)
+	// Confirm each candidate with a read, through the normal observation
+	// (or by the listing that found it, which is no older).
+	w, err := e.observe(ctx, interest(&spec.Model{Fleet: m.Fleet}, &state.Ledger{Rows: candidates}), &scanResult{listed: sc.listed})
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +205,7 @@ func (e *Engine) Discover(ctx context.Context, m *spec.Model, ledger *state.Ledg
 		}
 	}
 	for _, r := range ledger.Rows {
-		if !scanned[r.Provider] {
+		if !sc.scanned[r.Provider] {
 			dx.Ledger.Put(r)
 		}
 	}

@@ -62,11 +62,11 @@ func (e *Engine) Drift(ctx context.Context, m *spec.Model, ledger *state.Ledger,
 	}
 	// The tag scan answers ownership and tags as it does for a plan, so
 	// drift makes the calls a no-change plan makes and no more.
-	owned, _, err := e.scan(ctx, scanRegions(m, accounts), false)
+	sc, err := e.scan(ctx, scanRegions(m, accounts), false)
 	if err != nil {
 		return nil, err
 	}
-	w, err := e.observe(ctx, interest(m, ledger), owned)
+	w, err := e.observe(ctx, interest(m, ledger), sc)
 	if err != nil {
 		return nil, err
 	}

@@ -66,13 +66,13 @@ func (e *Engine) Unowned(ctx context.Context, m *spec.Model, ledger *state.Ledge
 	if err != nil {
 		return nil, err
 	}
-	owned, _, err := e.scan(ctx, regions, false)
+	sc, err := e.scan(ctx, regions, false)
 	if err != nil {
 		return nil, err
 	}
 	out := &Importable{Accounts: accounts, Found: []Found{}}
 	marked := map[string]bool{} // physical key + region of what a scan says is owned
-	for _, o := range owned {
+	for _, o := range sc.owned {
 		marked[physicalKey(o.Address)+"@"+o.Region] = true
 	}
 	known := map[string]bool{}
@@ -105,7 +105,7 @@ func (e *Engine) Unowned(ctx context.Context, m *spec.Model, ledger *state.Ledge
 				}
 				ls = append(ls, &listing{provider: a.Provider, kind: k.read, region: region, keep: keep(a.Provider, k.read, region)})
 			}
-			w, err := e.observe(ctx, ls, owned)
+			w, err := e.observe(ctx, ls, sc)
 			if err != nil {
 				return nil, err
 			}

@@ -213,16 +213,20 @@ func accountScope(m *spec.Model, ledger *state.Ledger) (map[spec.Provider][]stri
 // observe lists every (provider, kind, region) in scope and reads the
 // matching names a listing could not fully answer, with bounded
 // concurrency. Not found on read means absent; any other error fails the
-// run, naming what was being observed. scanned is this run's tag scan: a
-// driver that can take the tags it found reads nothing more for them.
-func (e *Engine) observe(ctx context.Context, ls []*listing, scanned []tagged) (*world, error) {
+// run, naming what was being observed. sc, when not nil, is this run's
+// tag scan: a driver that can take the tags it found reads nothing more
+// for them, and a listing the scan made is not made again.
+func (e *Engine) observe(ctx context.Context, ls []*listing, sc *scanResult) (*world, error) {
+	if sc == nil {
+		sc = &scanResult{}
+	}
 	w := newWorld()
-	reads, err := e.listAll(ctx, ls, w)
+	reads, err := e.listAll(ctx, ls, sc.listed, w)
 	if err != nil {
 		return nil, err
 	}
 	scanTags := map[spec.Address]tagged{}
-	for _, t := range scanned {
+	for _, t := range sc.owned {
 		if t.Tags != nil {
 			scanTags[t.Address] = t
 		}
@@ -245,9 +249,10 @@ type readReq struct {
 	want *providers.Want
 }
 
-// listAll runs every listing, putting into w what a listing fully answers,
-// and returns what must still be read.
-func (e *Engine) listAll(ctx context.Context, ls []*listing, w *world) ([]readReq, error) {
+// listAll runs every listing the scan did not already make (listed),
+// putting into w what a listing fully answers, and returns what must
+// still be read.
+func (e *Engine) listAll(ctx context.Context, ls []*listing, listed map[listKey][]providers.Resource, w *world) ([]readReq, error) {
 	var mu sync.Mutex
 	var reads []readReq
 	var jobs []job
@@ -257,7 +262,7 @@ func (e *Engine) listAll(ctx context.Context, ls []*listing, w *world) ([]readRe
 		}
 		l := l
 		jobs = append(jobs, job{service: e.service(l.provider, l.kind), do: func(ctx context.Context) error {
-			more, err := e.list(ctx, l, w)
+			more, err := e.list(ctx, l, listed, w)
 			mu.Lock()
 			reads = append(reads, more...)
 			mu.Unlock()
@@ -270,14 +275,17 @@ func (e *Engine) listAll(ctx context.Context, ls []*listing, w *world) ([]readRe
 	return reads, nil
 }
 
-// list runs one listing, keeping only the names it is for.
-func (e *Engine) list(ctx context.Context, l *listing, w *world) ([]readReq, error) {
+// list runs one listing, or takes the scan's, keeping only the names it
+// is for.
+func (e *Engine) list(ctx context.Context, l *listing, listed map[listKey][]providers.Resource, w *world) ([]readReq, error) {
 	rs, err := e.resources(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
 	if err != nil {
 		return nil, err
 	}
-	found, err := rs.List(ctx, l.region)
-	if err != nil {
+	found, ok := listed[listKey{provider: l.provider, kind: l.kind, region: l.region}]
+	if ok {
+		found = providers.InRegion(found, l.region)
+	} else if found, err = rs.List(ctx, l.region); err != nil {
 		return nil, err
 	}
 	e.emit(Event{Kind: EventObserve, Message: fmt.Sprintf("%s/%s in %s: %d found", l.provider, l.kind, l.region, len(found))})

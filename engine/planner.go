@@ -108,11 +108,11 @@ func (e *Engine) look(ctx context.Context, m *spec.Model, ledger *state.Ledger, 
 	if err != nil {
 		return nil, err
 	}
-	owned, _, err := e.scan(ctx, scanRegions(m, accounts), false)
+	sc, err := e.scan(ctx, scanRegions(m, accounts), false)
 	if err != nil {
 		return nil, err
 	}
-	extra := taggedRows(m, ledger, owned)
+	extra := taggedRows(m, ledger, sc.owned)
 	ls := interest(m, knownRows(ledger, extra))
 	if destroy {
 		// Nothing is compared: existence and the mark are all it needs.
@@ -120,7 +120,7 @@ func (e *Engine) look(ctx context.Context, m *spec.Model, ledger *state.Ledger, 
 			l.wants = map[string]providers.Want{}
 		}
 	}
-	w, err := e.observe(ctx, ls, owned)
+	w, err := e.observe(ctx, ls, sc)
 	if err != nil {
 		return nil, err
 	}

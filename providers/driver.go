@@ -139,6 +139,23 @@ type Discoverer interface {
 	Owned(ctx context.Context, region string, deep bool) ([]Owned, error)
 }
 
+// ListingDiscoverer is implemented by a Discoverer whose scan is its
+// kinds' own listings, for want of a tag-scan API (Scaleway, GCP). With
+// what they found marked, it returns the listings themselves, each
+// complete, so that observing the same kind in the same region in the
+// same run takes them instead of listing again.
+type ListingDiscoverer interface {
+	Discoverer
+	OwnedListed(ctx context.Context, region string, deep bool) ([]Owned, []Listed, error)
+}
+
+// Listed is one kind's listing in one region, as Driver.List returned it.
+type Listed struct {
+	Kind      spec.Kind
+	Region    string
+	Resources []Resource
+}
+
 // ListedReader is implemented by a driver that can finish a listed
 // resource in fewer calls than Read, from what its listing already said (a
 // queue's URL, a repository's settings and ARN). The engine calls it, in the

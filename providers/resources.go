@@ -86,10 +86,17 @@ func (r *Resources) List(ctx context.Context, region string) ([]Resource, error)
 	if err != nil {
 		return nil, r.fail("", region, "list", err)
 	}
+	return InRegion(rs, region), nil
+}
+
+// InRegion places a listing's resources that name no region in the region
+// it was made in, as List does: for a listing a scan made
+// (ListingDiscoverer).
+func InRegion(rs []Resource, region string) []Resource {
 	for i := range rs {
 		rs[i] = inRegion(rs[i], region)
 	}
-	return rs, nil
+	return rs
 }
 
 // Read returns the named resource, or found=false when it does not exist.

@@ -30,14 +30,7 @@ func RunStages(t *testing.T, e *engine.Engine, store state.Store, stages []Stage
 	for _, s := range stages {
 		ok := t.Run(s.Name, func(t *testing.T) {
 			m := Compile(t, s.Document)
-			ledger, err := store.LoadLedger(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := e.Plan(ctx, m, nil, ledger, engine.PlanOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := plan(t, e, store, m)
 			if p.Summary != s.Want {
 				t.Fatalf("plan %+v, want %+v:\n%s", p.Summary, s.Want, Render(p))
 			}
@@ -47,7 +40,7 @@ func RunStages(t *testing.T, e *engine.Engine, store state.Store, stages []Stage
 			if _, err := e.Apply(ctx, p, engine.ApplyOptions{Store: store}); err != nil {
 				t.Fatalf("apply: %v", err)
 			}
-			ledger, _ = store.LoadLedger(ctx)
+			ledger, _ := store.LoadLedger(ctx)
 			if len(ledger.Rows) != s.Managed {
 				t.Fatalf("ledger has %d rows, want %d", len(ledger.Rows), s.Managed)
 			}
@@ -63,6 +56,36 @@ func RunStages(t *testing.T, e *engine.Engine, store state.Store, stages []Stage
 			return
 		}
 	}
+}
+
+// Replan applies doc, runs between, and plans doc again, failing the test
+// unless that plan is empty: for a test of what a plan that finds nothing
+// to do costs (between starts counting).
+func Replan(t *testing.T, e *engine.Engine, store state.Store, doc string, between func()) {
+	t.Helper()
+	m := Compile(t, doc)
+	if _, err := e.Apply(context.Background(), plan(t, e, store, m), engine.ApplyOptions{Store: store}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	between()
+	if p := plan(t, e, store, m); p.HasChanges() {
+		t.Fatalf("the re-plan is not empty:\n%s", Render(p))
+	}
+}
+
+// plan plans m against the store's ledger.
+func plan(t *testing.T, e *engine.Engine, store state.Store, m *spec.Model) *engine.Plan {
+	t.Helper()
+	ctx := context.Background()
+	ledger, err := store.LoadLedger(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Plan(ctx, m, nil, ledger, engine.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // Compile decodes and checks a document, failing the test on any error.

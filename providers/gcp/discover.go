@@ -8,7 +8,7 @@ import (
 	"github.com/infra-iac/infra/spec"
 )
 
-var _ providers.Discoverer = (*Backend)(nil)
+var _ providers.ListingDiscoverer = (*Backend)(nil)
 
 // Owned lists, in region, every resource of every kind that carries an
 // ownership mark: one paginated listing per kind, each scoped to the
@@ -22,6 +22,13 @@ var _ providers.Discoverer = (*Backend)(nil)
 // minutes, and a discover that rebuilds a ledger must not miss what was
 // made a minute ago (docs/providers.md has what each costs).
 func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
+	owned, _, err := b.OwnedListed(ctx, region, deep)
+	return owned, err
+}
+
+// OwnedListed is Owned, with the listings it made: the engine observes
+// the fleet's kinds in region from them rather than listing each again.
+func (b *Backend) OwnedListed(ctx context.Context, region string, deep bool) ([]providers.Owned, []providers.Listed, error) {
 	if deep && b.assetSearch() {
 		out, err := b.searchOwned(ctx, region)
 		switch {
@@ -30,10 +37,10 @@ func (b *Backend) Owned(ctx context.Context, region string, deep bool) ([]provid
 			b.noAssets = true
 			b.mu.Unlock()
 		case err != nil:
-			return nil, fmt.Errorf("gcp: asset search: %w", err)
+			return nil, nil, fmt.Errorf("gcp: asset search: %w", err)
 		default:
-			accounts, err := b.listOwned(ctx, region, []spec.Kind{spec.IAM})
-			return append(out, accounts...), err
+			accounts, listed, err := b.listOwned(ctx, region, []spec.Kind{spec.IAM})
+			return append(out, accounts...), listed, err
 		}
 	}
 	return b.listOwned(ctx, region, Kinds())
@@ -45,22 +52,25 @@ func (b *Backend) assetSearch() bool {
 	return b.opts.AssetInventory && !b.noAssets
 }
 
-// listOwned is the marked resources of kinds, by their listings.
-func (b *Backend) listOwned(ctx context.Context, region string, kinds []spec.Kind) ([]providers.Owned, error) {
+// listOwned is the marked resources of kinds, by their listings, and the
+// listings.
+func (b *Backend) listOwned(ctx context.Context, region string, kinds []spec.Kind) ([]providers.Owned, []providers.Listed, error) {
 	var out []providers.Owned
+	var listed []providers.Listed
 	for _, k := range kinds {
 		d, _ := b.Driver(k)
 		rs, err := d.List(ctx, region)
 		if err != nil {
-			return nil, fmt.Errorf("gcp/%s: %w", k, err)
+			return nil, nil, fmt.Errorf("gcp/%s: %w", k, err)
 		}
+		listed = append(listed, providers.Listed{Kind: k, Region: region, Resources: rs})
 		for _, r := range rs {
 			if r.Owner != "" {
 				out = append(out, providers.Owned{Kind: k, Name: r.Name, Region: region, Owner: r.Owner, Tags: tagsOf(r)})
 			}
 		}
 	}
-	return out, nil
+	return out, listed, nil
 }
 
 // tagsOf is a listed resource's tags, mark included, as the scan hands

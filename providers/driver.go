@@ -156,6 +156,26 @@ type Listed struct {
 	Resources []Resource
 }
 
+// MarkedIn is what listings found marked, as a scan reports it: each
+// listed resource whose mark names an owner, with its tags when tags (may
+// be nil) says what they are.
+func MarkedIn(listed []Listed, tags func(Resource) map[string]string) []Owned {
+	var out []Owned
+	for _, l := range listed {
+		for _, r := range l.Resources {
+			if r.Owner == "" {
+				continue
+			}
+			o := Owned{Kind: l.Kind, Name: r.Name, Region: l.Region, Owner: r.Owner}
+			if tags != nil {
+				o.Tags = tags(r)
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // ListedReader is implemented by a driver that can finish a listed
 // resource in fewer calls than Read, from what its listing already said (a
 // queue's URL, a repository's settings and ARN). The engine calls it, in the

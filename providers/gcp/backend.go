@@ -235,7 +235,12 @@ func (b *Backend) pubsubClient(ctx context.Context) (*pubsub.Client, error) {
 		return nil, err
 	}
 	return b.pubsub.get("Pub/Sub", func() (*pubsub.Client, error) {
-		return pubsub.NewClient(context.WithoutCancel(ctx), project, b.pubsubOptions()...)
+		c, err := pubsub.NewClient(context.WithoutCancel(ctx), project, b.pubsubOptions()...)
+		if err != nil {
+			return nil, err
+		}
+		b.budgetPubSub(c)
+		return c, nil
 	})
 }
 

@@ -8,10 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/pubsub/v2"
+	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
 	htransport "google.golang.org/api/transport/http"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/httpcall"
@@ -30,7 +33,7 @@ import (
 //   - Cloud Storage retries by itself within the budget (storageClient),
 //     so its transport only logs;
 //   - Pub/Sub is gRPC: an interceptor logs each attempt of its admin
-//     calls, which the client retries by its own per-method settings.
+//     calls, which the client retries, within the budget (budgetPubSub).
 
 // restService makes a google.golang.org/api client of service with
 // newClient (sqladmin.NewService, …): on the REST HTTP client for the
@@ -107,6 +110,48 @@ func (b *Backend) pubsubOptions() []option.ClientOption {
 		return opts
 	}
 	return append(opts, option.WithGRPCDialOption(grpc.WithChainUnaryInterceptor(b.logRPC)))
+}
+
+// budgetPubSub replaces the retries of the admin calls the queues driver
+// makes: the client's own retry what Google's defaults name for 60 s with
+// waits growing to 60 s, and never a 429. Here every one retries within
+// the call's retry budget, with waits capped at providers.MaxRetryDelay,
+// on Unavailable (the API was not reached, or answered it unprocessed) and
+// ResourceExhausted (a 429, refused unprocessed); a read also on Aborted
+// and Unknown, as Google's defaults for reads do. A create repeated after
+// it took effect answers AlreadyExists, which the driver settles by the
+// mark.
+func (b *Backend) budgetPubSub(c *pubsub.Client) {
+	retry := func(cs ...codes.Code) []gax.CallOption {
+		return []gax.CallOption{gax.WithRetry(func() gax.Retryer {
+			return &budgeted{Retryer: gax.OnCodes(cs, gax.Backoff{Initial: httpcall.FirstRetryDelay, Max: providers.MaxRetryDelay, Multiplier: 2}),
+				start: time.Now(), budget: b.budget}
+		})}
+	}
+	write := retry(codes.Unavailable, codes.ResourceExhausted)
+	read := retry(codes.Unavailable, codes.ResourceExhausted, codes.Aborted, codes.Unknown)
+	t := c.TopicAdminClient.CallOptions
+	t.CreateTopic, t.UpdateTopic, t.DeleteTopic, t.GetTopic, t.ListTopics = write, write, write, read, read
+	sub := c.SubscriptionAdminClient.CallOptions
+	sub.CreateSubscription, sub.UpdateSubscription, sub.DeleteSubscription = write, write, write
+	sub.GetSubscription, sub.ListSubscriptions = read, read
+}
+
+// budgeted stops a call's retries when the next wait would take it past
+// its budget, so that the call fails with its last answer (a 429 still
+// classifies as throttled), not with a deadline a timeout set.
+type budgeted struct {
+	gax.Retryer
+	start  time.Time
+	budget time.Duration
+}
+
+func (r *budgeted) Retry(err error) (time.Duration, bool) {
+	d, ok := r.Retryer.Retry(err)
+	if !ok || time.Since(r.start)+d > r.budget {
+		return 0, false
+	}
+	return d, true
 }
 
 // logRPC writes one gRPC attempt to the call log: the method

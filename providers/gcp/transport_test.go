@@ -1,16 +1,23 @@
 package gcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"google.golang.org/api/googleapi"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/infra-iac/infra/internal/faultproxy"
 	"github.com/infra-iac/infra/internal/gcptest"
@@ -248,5 +255,53 @@ func TestCallLogNamesEveryGCPCall(t *testing.T) {
 	}
 	if strings.Contains(strings.ToLower(out), "authorization:") {
 		t.Errorf("the trace shows a credential:\n%s", out)
+	}
+}
+
+// refuseRPCs fails the calls to methods ending in suffix with code, the
+// first n of them (n < 0: every one), below the client's retries, as
+// Pub/Sub would answer them.
+func refuseRPCs(suffix string, code codes.Code, n int) (option.ClientOption, *atomic.Int64) {
+	var seen atomic.Int64
+	return option.WithGRPCDialOption(grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any,
+		cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if strings.HasSuffix(method, suffix) {
+			if k := seen.Add(1); n < 0 || k <= int64(n) {
+				return status.Error(code, "injected")
+			}
+		}
+		return invoke(ctx, method, req, reply, cc, opts...)
+	})), &seen
+}
+
+// Pub/Sub's admin calls retry within the retry budget, a 429 too, which
+// the client's own settings never retry: a create refused twice as
+// throttled is made, once; a listing throttled for good fails as
+// throttled once the budget is spent, not after the client's 60 s.
+func TestPubSubCallsRetryWithinTheBudget(t *testing.T) {
+	f := gcptest.Start(t, testProject)
+	creates, createsSeen := refuseRPCs("/CreateTopic", codes.ResourceExhausted, 2)
+	lists, _ := refuseRPCs("/ListTopics", codes.ResourceExhausted, -1)
+	b, err := New(Options{Project: testProject, APIURL: f.APIURL, RetryBudget: time.Second, RESTOptions: f.RESTOptions,
+		StorageOptions: f.StorageOptions, PubSubOptions: append(slices.Clone(f.PubSubOptions), creates, lists)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	d, _ := b.Driver(spec.Queues)
+	if _, err := d.Create(t.Context(), providers.Target{Name: "jobs", Region: testRegion, Owner: fleet,
+		Fields: map[string]any{"visibilityTimeoutSec": 30.0}}); err != nil {
+		t.Fatalf("a create throttled twice: %v", err)
+	}
+	if n := createsSeen.Load(); n != 3 {
+		t.Errorf("CreateTopic was sent %d times; want 3", n)
+	}
+	began := time.Now()
+	_, err = d.List(t.Context(), testRegion)
+	if code := errorCode(err); code != providers.Throttled {
+		t.Fatalf("a listing throttled for good: %v (%s); want throttled", err, code)
+	}
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("a 1s budget took %v", took)
 	}
 }

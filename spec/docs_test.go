@@ -303,6 +303,8 @@ var checkExamples = []struct{ rule, doc string }{
 	{"a Cloud SQL capacity range (a warning)", docJSON(gcpHeader, `{"address": "gcp/secrets/db", "spec": {"value": {"fromEnv": "DB"}}}`,
 		`{"address": "gcp/postgres/main", "spec": {"masterUsername": "app", "masterPasswordSecret": {"ref": "gcp/secrets/db"}, "minCapacity": 1, "maxCapacity": 4}}`)},
 	{"an AWS policy for a GCP service account", docJSON(gcpHeader, `{"address": "gcp/iam/ci-deployer", "spec": {"policies": ["arn:aws:iam::aws:policy/ReadOnlyAccess"]}}`)},
+	{"tags that overflow a service account's description", docJSON(gcpHeader, `{"address": "gcp/iam/ci-deployer", "spec": {"tags": {"purpose": "`+
+		strings.Repeat("deploys the shop from CI; ", 10)+`"}}}`)},
 }
 
 // gcpHeader places a document on GCP.

@@ -55,7 +55,9 @@ func (c *compiler) gcpRules(where string, a Address, d Declared) {
 	if n, ok := gcpNames[a.Kind]; ok && (!n.re.MatchString(a.Name) || reserved) {
 		c.add(Errorf(RowInvalidNameForCloud, where, n.hint, "%s on gcp cannot be named %q", a.Kind, Printable(a.Name)))
 	}
-	c.gcpLabels(where, a, d)
+	if info, _ := Lookup(a.Kind); info.MarkOn(GCP) == MarkTag {
+		c.gcpLabels(where, a, d) // else no labels: the description holds the tags (markFits)
+	}
 	switch a.Kind {
 	case Queues:
 		if n, ok := number(d.Fields["visibilityTimeoutSec"]); ok && (n < 10 || n > 600) {

@@ -67,6 +67,9 @@ type OnProvider struct {
 	// Mark is how the product carries the ownership mark; MarkTag when
 	// empty. Products without tags need another rung (ownership.md).
 	Mark Mark
+	// DescriptionLimit is the length of the description that holds the
+	// mark and the tags, where Mark is MarkDescription.
+	DescriptionLimit int
 }
 
 // Mark is how a kind's product carries the ownership mark on a provider.
@@ -82,6 +85,16 @@ const (
 	// <fleet>- is the fleet's.
 	MarkNamePrefix Mark = "name prefix"
 )
+
+// DescriptionLimit is how long the description that holds kind k's mark
+// on provider p may be; 0 when its mark is not a description.
+func DescriptionLimit(k Kind, p Provider) int {
+	info, ok := Lookup(k)
+	if !ok || info.MarkOn(p) != MarkDescription {
+		return 0
+	}
+	return info.On[p].DescriptionLimit
+}
 
 // MarkOn returns how the kind carries the ownership mark on provider p.
 func (k *KindInfo) MarkOn(p Provider) Mark {
@@ -214,7 +227,7 @@ func notOnScalewayTags() Field {
 var kindTable = []KindInfo{
 	{
 		Kind: IAM, Providers: portable, Portable: true, Global: true,
-		On:  map[Provider]OnProvider{GCP: {Mark: MarkDescription}},
+		On:  map[Provider]OnProvider{GCP: {Mark: MarkDescription, DescriptionLimit: 256}},
 		Doc: "an identity: an IAM user on AWS, an IAM application on Scaleway, a service account on GCP",
 		Fields: []Field{
 			{Name: "policies", Type: TypeStringList, Compare: CompareSet, Default: []any{},
@@ -276,7 +289,7 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ImageRegistry, Providers: portable, Portable: true,
-		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkDescription}},
+		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkDescription, DescriptionLimit: 255}},
 		Doc: "a container image registry: ECR on AWS, Container Registry namespace on Scaleway, a docker Artifact Registry repository on GCP",
 		Fields: []Field{
 			{Name: "immutableTags", Type: TypeBool, Default: false, OnlyOn: []Provider{AWS, GCP},

@@ -481,6 +481,30 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 	case GCP:
 		c.gcpRules(where, a, d)
 	}
+	if limit := DescriptionLimit(a.Kind, a.Provider); limit > 0 {
+		c.markFits(where, a, d, limit)
+	}
+}
+
+// markFits holds the tags of a kind whose product has no tags or labels,
+// only a description for the mark and the tags, to the description's
+// length, when every tag is a literal: past it the driver would refuse
+// the resource at apply.
+func (c *compiler) markFits(where string, a Address, d Declared, limit int) {
+	m, _ := d.Fields[TagsField].(Map)
+	tags := make(map[string]string, len(m))
+	for k, v := range m {
+		lit, ok := v.(Lit)
+		s, isString := lit.V.(string)
+		if !ok || !isString {
+			return // known at apply
+		}
+		tags[k] = s
+	}
+	if n := len(EncodeMarkDescription(c.m.Fleet, tags)); n > limit {
+		c.add(Errorf(RowMarkDoesNotFit, where, fmt.Sprintf("use fewer or shorter tags: the product has no tags or labels, so its description holds them with the ownership mark, as %s=%s&key=value…, in at most %d characters", OwnershipTagKey, c.m.Fleet, limit),
+			"%s on %s keeps its tags and the ownership mark in its description, which they overflow: %d characters where %d fit", a.Kind, a.Provider, n, limit))
+	}
 }
 
 // scalewayRules are the rows about values that Scaleway's products refuse.

@@ -90,6 +90,8 @@ const (
 	RowTagNotLabel RowID = "tag-not-a-label"
 	// A GCP Cloud SQL capacity range: the instance does not scale (a warning).
 	RowCapacityFixed RowID = "capacity-does-not-scale"
+	// A product without tags or labels keeps the ownership mark and the tags in its description (a GCP service account, a Scaleway registry namespace), which they overflow.
+	RowMarkDoesNotFit RowID = "mark-does-not-fit"
 
 	// References between resources.
 

@@ -450,3 +450,45 @@ func TestCheckGCPPostgresCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAMarkInADescriptionFits: a GCP service account and a Scaleway
+// registry namespace have no tags or labels; the description holds the
+// ownership mark and the tags, and check refuses tags that overflow it, at
+// its edge, rather than the driver at apply. Their tags are not labels:
+// no label rule holds them.
+func TestCheckAMarkInADescriptionFits(t *testing.T) {
+	gcp := map[string]string{"accounts": `{"gcp": "shop-prod-1"}`, "placement": `{"gcp": "europe-west9"}`}
+	for _, c := range []struct {
+		header  map[string]string
+		address string
+		limit   int
+	}{
+		{gcp, "gcp/iam/ci-deployer", 256},
+		{nil, "scaleway/image-registry/shop-images", 255},
+	} {
+		// "managed-by-infra=shop&note=" is 27 characters.
+		for value, refused := range map[string]bool{strings.Repeat("x", c.limit-27): false, strings.Repeat("x", c.limit-26): true} {
+			got := validateJSON(t, docJSON(c.header, `{"address": "`+c.address+`", "spec": {"tags": {"note": "`+value+`"}}}`))
+			var rows []Diagnostic
+			for _, d := range got {
+				if d.ID == RowMarkDoesNotFit {
+					rows = append(rows, d)
+				}
+				if d.ID == RowTagNotLabel {
+					t.Errorf("%s: a tag held to the label rules: %v", c.address, d)
+				}
+			}
+			if (len(rows) > 0) != refused {
+				t.Errorf("%s with a %d-character tag: rows %v", c.address, len(value), got)
+			}
+		}
+	}
+	// A tag known only at apply is the driver's to hold.
+	got := validateJSON(t, docJSON(gcp, `{"address": "gcp/secrets/pw", "spec": {"value": {"fromEnv": "PW"}}}`,
+		`{"address": "gcp/iam/ci-deployer", "spec": {"tags": {"note": {"observed": "gcp/secrets/pw", "attribute": "arn"}}}}`))
+	for _, d := range got {
+		if d.ID == RowMarkDoesNotFit {
+			t.Errorf("a tag known at apply: %v", d)
+		}
+	}
+}

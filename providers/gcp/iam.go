@@ -55,9 +55,6 @@ var (
 )
 
 const (
-	// accountDescriptionLimit is the API's limit on a description, in
-	// bytes.
-	accountDescriptionLimit = 256
 	// policyAttempts bounds the read-modify-writes of the policy that one
 	// change makes when others keep changing it.
 	policyAttempts = 8
@@ -101,8 +98,8 @@ func encodeAccountDescription(t providers.Target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(s) > accountDescriptionLimit {
-		return "", providers.Errorf(providers.InvalidArgument, "gcp/iam/%s: iam on gcp keeps its tags and the ownership mark in the service account's description, which they overflow (%d > %d characters): use fewer or shorter tags", t.Name, len(s), accountDescriptionLimit)
+	if limit := spec.DescriptionLimit(spec.IAM, spec.GCP); len(s) > limit {
+		return "", providers.Errorf(providers.InvalidArgument, "gcp/iam/%s: iam on gcp keeps its tags and the ownership mark in the service account's description, which they overflow (%d > %d characters): use fewer or shorter tags", t.Name, len(s), limit)
 	}
 	return s, nil
 }

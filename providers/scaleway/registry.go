@@ -27,9 +27,6 @@ var (
 	_ providers.Releaser = (*registries)(nil)
 )
 
-// descriptionLimit is the longest description the driver writes.
-const descriptionLimit = 255
-
 func init() {
 	register(entry{kind: spec.ImageRegistry, new: func(b *Backend) providers.Driver {
 		return &registries{b: b, api: registry.NewAPI(b.client)}
@@ -43,8 +40,8 @@ func encodeDescription(t providers.Target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(s) > descriptionLimit {
-		return "", providers.Errorf(providers.InvalidArgument, "image-registry on scaleway keeps its tags in the namespace description, which they overflow (%d > %d characters): use fewer or shorter tags", len(s), descriptionLimit)
+	if limit := spec.DescriptionLimit(spec.ImageRegistry, spec.Scaleway); len(s) > limit {
+		return "", providers.Errorf(providers.InvalidArgument, "image-registry on scaleway keeps its tags in the namespace description, which they overflow (%d > %d characters): use fewer or shorter tags", len(s), limit)
 	}
 	return s, nil
 }

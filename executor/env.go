@@ -166,7 +166,7 @@ func envBackends(aws *operations.AWS, creds *pendingCredentials, calls operation
 				if err != nil {
 					return nil, nil, err
 				}
-				b, reason, err := gcpBackend(c)
+				b, reason, err := gcpBackend(c, calls)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -219,7 +219,7 @@ func scalewayBackend(ctx context.Context, c *Credentials, calls operations.Backe
 // GOOGLE_CREDENTIALS_JSON (a service-account key, or a workload identity
 // federation file) and GOOGLE_CLOUD_PROJECT, as scalewayBackend does for
 // Scaleway: never from the function's own environment.
-func gcpBackend(c *Credentials) (operations.Backend, string, error) {
+func gcpBackend(c *Credentials, calls operations.BackendOptions) (operations.Backend, string, error) {
 	if c == nil {
 		return nil, fmt.Sprintf("no GCP credentials: set %s to a Secrets Manager secret holding %s (and %s)", EnvCredentialsSecret, GCPCredentialsJSON, "GOOGLE_CLOUD_PROJECT"), nil
 	}
@@ -228,7 +228,7 @@ func gcpBackend(c *Credentials) (operations.Backend, string, error) {
 		return nil, fmt.Sprintf("the credentials secret %s holds no %s", c.Secret, GCPCredentialsJSON), nil
 	}
 	project, _ := c.Lookup("GOOGLE_CLOUD_PROJECT")
-	b, err := operations.GCPWithKeys(operations.GCPKeys{CredentialsJSON: key, Project: project.Reveal()})
+	b, err := operations.GCPWithKeys(operations.GCPKeys{CredentialsJSON: key, Project: project.Reveal()}, calls)
 	if err != nil {
 		return nil, "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/infra-iac/infra/internal/gcpfake"
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/spec"
 )
 
@@ -26,18 +27,23 @@ func TestGCPBackendFromTheCredentialsSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, why, err := gcpBackend(c)
+	var log strings.Builder
+	b, why, err := gcpBackend(c, operations.CallLogOptions(&log, "debug", nil))
 	if err != nil || b == nil || why != "" {
 		t.Fatalf("backend %v, reason %q, err %v", b, why, err)
 	}
 	if got, err := b.Account(context.Background()); err != nil || got != "shop-prod-1" {
 		t.Fatalf("Account = %q, %v", got, err)
 	}
+	// The function's INFRA_LOG reaches the GCP backend's calls too.
+	if want := `call: provider=gcp service=cloudresourcemanager operation="GET /v3/projects/shop-prod-1"`; !strings.Contains(log.String(), want) {
+		t.Errorf("the call log %q lacks %s", log.String(), want)
+	}
 	partial, _ := parseCredentials("infra/creds", spec.NewSensitive(`{"GOOGLE_CLOUD_PROJECT": "shop-prod-1"}`))
-	if b, why, err = gcpBackend(partial); err != nil || b != nil || !strings.Contains(why, GCPCredentialsJSON) {
+	if b, why, err = gcpBackend(partial, operations.BackendOptions{}); err != nil || b != nil || !strings.Contains(why, GCPCredentialsJSON) {
 		t.Fatalf("partial: backend %v, reason %q, err %v", b, why, err)
 	}
-	if _, why, _ = gcpBackend(nil); !strings.Contains(why, EnvCredentialsSecret) {
+	if _, why, _ = gcpBackend(nil, operations.BackendOptions{}); !strings.Contains(why, EnvCredentialsSecret) {
 		t.Fatalf("no secret: %q", why)
 	}
 	if strings.Contains(c.String(), "PRIVATE KEY") {

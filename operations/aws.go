@@ -74,9 +74,10 @@ func ScalewayWithKeys(k ScalewayKeys, o BackendOptions) (Backend, error) {
 // GCPKeys are explicit GCP credentials (the executor's secret).
 type GCPKeys = gcpprovider.Keys
 
-// GCPWithKeys builds the GCP backend from explicit credentials.
-func GCPWithKeys(k GCPKeys) (Backend, error) {
-	return gcpprovider.NewWithKeys(k, gcpprovider.Options{})
+// GCPWithKeys builds the GCP backend from explicit credentials, tuned by
+// o (the call log).
+func GCPWithKeys(k GCPKeys, o BackendOptions) (Backend, error) {
+	return gcpprovider.NewWithKeys(k, gcpprovider.Options{Log: o.Log, Trace: o.Trace})
 }
 
 // Invoker sends one payload to a Lambda function and returns its answer.

@@ -147,3 +147,40 @@ func TestDiscoverKeepsIntents(t *testing.T) {
 		t.Fatalf("discover dropped the intent: %+v", dx.Ledger)
 	}
 }
+
+// A create that made and tagged a secret, then stopped before its value
+// was written (GCP and Scaleway write it as a second call, a version): the
+// next plan cannot see the value, which is never compared, so it adopts
+// the secret and writes the value again; the apply does, and records it.
+func TestAMarkedResourceOfAnInterruptedCreateIsFinished(t *testing.T) {
+	f := newFixture(t)
+	f.env["DB_PASSWORD"] = "hunter2"
+	d := doc(password)
+	f.cloud.Inject(memory.Fault{Op: "create", Address: "aws/secrets/db-password", After: true, Times: 1,
+		Err: providers.Errorf(providers.Unknown, "connection reset by peer")})
+	if _, _, err := f.apply(d); err == nil {
+		t.Fatal("apply succeeded although the create failed")
+	}
+	// What the interrupted create left: the secret, marked, without a value.
+	f.cloud.Put(spec.AWS, spec.Secrets, providers.Resource{Name: "db-password", Region: "eu-west-3", Owner: "shop"})
+	p := f.plan(d, false)
+	a := actionAt(t, p, "aws/secrets/db-password")
+	if a.Action != Adopt || !strings.Contains(a.Reason, "stopped before recording it, perhaps before writing its value") ||
+		len(a.Changes) != 1 || a.Changes[0].Field != "value" || !a.Changes[0].Sensitive {
+		t.Fatalf("want an adopt that writes the value, got %+v", a)
+	}
+	if _, err := f.engine().Apply(context.Background(), p, ApplyOptions{Store: f.store}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	b := f.cloud.Backend(spec.AWS)
+	dr, _ := b.Driver(spec.Secrets)
+	if v, err := dr.(providers.SecretReader).ReadSecretValue(context.Background(), "eu-west-3", "db-password"); err != nil || v.Reveal() != "hunter2" {
+		t.Errorf("the value was not written: %v", err)
+	}
+	if _, ok := f.store.ledger.Get(spectest.Address("aws/secrets/db-password")); !ok || len(f.store.ledger.Intents) != 0 {
+		t.Errorf("ledger: %+v", f.store.ledger)
+	}
+	if again := f.plan(d, false); len(again.Actions) != 0 {
+		t.Errorf("next plan: %v", actionsOf(again))
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -389,9 +390,19 @@ func (pl *planner) planOurs(d *spec.Declared) {
 		return
 	}
 	if in, claimed := pl.run.claimed[a]; claimed && kind != Replace {
-		pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.tagChange(d, obs, changes),
+		pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: pl.finishChanges(d, pl.tagChange(d, obs, changes)),
 			Reason: joinReasons(claimReason(in), pl.causeReason(d, changes, false))})
 		return
+	}
+	if in, intended := pl.ledger.Intent(a); intended && obs.Owner == pl.m.Fleet && in.Region == obs.Region && kind != Replace {
+		// Made and marked by a create that stopped before recording it,
+		// perhaps before its later steps: what those write is written
+		// again, since no comparison can tell whether it is there.
+		if finished := pl.finishChanges(d, changes); len(finished) > len(changes) {
+			pl.add(Action{Address: a, Action: Adopt, Region: obs.Region, Changes: finished,
+				Reason: joinReasons(finishReason(in, finished[len(changes):]), pl.causeReason(d, changes, false))})
+			return
+		}
 	}
 	switch {
 	case len(changes) == 0 && forced == "" && (!recorded || row.Region != obs.Region):
@@ -482,6 +493,27 @@ func (pl *planner) planImport(d *spec.Declared, obs providers.Resource, changes 
 func (pl *planner) fail(a spec.Address, d spec.Diagnostic) {
 	pl.diags = append(pl.diags, d)
 	pl.e.emit(Event{Kind: EventWarning, Address: a, Message: d.Message})
+}
+
+// finishChanges adds to changes the fields a later step of the create
+// writes (spec.Field.Finish) that d sets and changes do not already hold:
+// what finishing an interrupted create writes again.
+func (pl *planner) finishChanges(d *spec.Declared, changes []Change) []Change {
+	for f := range setFields(d) {
+		if f.Finish && !f.Replace && f.UsedOn(d.Address.Provider) && !slices.ContainsFunc(changes, func(c Change) bool { return c.Field == f.Name }) {
+			changes = append(changes, Change{Field: f.Name, Sensitive: f.Secret})
+		}
+	}
+	return changes
+}
+
+func finishReason(in state.Intent, finish []Change) string {
+	fields := make([]string, len(finish))
+	for i, c := range finish {
+		fields[i] = c.Field
+	}
+	return fmt.Sprintf("created and tagged by run %s, which stopped before recording it, perhaps before writing its %s; writing it again and recording it",
+		in.RunID, strings.Join(fields, " and "))
 }
 
 func claimReason(in state.Intent) string {

@@ -110,6 +110,14 @@ type Field struct {
 	// setting it there is a warning (a portable spec may carry it), and it
 	// is neither sent nor compared.
 	IgnoredOn []Provider
+	// Finish: a create-time field, never compared, that the product writes
+	// in a step after the one that makes (and marks) the resource: a
+	// secret's value, its first version; a database's master password,
+	// with its user. A create that stopped between the two leaves the
+	// resource marked but without it, and no comparison can tell, so the
+	// update that finishes such a create writes it again
+	// (KindInfo.Finishing).
+	Finish bool
 	// Instructions are literal values that say what to do at create rather
 	// than what must stay true (an imageId of "latest"): the cloud reports
 	// what it made of them, which never equals them, so a target holding

@@ -117,11 +117,12 @@ func (k *KindInfo) Field(name string) (Field, bool) {
 // Finishing lists the fields an update sets on provider p to finish a
 // resource that a create made but did not complete (an interrupted create,
 // or one the SDK retried after the cloud carried it out): every mutable
-// field fields sets, and the tags, which carry the ownership tag.
+// field fields sets, the tags, which carry the ownership tag, and the
+// create-time fields a later step of the create writes (Field.Finish).
 func (k *KindInfo) Finishing(p Provider, fields map[string]any) []string {
 	var out []string
 	for _, f := range k.Fields {
-		if f.Replace || f.Compare == CompareNever || f.Secret || !f.UsedOn(p) {
+		if f.Replace || (!f.Finish && (f.Compare == CompareNever || f.Secret)) || !f.UsedOn(p) {
 			continue
 		}
 		if _, set := fields[f.Name]; set || f.Name == TagsField {
@@ -280,7 +281,7 @@ var kindTable = []KindInfo{
 		Kind: Secrets, Providers: portable, Portable: true,
 		Doc: "a secret: Secrets Manager on AWS, Secret Manager on Scaleway, Secret Manager on GCP",
 		Fields: []Field{
-			{Name: "value", Type: TypeSecretSource, Required: true, Compare: CompareNever, Secret: true,
+			{Name: "value", Type: TypeSecretSource, Required: true, Compare: CompareNever, Secret: true, Finish: true,
 				Doc: "where the value comes from at apply time; never stored, diffed or printed"},
 			{Name: "description", Type: TypeString, Doc: "a description (GCP: the secret's annotation description)"},
 			tags(),
@@ -305,7 +306,7 @@ var kindTable = []KindInfo{
 		Fields: []Field{
 			{Name: "masterUsername", Type: TypeString, RequiredOn: []Provider{AWS, GCP}, IgnoredOn: []Provider{Scaleway}, Replace: true,
 				Doc: "the database's master user (AWS, GCP; Scaleway Serverless SQL authenticates with IAM and ignores it)"},
-			{Name: "masterPasswordSecret", Type: TypeRef, RequiredOn: []Provider{AWS, GCP}, IgnoredOn: []Provider{Scaleway}, Compare: CompareNever, Secret: true,
+			{Name: "masterPasswordSecret", Type: TypeRef, RequiredOn: []Provider{AWS, GCP}, IgnoredOn: []Provider{Scaleway}, Compare: CompareNever, Secret: true, Finish: true,
 				RefKinds: []Kind{Secrets}, SameProvider: true,
 				Doc: "the secret holding the master password, read once at create"},
 			{Name: "engineVersion", Type: TypeString, Default: "16", Compare: CompareVersion,

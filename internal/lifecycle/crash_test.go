@@ -58,7 +58,31 @@ func crashDoc() string {
 		strings.Join(rs, ",\n") + `]}`
 }
 
+// crashCloud is a cloud the crash tests strike: the infra binary run
+// against it at an endpoint, what it holds, and a reset to nothing.
+type crashCloud interface {
+	// doc is the fleet the tests apply.
+	doc() string
+	// direct is the endpoint of the cloud's APIs without a proxy.
+	direct() string
+	// infra runs the binary with the APIs at endpoint; it returns the exit
+	// code, or -1 when the process was killed, and what it printed.
+	infra(endpoint, stateDir string, started func(*os.Process), args ...string) (int, string)
+	// inventory is every resource the cloud holds, by address, with the
+	// fleet its mark names ("" for none); with complete, also what is
+	// missing of what a create writes beside the resource.
+	inventory(complete bool) (map[string]string, []string)
+	reset()
+}
+
+// crashRig strikes at one crash cloud.
 type crashRig struct {
+	t *testing.T
+	c crashCloud
+}
+
+// awsCloud is moto.
+type awsCloud struct {
 	t     *testing.T
 	srv   *moto.Server
 	bin   string
@@ -72,19 +96,29 @@ func newCrashRig(t *testing.T) *crashRig {
 	if err := os.WriteFile(fleet, []byte(crashDoc()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &crashRig{t: t, srv: srv, bin: testbin.Infra(t), fleet: fleet}
+	return &crashRig{t: t, c: &awsCloud{t: t, srv: srv, bin: testbin.Infra(t), fleet: fleet}}
 }
 
-// infra runs the command against endpoint; it returns the exit code, or
-// -1 when the process was killed.
-func (r *crashRig) infra(endpoint, stateDir string, started func(*os.Process), args ...string) (int, string) {
-	cmd := exec.Command(r.bin, append(args, "--fleet", r.fleet, "--state", stateDir, "--no-color")...)
-	cmd.Env = append(os.Environ(), r.srv.Env()...)
+func (c *awsCloud) doc() string    { return crashDoc() }
+func (c *awsCloud) direct() string { return c.srv.URL }
+func (c *awsCloud) reset()         { must(c.t, c.srv.Reset()) }
+
+func (c *awsCloud) infra(endpoint, stateDir string, started func(*os.Process), args ...string) (int, string) {
+	cmd := exec.Command(c.bin, append(args, "--fleet", c.fleet, "--state", stateDir, "--no-color")...)
+	cmd.Env = append(os.Environ(), c.srv.Env()...)
 	cmd.Env = append(append(cmd.Env, moto.Endpoint(endpoint)...), "CRASH_SECRET=crash-secret-value")
+	return run(c.t, cmd, started)
+}
+
+// run runs cmd, handing its process to started once it has started; it
+// returns the exit code, or -1 when the process was killed, and what it
+// printed.
+func run(t *testing.T, cmd *exec.Cmd, started func(*os.Process)) (int, string) {
+	t.Helper()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if started != nil {
 		started(cmd.Process)
@@ -99,7 +133,7 @@ func (r *crashRig) infra(endpoint, stateDir string, started func(*os.Process), a
 	case errors.As(err, &exit):
 		return exit.ExitCode(), out.String()
 	}
-	r.t.Fatal(err)
+	t.Fatal(err)
 	return 0, ""
 }
 
@@ -108,16 +142,16 @@ func (r *crashRig) infra(endpoint, stateDir string, started func(*os.Process), a
 func (r *crashRig) converge(what, stateDir string) {
 	t := r.t
 	t.Helper()
-	if code, out := r.infra(r.srv.URL, stateDir, nil, "apply", "--yes"); code != 0 {
+	if code, out := r.c.infra(r.c.direct(), stateDir, nil, "apply", "--yes"); code != 0 {
 		t.Fatalf("%s: the re-run exited %d:\n%s", what, code, out)
 	}
 	if problems := r.audit(stateDir, true); len(problems) > 0 {
 		t.Fatalf("%s: after one re-run:\n%s", what, strings.Join(problems, "\n"))
 	}
-	if code, out := r.infra(r.srv.URL, stateDir, nil, "plan", "--detailed-exitcode"); code != 0 {
+	if code, out := r.c.infra(r.c.direct(), stateDir, nil, "plan", "--detailed-exitcode"); code != 0 {
 		t.Fatalf("%s: the plan after the re-run exited %d:\n%s", what, code, out)
 	}
-	if code, out := r.infra(r.srv.URL, stateDir, nil, "destroy", "--yes"); code != 0 {
+	if code, out := r.c.infra(r.c.direct(), stateDir, nil, "destroy", "--yes"); code != 0 {
 		t.Fatalf("%s: destroy exited %d:\n%s", what, code, out)
 	}
 	if problems := r.audit(stateDir, false); len(problems) > 0 {
@@ -125,61 +159,14 @@ func (r *crashRig) converge(what, stateDir string) {
 	}
 }
 
-// audit reads the emulator directly and compares it with the document and
-// the ledger: with want, every declared resource exists, tagged for the
-// fleet and recorded, and nothing else does; without, nothing exists.
+// audit compares what the cloud holds with the document and the ledger:
+// with want, every declared resource exists, marked for the fleet, whole
+// and recorded, and nothing else does; without, nothing exists.
 func (r *crashRig) audit(stateDir string, want bool) []string {
 	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion("eu-west-3"), config.WithBaseEndpoint(r.srv.URL))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	found := map[string]map[string]string{} // address → tags
-	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
-	buckets, err := s3c.ListBuckets(ctx, &s3.ListBucketsInput{})
-	must(r.t, err)
-	for _, b := range buckets.Buckets {
-		tags := map[string]string{}
-		if out, err := s3c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b.Name}); err == nil {
-			tags = tagMap(out.TagSet, func(t s3types.Tag) (*string, *string) { return t.Key, t.Value })
-		}
-		found["aws/object-store/"+aws.ToString(b.Name)] = tags
-	}
-	sqsc := sqs.NewFromConfig(cfg)
-	queues, err := sqsc.ListQueues(ctx, &sqs.ListQueuesInput{})
-	must(r.t, err)
-	for _, u := range queues.QueueUrls {
-		out, err := sqsc.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(u)})
-		must(r.t, err)
-		found["aws/queues/"+u[strings.LastIndex(u, "/")+1:]] = out.Tags
-	}
-	smc := secretsmanager.NewFromConfig(cfg)
-	secrets, err := smc.ListSecrets(ctx, &secretsmanager.ListSecretsInput{})
-	must(r.t, err)
-	for _, s := range secrets.SecretList {
-		found["aws/secrets/"+aws.ToString(s.Name)] = tagMap(s.Tags, func(t smtypes.Tag) (*string, *string) { return t.Key, t.Value })
-	}
-	ec2c := ec2.NewFromConfig(cfg)
-	groups, err := ec2c.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{})
-	must(r.t, err)
-	for _, g := range groups.SecurityGroups {
-		if aws.ToString(g.GroupName) == "default" {
-			continue
-		}
-		found["aws/security-group/"+aws.ToString(g.GroupName)] = tagMap(g.Tags, func(t ec2types.Tag) (*string, *string) { return t.Key, t.Value })
-	}
-	iamc := iam.NewFromConfig(cfg)
-	users, err := iamc.ListUsers(ctx, &iam.ListUsersInput{})
-	must(r.t, err)
-	for _, u := range users.Users {
-		out, err := iamc.ListUserTags(ctx, &iam.ListUserTagsInput{UserName: u.UserName})
-		must(r.t, err)
-		found["aws/iam/"+aws.ToString(u.UserName)] = tagMap(out.Tags, func(t iamtypes.Tag) (*string, *string) { return t.Key, t.Value })
-	}
-
-	var problems []string
+	found, problems := r.c.inventory(want)
 	declared := map[string]bool{}
-	for _, d := range Compile(r.t, crashDoc()).Resources {
+	for _, d := range Compile(r.t, r.c.doc()).Resources {
 		declared[d.Address.String()] = true
 	}
 	store, err := state.OpenFile(stateDir, crashFleet)
@@ -206,8 +193,8 @@ func (r *crashRig) audit(stateDir string, want bool) []string {
 			problems = append(problems, a+": still exists")
 		case !declared[a]:
 			problems = append(problems, a+": exists but is not declared")
-		case found[a][spec.OwnershipTagKey] != crashFleet:
-			problems = append(problems, fmt.Sprintf("%s: not tagged %s=%s (tags %v)", a, spec.OwnershipTagKey, crashFleet, found[a]))
+		case found[a] != crashFleet:
+			problems = append(problems, fmt.Sprintf("%s: not marked %s=%s (owner %q)", a, spec.OwnershipTagKey, crashFleet, found[a]))
 		case !recorded[a]:
 			problems = append(problems, a+": not in the ledger")
 		}
@@ -223,6 +210,60 @@ func (r *crashRig) audit(stateDir string, want bool) []string {
 		}
 	}
 	return problems
+}
+
+// inventory reads moto directly: buckets, queues, secrets, groups and
+// users, with the fleet their tag names.
+func (c *awsCloud) inventory(bool) (map[string]string, []string) {
+	ctx := context.Background()
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion("eu-west-3"), config.WithBaseEndpoint(c.srv.URL))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	found := map[string]string{}
+	owner := func(tags map[string]string) string { return tags[spec.OwnershipTagKey] }
+	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	buckets, err := s3c.ListBuckets(ctx, &s3.ListBucketsInput{})
+	must(c.t, err)
+	for _, b := range buckets.Buckets {
+		tags := map[string]string{}
+		if out, err := s3c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b.Name}); err == nil {
+			tags = tagMap(out.TagSet, func(t s3types.Tag) (*string, *string) { return t.Key, t.Value })
+		}
+		found["aws/object-store/"+aws.ToString(b.Name)] = owner(tags)
+	}
+	sqsc := sqs.NewFromConfig(cfg)
+	queues, err := sqsc.ListQueues(ctx, &sqs.ListQueuesInput{})
+	must(c.t, err)
+	for _, u := range queues.QueueUrls {
+		out, err := sqsc.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(u)})
+		must(c.t, err)
+		found["aws/queues/"+u[strings.LastIndex(u, "/")+1:]] = owner(out.Tags)
+	}
+	smc := secretsmanager.NewFromConfig(cfg)
+	secrets, err := smc.ListSecrets(ctx, &secretsmanager.ListSecretsInput{})
+	must(c.t, err)
+	for _, s := range secrets.SecretList {
+		found["aws/secrets/"+aws.ToString(s.Name)] = owner(tagMap(s.Tags, func(t smtypes.Tag) (*string, *string) { return t.Key, t.Value }))
+	}
+	ec2c := ec2.NewFromConfig(cfg)
+	groups, err := ec2c.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{})
+	must(c.t, err)
+	for _, g := range groups.SecurityGroups {
+		if aws.ToString(g.GroupName) == "default" {
+			continue
+		}
+		found["aws/security-group/"+aws.ToString(g.GroupName)] = owner(tagMap(g.Tags, func(t ec2types.Tag) (*string, *string) { return t.Key, t.Value }))
+	}
+	iamc := iam.NewFromConfig(cfg)
+	users, err := iamc.ListUsers(ctx, &iam.ListUsersInput{})
+	must(c.t, err)
+	for _, u := range users.Users {
+		out, err := iamc.ListUserTags(ctx, &iam.ListUserTagsInput{UserName: u.UserName})
+		must(c.t, err)
+		found["aws/iam/"+aws.ToString(u.UserName)] = owner(tagMap(out.Tags, func(t iamtypes.Tag) (*string, *string) { return t.Key, t.Value }))
+	}
+	return found, nil
 }
 
 // tagMap turns one SDK's tag list into a map.
@@ -244,12 +285,12 @@ func must(t *testing.T, err error) {
 
 // calls counts the requests of a clean apply of the fleet.
 func (r *crashRig) calls() int {
-	must(r.t, r.srv.Reset())
-	proxy, err := faultproxy.Start(r.srv.URL, faultproxy.Options{})
+	r.c.reset()
+	proxy, err := faultproxy.Start(r.c.direct(), faultproxy.Options{})
 	must(r.t, err)
 	defer proxy.Close()
 	dir := r.t.TempDir()
-	if code, out := r.infra(proxy.URL, dir, nil, "apply", "--yes"); code != 0 {
+	if code, out := r.c.infra(proxy.URL, dir, nil, "apply", "--yes"); code != 0 {
 		r.t.Fatalf("a clean apply exited %d:\n%s", code, out)
 	}
 	n := proxy.Calls()
@@ -257,18 +298,20 @@ func (r *crashRig) calls() int {
 	return n
 }
 
-func TestKillAtEveryRequestOfAnApplyConverges(t *testing.T) {
-	r := newCrashRig(t)
+// killAtEveryRequest kills an apply at its k-th request, after the cloud
+// acted, for every k strike chooses, and has each converge.
+func (r *crashRig) killAtEveryRequest() {
+	t := r.t
 	n := r.calls()
-	t.Logf("a clean apply of 20 resources makes %d requests", n)
+	t.Logf("a clean apply of %d resources makes %d requests", len(Compile(t, r.c.doc()).Resources), n)
 	started := time.Now()
 	killed := 0
 	for _, k := range strike.Points(t, n) {
-		must(t, r.srv.Reset())
-		proxy, err := faultproxy.Start(r.srv.URL, faultproxy.Options{})
+		r.c.reset()
+		proxy, err := faultproxy.Start(r.c.direct(), faultproxy.Options{})
 		must(t, err)
 		dir := t.TempDir()
-		code, out := r.infra(proxy.URL, dir, func(p *os.Process) {
+		code, out := r.c.infra(proxy.URL, dir, func(p *os.Process) {
 			proxy.Hook(k, faultproxy.AfterAnswer, func() { p.Kill() })
 		}, "apply", "--yes")
 		proxy.Close()
@@ -284,19 +327,21 @@ func TestKillAtEveryRequestOfAnApplyConverges(t *testing.T) {
 	t.Logf("killed %d of %d applies at their request k; each converged in one re-run (%s)", killed, n, time.Since(started).Round(time.Second))
 }
 
-func TestDroppedResponseAtEveryRequestOfAnApplyConverges(t *testing.T) {
-	r := newCrashRig(t)
+// dropAtEveryRequest drops the answer to an apply's k-th request, after
+// the cloud acted, for every k strike chooses, and has each converge.
+func (r *crashRig) dropAtEveryRequest() {
+	t := r.t
 	n := r.calls()
 	started := time.Now()
 	failed := 0
 	ks := strike.Points(t, n)
 	for _, k := range ks {
-		must(t, r.srv.Reset())
-		proxy, err := faultproxy.Start(r.srv.URL, faultproxy.Options{})
+		r.c.reset()
+		proxy, err := faultproxy.Start(r.c.direct(), faultproxy.Options{})
 		must(t, err)
 		proxy.DropResponse(k)
 		dir := t.TempDir()
-		code, out := r.infra(proxy.URL, dir, nil, "apply", "--yes")
+		code, out := r.c.infra(proxy.URL, dir, nil, "apply", "--yes")
 		proxy.Close()
 		if code != 0 {
 			failed++
@@ -308,4 +353,10 @@ func TestDroppedResponseAtEveryRequestOfAnApplyConverges(t *testing.T) {
 		}
 	}
 	t.Logf("dropped the response to request k of %d applies (of %d requests); %d failed and converged on the re-run (%s)", len(ks), n, failed, time.Since(started).Round(time.Second))
+}
+
+func TestKillAtEveryRequestOfAnApplyConverges(t *testing.T) { newCrashRig(t).killAtEveryRequest() }
+
+func TestDroppedResponseAtEveryRequestOfAnApplyConverges(t *testing.T) {
+	newCrashRig(t).dropAtEveryRequest()
 }

@@ -224,6 +224,14 @@ func (pl *planner) add(a Action) {
 	pl.classify(&a)
 	pl.run.regions[a.Address] = a.Region
 	pl.actions = append(pl.actions, a)
+	if info, _ := spec.Lookup(a.Address.Kind); a.Action == Replace && info.On[a.Address.Provider].NameKept != "" {
+		// The product would refuse the create after the delete: the
+		// resource would be gone for that long.
+		pl.fail(a.Address, spec.Errorf(spec.RowReplaceKeptName, a.Address.String(),
+			"rename it: the new name is made beside the old resource, which the same plan then deletes",
+			"%s on %s keeps a deleted resource's name for %s: this replace would delete it and then fail to make it again under the same name",
+			a.Address.Kind, a.Address.Provider, info.On[a.Address.Provider].NameKept))
+	}
 }
 
 func (pl *planner) warn(id spec.RowID, addr spec.Address, hint, format string, args ...any) {

@@ -212,3 +212,51 @@ func TestReplaceFailureOfHeldResourceConverges(t *testing.T) {
 func memFault(op, addr string) memory.Fault {
 	return memory.Fault{Op: op, Address: addr, Err: providers.Errorf(providers.PermissionDenied, "AccessDenied: injected"), Times: 1}
 }
+
+// Cloud SQL keeps a deleted instance's name for up to a week, so a
+// replace of a GCP postgres would delete the database and then fail to
+// make it again: the plan shows the replace with an error row that says
+// so and what to do, apply refuses it, and the database stays.
+func TestAReplaceUnderAKeptNameIsRefused(t *testing.T) {
+	cloud := memory.NewCloud(map[spec.Provider]string{spec.GCP: "shop-prod-1"})
+	e := New(Options{Backends: map[spec.Provider]providers.Backend{spec.GCP: cloud.Backend(spec.GCP)}, Parallelism: 2,
+		Getenv: func(string) string { return "hunter2" }})
+	store := &memStore{}
+	doc := func(user string) *spec.Model {
+		return model(t, `{"apiVersion": "infra/v1", "fleet": "shop", "accounts": {"gcp": "shop-prod-1"}, "placement": {"gcp": "europe-west9"}, "resources": [
+ {"address": "gcp/secrets/db-password", "spec": {"value": {"fromEnv": "DB_PASSWORD"}}},
+ {"address": "gcp/postgres/main", "spec": {"masterUsername": "`+user+`", "masterPasswordSecret": {"ref": "gcp/secrets/db-password"}, "minCapacity": 2, "maxCapacity": 2}}]}`)
+	}
+	ctx := context.Background()
+	plan := func(m *spec.Model) *Plan {
+		l, _ := store.LoadLedger(ctx)
+		p, err := e.Plan(ctx, m, nil, l, PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := e.Apply(ctx, plan(doc("app")), ApplyOptions{Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	p := plan(doc("owner"))
+	if a := actionAt(t, p, "gcp/postgres/main"); a.Action != Replace {
+		t.Fatalf("want the replace shown, got %+v", a)
+	}
+	var row *spec.Diagnostic
+	for i, d := range p.Diagnostics {
+		if d.ID == spec.RowReplaceKeptName {
+			row = &p.Diagnostics[i]
+		}
+	}
+	if row == nil || row.Severity != spec.Error || !strings.Contains(row.Message, "keeps a deleted resource's name for up to a week") ||
+		!strings.HasPrefix(row.Resolution, "rename it") {
+		t.Fatalf("want the replace-kept-name error, got %+v", p.Diagnostics)
+	}
+	if _, err := e.Apply(ctx, p, ApplyOptions{Store: store}); !errors.Is(err, ErrPlanHasErrors) {
+		t.Fatalf("apply: %v", err)
+	}
+	if got, ok := cloud.Get(spec.GCP, spec.Postgres, "europe-west9", "main"); !ok || got.Fields["masterUsername"] != "app" {
+		t.Errorf("the database was touched: %+v", got)
+	}
+}

@@ -70,6 +70,11 @@ type OnProvider struct {
 	// DescriptionLimit is the length of the description that holds the
 	// mark and the tags, where Mark is MarkDescription.
 	DescriptionLimit int
+	// NameKept says how long the product keeps a deleted resource's name
+	// from being used again ("up to a week" for a Cloud SQL instance);
+	// empty when it does not. A replace, which makes the resource again
+	// under its name, would delete it and then fail: the plan refuses it.
+	NameKept string
 }
 
 // Mark is how a kind's product carries the ownership mark on a provider.
@@ -301,7 +306,7 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Postgres, Providers: portable, Portable: true,
-		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}},
+		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}, GCP: {NameKept: "up to a week"}},
 		Doc: "a serverless PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on Scaleway, a Cloud SQL for PostgreSQL instance on GCP",
 		Fields: []Field{
 			{Name: "masterUsername", Type: TypeString, RequiredOn: []Provider{AWS, GCP}, IgnoredOn: []Provider{Scaleway}, Replace: true,

@@ -124,6 +124,8 @@ const (
 	RowAdoptForeign RowID = "adopt-foreign"
 	// A declared resource in adopt differs from what exists in a field that forces replacement: adopt never replaces what it takes over.
 	RowAdoptReplace RowID = "adopt-replace"
+	// A replace of a resource whose product keeps a deleted one's name (a Cloud SQL instance): it would delete it, then fail to make it again.
+	RowReplaceKeptName RowID = "replace-kept-name"
 	// A ledger row is excluded, and is left alone (a warning).
 	RowLedgerExcluded RowID = "ledger-excluded"
 	// A ledger row's resource is no longer this fleet's, and is left alone (a warning); the evidence is its owner tag's value.

@@ -44,11 +44,7 @@ func RunStages(t *testing.T, e *engine.Engine, store state.Store, stages []Stage
 			if len(ledger.Rows) != s.Managed {
 				t.Fatalf("ledger has %d rows, want %d", len(ledger.Rows), s.Managed)
 			}
-			again, err := e.Plan(ctx, m, nil, ledger, engine.PlanOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.HasChanges() {
+			if again := plan(t, e, store, m); again.HasChanges() {
 				t.Fatalf("not converged:\n%s", Render(again))
 			}
 		})

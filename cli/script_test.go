@@ -22,7 +22,6 @@ import (
 // commands share one cloud. Only this test binary knows that variable; the
 // real command has no way to reach the memory driver.
 func TestMain(m *testing.M) {
-	moto.Prepare()
 	code := testscript.RunMain(m, map[string]func() int{
 		"infra": runTestInfra,
 	})

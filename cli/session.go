@@ -146,6 +146,12 @@ func (p *progress) event(ev operations.Event) {
 			names[i] = a.String()
 		}
 		fmt.Fprintf(w, "still working on: %s\n", strings.Join(names, ", "))
+	case operations.EventWarning:
+		// A plan's warnings are its rows, which the plan shows; an
+		// apply's are said as they happen.
+		if !p.began.IsZero() {
+			fmt.Fprintf(w, "warning: %s: %s\n", at, spec.PrintableText(ev.Message))
+		}
 	}
 }
 

@@ -198,6 +198,9 @@ type applyRun struct {
 	finished bool                 // the walk is over: save at once, and stop
 	stopped  chan struct{}        // saveLoop returned
 	wake     chan struct{}        // closed by finish: cut the rest short
+	// cautioned holds the caveats warned of already (under mu): each
+	// is the same for every resource it touches, and said once a run.
+	cautioned map[string]bool
 }
 
 // record changes the ledger for the action on a (none: the zero
@@ -670,8 +673,20 @@ func (ar *applyRun) identities(d spec.Declared) map[spec.Address]string {
 // the ledger as a row in place of its intent.
 func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) {
 	ar.rn.world.set(a, r)
+	if r.Caveat != "" {
+		ar.mu.Lock()
+		first := !ar.cautioned[r.Caveat]
+		if ar.cautioned == nil {
+			ar.cautioned = map[string]bool{}
+		}
+		ar.cautioned[r.Caveat] = true
+		ar.mu.Unlock()
+		if first {
+			ar.e.emit(Event{Kind: EventWarning, Address: a, Message: r.Caveat})
+		}
+	}
 	ar.record(a, func(l *state.Ledger) bool {
-		row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region}
+		row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region, Caveat: r.Caveat}
 		if m, ok := ar.rn.model.Components.Of(a); ok {
 			row.Member = m.Path()
 		}

@@ -182,6 +182,9 @@ func (e *Engine) planFrom(ctx context.Context, m *spec.Model, diags []spec.Diagn
 	pl.undeclared(ledger.Rows, false)
 	pl.undeclared(extra, true)
 	pl.undeclaredIntents()
+	if !opts.Destroy {
+		pl.caveats(ledger.Rows)
+	}
 	pl.narrow()
 
 	deps := map[spec.Address][]spec.Address{}
@@ -194,7 +197,7 @@ func (e *Engine) planFrom(ctx context.Context, m *spec.Model, diags []spec.Diagn
 	}
 	p.Actions = ordered
 	p.Contracts = pl.contracts(ordered)
-	p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, pl.diags...))
+	p.Diagnostics = spec.SortDiagnostics(append(append(p.Diagnostics, pl.diags...), pl.caveated...))
 	p.Attention = spec.SortDiagnostics(append(p.Attention, pl.diags...))
 	p.Summarize()
 	p.ID = p.computeID()
@@ -213,6 +216,9 @@ type planner struct {
 	res     *resolver
 	actions []Action
 	diags   []spec.Diagnostic
+	// caveated are the caveat rows (caveats): diagnostics, but not
+	// attention, as the cloud matches the fleet.
+	caveated []spec.Diagnostic
 	// holders indexes holdersOf.
 	holders map[spec.Address][]spec.Address
 	// forced are the replaces PlanOptions.Replace forced.
@@ -685,6 +691,42 @@ func mustGet(w *world, a spec.Address) (r providers.Resource) {
 
 // undeclared plans the ledger rows the document no longer declares, and the
 // forgets; then, with fromTags, the resources only a tag scan found.
+// caveats says again, once for each, what the cloud could not do for the
+// declared resources the ledger records with a caveat (state.Row.Caveat):
+// a promise a reviewer relies on that does not hold for them.
+func (pl *planner) caveats(rows []state.Row) {
+	var said []string
+	held := map[string][]spec.Address{}
+	for _, r := range rows {
+		if r.Caveat == "" {
+			continue
+		}
+		if _, declared := pl.m.Lookup(r.Address()); !declared {
+			continue // this plan deletes it
+		}
+		if held[r.Caveat] == nil {
+			said = append(said, r.Caveat)
+		}
+		held[r.Caveat] = append(held[r.Caveat], r.Address())
+	}
+	for _, c := range said {
+		as := held[c]
+		names := make([]string, 0, min(len(as), 5))
+		for _, a := range as[:min(len(as), 5)] {
+			names = append(names, a.String())
+		}
+		evidence := strings.Join(names, ", ")
+		if len(as) > len(names) {
+			evidence += fmt.Sprintf(" and %d more", len(as)-len(names))
+		}
+		d := spec.Warnf(spec.RowCaveat, as[0].String(),
+			"nothing to change: the resource works without it, and one made where the cloud serves it has no caveat",
+			"%s", spec.PrintableText(c)).WithEvidence(evidence)
+		pl.caveated = append(pl.caveated, d)
+		pl.e.emit(Event{Kind: EventWarning, Address: as[0], Message: d.Message})
+	}
+}
+
 func (pl *planner) undeclared(rows []state.Row, fromTags bool) {
 	forget := map[spec.Address]bool{}
 	for _, a := range pl.m.Forget {

@@ -57,6 +57,12 @@ type Resource struct {
 	// compared, never changed, told by `infra import` so that a reader
 	// knows what the declaration leaves as it is.
 	Unmodelled []string
+	// Caveat, set by a create, is a promise of infra's that the cloud
+	// cannot keep for this resource, in a sentence a person should read:
+	// a bucket on an S3-compatible endpoint that serves no bucket ABAC,
+	// whose tags IAM then cannot see. The engine warns of it once a run
+	// and records it in the ledger, so that later plans say it too.
+	Caveat string
 }
 
 // OwningService names, in Resource.Unmodelled, the cloud service that

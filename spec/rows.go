@@ -130,6 +130,8 @@ const (
 	RowLedgerExcluded RowID = "ledger-excluded"
 	// A ledger row's resource is no longer this fleet's, and is left alone (a warning); the evidence is its owner tag's value.
 	RowLedgerForeignOwner RowID = "ledger-foreign-owner"
+	// A managed resource was made where the cloud could not keep a promise of infra's for it (a bucket at an endpoint without bucket ABAC), said at every plan (a warning); the evidence is the resources it holds for.
+	RowCaveat RowID = "caveat"
 
 	// The SDK (package fleet).
 

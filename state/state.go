@@ -30,6 +30,10 @@ type Row struct {
 	// member is cut, the resource is no longer declared, and this is how
 	// a plan says its delete is the cut's (docs/components.md).
 	Member string `json:"member,omitempty"`
+	// Caveat is what the cloud could not do for the resource when it was
+	// made, as its driver said it (providers.Resource.Caveat): every
+	// plan of the fleet says it again, as a warning.
+	Caveat string `json:"caveat,omitempty"`
 }
 
 // Address is the row's resource address.

@@ -16,7 +16,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	moto.Prepare()
 	code := m.Run()
 	moto.StopShared()
 	executortest.Cleanup()

@@ -34,8 +34,8 @@ func run() int {
 	}
 	defer os.RemoveAll(work)
 
-	step("starting the AWS emulator (moto_server) on loopback")
-	srv, err := moto.Start(ctx, work)
+	step("starting the AWS emulator (moto_server, as installed) on loopback")
+	srv, err := moto.StartStock(ctx, work)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		return 1

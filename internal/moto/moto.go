@@ -9,19 +9,11 @@
 // as S3, and a test of infra's S3 lock passes or fails on the lock alone.
 // The cost is nil: object writes are a small part of any test's calls.
 //
-// S3 Control addresses an account as a subdomain of the endpoint: with
-// AWS_ENDPOINT_URL=http://127.0.0.1:PORT the SDK calls
-// http://123456789012.127.0.0.1:PORT, a name no resolver answers. Env
-// therefore also sets HTTP_PROXY to the endpoint, the SDK's own proxy
-// setting: Go sends a request for a host that is not loopback to the
-// proxy whole, and moto serves it by its path (S3 Control's /v20180820/),
-// whatever the host. Loopback requests, every other one a test makes, go
-// direct, and the module proxy and npm are HTTPS, which HTTP_PROXY leaves
-// alone. Go reads HTTP_PROXY once per process, at the first request, so
-// Main (or Prepare, from a TestMain of its own) chooses the shared
-// server's port and sets HTTP_PROXY before any test runs. A test that
-// moves its endpoint behind a proxy in process (t.Setenv) keeps S3
-// Control on the shared server; child processes get both from Endpoint.
+// Stock mode (StartStock, SharedStock) runs moto_server as installed, with
+// none of the patches: it is what a user runs, and the demo and the S3
+// driver's own tests hold infra to it. Nothing in infra needs a patch to
+// work; each one makes the emulator behave as AWS does where a test
+// observes the difference (serialized.py says which, and why).
 package moto
 
 import (
@@ -34,7 +26,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,8 +42,8 @@ type Server struct {
 	done chan struct{}
 }
 
-// control reaches moto's own API without reading the proxy settings: Go
-// reads them once per process, and the first read must come after Setenv.
+// control reaches moto's own API, never through a proxy the environment
+// names.
 var control = &http.Client{Transport: &http.Transport{Proxy: nil}}
 
 // Account is the account moto reports for any credentials.
@@ -65,31 +56,40 @@ func Start(ctx context.Context, logDir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startOn(ctx, logDir, port)
+	return startOn(ctx, logDir, port, false)
 }
 
-// startOn launches moto_server on port.
-func startOn(ctx context.Context, logDir string, port int) (*Server, error) {
+// StartStock is Start without the patches: moto_server as installed.
+func StartStock(ctx context.Context, logDir string) (*Server, error) {
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	return startOn(ctx, logDir, port, true)
+}
+
+// startOn launches moto_server on port, patched unless stock.
+func startOn(ctx context.Context, logDir string, port int, stock bool) (*Server, error) {
 	bin, err := exec.LookPath("moto_server")
 	if err != nil {
 		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
 	}
 	logPath := filepath.Join(logDir, fmt.Sprintf("moto-%d.log", port))
-	script := filepath.Join(logDir, fmt.Sprintf("moto-%d.py", port))
-	if err := os.WriteFile(script, serialized, 0o644); err != nil {
-		return nil, err
-	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(interpreter(bin), script, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	// Without the tests' HTTP_PROXY: moto makes calls of its own (boto3,
-	// which honours it), and they must not come back to a proxy.
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(strings.ToUpper(kv), "HTTP_PROXY=")
-	})
-	cmd.Env = append(env, "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
+	args := []string{"-H", "127.0.0.1", "-p", fmt.Sprint(port)}
+	cmd := exec.Command(bin, args...)
+	if !stock {
+		script := filepath.Join(logDir, fmt.Sprintf("moto-%d.py", port))
+		if err := os.WriteFile(script, serialized, 0o644); err != nil {
+			logFile.Close()
+			return nil, err
+		}
+		cmd = exec.Command(interpreter(bin), append([]string{script}, args...)...)
+	}
+	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so Stop takes the Flask workers with it; and
 	// a parent that dies without stopping it (a test timeout, a kill) takes
@@ -125,8 +125,8 @@ func startOn(ctx context.Context, logDir string, port int) (*Server, error) {
 	return s, nil
 }
 
-// serialized starts moto_server with its S3 object writes serialized; see
-// the package comment.
+// serialized starts moto_server with its S3 object writes serialized, and
+// the other patches that make it behave as AWS does.
 //
 //go:embed serialized.py
 var serialized []byte
@@ -177,10 +177,10 @@ func (s *Server) Env() []string {
 	)
 }
 
-// Endpoint is the environment that sends the AWS SDK to url, S3 Control's
-// account-prefixed host included (see the package comment).
+// Endpoint is the environment that sends the AWS SDK to url: the SDK's
+// own AWS_ENDPOINT_URL, which is all a user sets.
 func Endpoint(url string) []string {
-	return []string{"AWS_ENDPOINT_URL=" + url, "HTTP_PROXY=" + url}
+	return []string{"AWS_ENDPOINT_URL=" + url}
 }
 
 // Setenv points this process's AWS SDK at the server.
@@ -232,25 +232,35 @@ func (s *Server) Stop() error {
 	return nil
 }
 
-var (
-	shared     *Server
-	sharedErr  error
-	sharedOnce sync.Once
-	// sharedPort is the port Prepare chose for the shared server; 0 is
-	// any free one.
-	sharedPort int
-)
+// sharedServer is one server a test binary starts at its first use.
+type sharedServer struct {
+	once  sync.Once
+	srv   *Server
+	err   error
+	stock bool
+}
 
-// Prepare chooses the shared server's port and points HTTP_PROXY at it,
-// before any test makes a request (see the package comment). Main calls
-// it; a TestMain of its own calls it first.
-func Prepare() {
-	port, err := FreePort()
-	if err != nil {
-		return // Shared picks a port, and says what fails
+var shared, sharedStock = &sharedServer{}, &sharedServer{stock: true}
+
+func (s *sharedServer) get(t testing.TB) *Server {
+	t.Helper()
+	s.once.Do(func() {
+		dir, err := os.MkdirTemp("", "moto")
+		if err != nil {
+			s.err = err
+			return
+		}
+		port, err := FreePort()
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.srv, s.err = startOn(context.Background(), dir, port, s.stock)
+	})
+	if s.err != nil {
+		t.Fatalf("moto: %v", s.err)
 	}
-	sharedPort = port
-	os.Setenv("HTTP_PROXY", fmt.Sprintf("http://127.0.0.1:%d", port))
+	return s.srv
 }
 
 // Shared starts one server for the test binary (call Stop from TestMain).
@@ -258,31 +268,31 @@ func Prepare() {
 // skipped emulator test would hide a missing dependency.
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	sharedOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "moto")
-		if err != nil {
-			sharedErr = err
-			return
-		}
-		port := sharedPort
-		if port == 0 {
-			if port, sharedErr = FreePort(); sharedErr != nil {
-				return
-			}
-		}
-		shared, sharedErr = startOn(context.Background(), dir, port)
-	})
-	if sharedErr != nil {
-		t.Fatalf("moto: %v", sharedErr)
-	}
-	return shared
+	return shared.get(t)
+}
+
+// SharedStock is Shared for a stock server (StartStock), the binary's
+// one, beside the patched one.
+func SharedStock(t testing.TB) *Server {
+	t.Helper()
+	return sharedStock.get(t)
 }
 
 // Fresh is the shared server, wiped, with this process's AWS SDK pointed
 // at it: where a test that owns the emulator for its length starts.
 func Fresh(t testing.TB) *Server {
 	t.Helper()
-	srv := Shared(t)
+	return fresh(t, Shared(t))
+}
+
+// FreshStock is Fresh for the stock server (SharedStock).
+func FreshStock(t testing.TB) *Server {
+	t.Helper()
+	return fresh(t, SharedStock(t))
+}
+
+func fresh(t testing.TB, srv *Server) *Server {
+	t.Helper()
 	srv.Setenv()
 	if err := srv.Reset(); err != nil {
 		t.Fatal(err)
@@ -294,7 +304,6 @@ func Fresh(t testing.TB) *Server {
 // runs the cleanups: a package's TestMain is
 // `func TestMain(m *testing.M) { moto.Main(m) }`.
 func Main(m *testing.M, cleanups ...func()) {
-	Prepare()
 	code := m.Run()
 	StopShared()
 	for _, c := range cleanups {
@@ -303,9 +312,12 @@ func Main(m *testing.M, cleanups ...func()) {
 	os.Exit(code)
 }
 
-// StopShared stops the server Shared started, if any. Call it from TestMain.
+// StopShared stops the servers Shared and SharedStock started, if any.
+// Call it from TestMain.
 func StopShared() {
-	if shared != nil {
-		shared.Stop()
+	for _, s := range []*sharedServer{shared, sharedStock} {
+		if s.srv != nil {
+			s.srv.Stop()
+		}
 	}
 }

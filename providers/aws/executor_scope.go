@@ -84,7 +84,7 @@ var executorScopes = map[string][]ActionScope{
 	"s3:ListAllMyBuckets":                 {{Scope: ScopeAny}},
 	"s3:ListBucket":                       {{Scope: ScopeAny}},
 	"s3:GetBucketLocation":                {{Scope: ScopeAny}},
-	"s3:ListTagsForResource":              {{Scope: ScopeAny}},
+	"s3:GetBucketTagging":                 {{Scope: ScopeAny}},
 	"s3:GetBucketVersioning":              {{Scope: ScopeAny}},
 	"s3:GetBucketObjectLockConfiguration": {{Scope: ScopeAny}},
 	"s3:ListBucketVersions":               {{Scope: ScopeAny}},

@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,10 +20,18 @@ import (
 // versioning, tags) and s3-bucket (the same bucket with object lock). One
 // physical bucket lists under both; the engine knows they are one thing.
 //
-// Every bucket infra makes has ABAC on, so that S3 applies the executor's
-// tag conditions to it (docs/executor.md); S3 then refuses
-// PutBucketTagging, and tags go through S3 Control, whose calls name the
-// account.
+// Every bucket infra makes on AWS has ABAC on, so that S3 applies the
+// executor's tag conditions to it (docs/executor.md); S3 then refuses
+// PutBucketTagging, and tags are written through S3 Control, whose calls
+// name the account. Tags are read with GetBucketTagging, which every
+// S3-compatible service serves, ABAC or not.
+//
+// At an endpoint other than AWS's own (AWS_ENDPOINT_URL and the like: an
+// emulator, an S3-compatible store) the first bucket a run creates in a
+// region also tells what the endpoint serves, and the driver keeps to it
+// (s3_endpoint.go): tags that CreateBucket dropped are written with
+// PutBucketTagging, and where bucket ABAC is not served the bucket is made
+// without it, with a caveat, never a failed create.
 type buckets struct {
 	kind spec.Kind
 	// objectLock: the kind has the objectLock field (s3-bucket).
@@ -30,6 +39,12 @@ type buckets struct {
 	clients    *regional[*s3.Client]
 	control    *regional[*s3control.Client]
 	account    accountOf
+	// compatible: an endpoint other than AWS's own is configured.
+	compatible bool
+	// keepsTags and abacServed are what the endpoint turned out to serve,
+	// by region (compatible only).
+	keepsTags  learned[bool]
+	abacServed learned[string]
 }
 
 var (
@@ -59,8 +74,11 @@ func init() {
 }
 
 // bucketActions are the IAM actions both bucket kinds call.
+// The calls made only at an endpoint other than AWS's (PutBucketTagging,
+// DeleteBucketTagging, GetBucketAbac: s3_endpoint.go) are not here: the
+// executor's role is AWS's.
 var bucketActions = []string{"s3:ListAllMyBuckets", "s3:ListBucket", "s3:GetBucketLocation", "s3:CreateBucket",
-	"s3:PutBucketAbac", "s3:ListTagsForResource", "s3:TagResource", "s3:UntagResource",
+	"s3:PutBucketAbac", "s3:GetBucketTagging", "s3:TagResource", "s3:UntagResource",
 	"s3:GetBucketVersioning", "s3:PutBucketVersioning",
 	"s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"}
 
@@ -76,8 +94,8 @@ var bucketErrors = map[string]providers.Code{
 
 func newBuckets(cfg aws.Config, account accountOf, k spec.Kind, objectLock bool) *buckets {
 	return &buckets{kind: k, objectLock: objectLock, clients: newRegional(cfg, newS3Client),
-		control: newRegional(cfg, func(cfg aws.Config) *s3control.Client { return s3control.NewFromConfig(cfg) }),
-		account: account}
+		control: newRegional(cfg, newControlClient), account: account,
+		compatible: newS3Client(cfg).Options().BaseEndpoint != nil}
 }
 
 // newS3Client addresses buckets by path whenever an endpoint is configured
@@ -204,24 +222,38 @@ func (d *buckets) settings(ctx context.Context, c *s3.Client, region, name strin
 	return res, nil
 }
 
-// tags reads a bucket's tags through S3 Control, which serves them
-// whether its ABAC is on or not.
+// tags reads a bucket's tags. A bucket without any answers NoSuchTagSet.
 func (d *buckets) tags(ctx context.Context, region, name string) (map[string]string, error) {
-	account, err := d.account(ctx)
+	out, err := d.clients.get(region).GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: aws.String(name)})
+	if isCode(err, "NoSuchTagSet") {
+		return map[string]string{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	out, err := d.control.get(region).ListTagsForResource(ctx, &s3control.ListTagsForResourceInput{
-		AccountId: aws.String(account), ResourceArn: aws.String(bucketARN(region, name))})
-	if err != nil {
-		return nil, err
-	}
-	return tagMapOf(out.Tags, func(t s3controltypes.Tag) (*string, *string) { return t.Key, t.Value }), nil
+	return tagMapOf(out.TagSet, func(t s3types.Tag) (*string, *string) { return t.Key, t.Value }), nil
 }
 
 // writeTags sets the keys of set and removes those of remove, through S3
-// Control: once a bucket's ABAC is on, S3 refuses PutBucketTagging.
-func (d *buckets) writeTags(ctx context.Context, region, name string, set map[string]string, remove []string) error {
+// Control: once a bucket's ABAC is on, S3 refuses PutBucketTagging. An
+// endpoint other than AWS's that serves no S3 Control serves no bucket
+// ABAC either; there the bucket's own PutBucketTagging writes the whole
+// set, what it has with the changes.
+func (d *buckets) writeTags(ctx context.Context, region, name string, have, set map[string]string, remove []string) error {
+	err := d.controlTags(ctx, region, name, set, remove)
+	if err == nil || !d.compatible || !unserved(err) {
+		return err
+	}
+	after := maps.Clone(have)
+	maps.Copy(after, set)
+	for _, k := range remove {
+		delete(after, k)
+	}
+	return putTagSet(ctx, d.clients.get(region), name, after)
+}
+
+// controlTags is writeTags through S3 Control.
+func (d *buckets) controlTags(ctx context.Context, region, name string, set map[string]string, remove []string) error {
 	account, err := d.account(ctx)
 	if err != nil {
 		return err
@@ -270,8 +302,7 @@ func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Res
 	in := &s3.CreateBucketInput{
 		Bucket: aws.String(t.Name),
 		// Tags at create: on AWS the bucket never exists without its
-		// ownership tag. TagResource below repeats them for services that
-		// ignore create-time tags.
+		// ownership tag. keptTags below finds an endpoint that drops them.
 		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{Tags: s3Tags(tags)},
 	}
 	// us-east-1 is the one region S3 refuses to be named in.
@@ -285,11 +316,19 @@ func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Res
 		return providers.Resource{}, err
 	}
 	// Tagged before ABAC is on, so that no bucket of infra's is ever
-	// checked by its tags without them.
-	if err := d.writeTags(ctx, t.Region, t.Name, tags, nil); err != nil {
+	// checked by its tags without them; PutBucketTagging is allowed until
+	// then.
+	kept, err := d.keptTags(ctx, c, t.Region, t.Name, tags)
+	if err != nil {
 		return providers.Resource{}, err
 	}
-	if err := enableABAC(ctx, c, t.Name); err != nil {
+	if !kept {
+		if err := putTagSet(ctx, c, t.Name, tags); err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	caveat, err := d.turnOnABAC(ctx, c, t.Region, t.Name)
+	if err != nil {
 		return providers.Resource{}, err
 	}
 	// A new bucket is unversioned; object lock turns versioning on by
@@ -300,7 +339,9 @@ func (d *buckets) Create(ctx context.Context, t providers.Target) (providers.Res
 		}
 	}
 	// What was sent is what the bucket is: no read back.
-	return d.made(c, t, tags, versioning, lock), nil
+	res := d.made(c, t, tags, versioning, lock)
+	res.Caveat = caveat
+	return res, nil
 }
 
 // made is a bucket as a create or an update left it, from what was sent.
@@ -379,7 +420,7 @@ func (d *buckets) retag(ctx context.Context, c *s3.Client, t providers.Target) e
 		return err
 	}
 	set, remove := tagChanges(have, want, spec.OwnershipTagKey)
-	return owned(ctx, c, t.Name, func() error { return d.writeTags(ctx, t.Region, t.Name, set, remove) })
+	return owned(ctx, c, t.Name, func() error { return d.writeTags(ctx, t.Region, t.Name, have, set, remove) })
 }
 
 // Delete removes the bucket. With forceDestroy it first deletes every
@@ -452,6 +493,6 @@ func (d *buckets) Release(ctx context.Context, region, name, owner string) error
 		return nil
 	}
 	return owned(ctx, d.clients.get(region), name, func() error {
-		return d.writeTags(ctx, region, name, nil, []string{spec.OwnershipTagKey})
+		return d.writeTags(ctx, region, name, tags, nil, []string{spec.OwnershipTagKey})
 	})
 }

@@ -23,14 +23,16 @@ import (
 // shortest and the longest.
 var oddBucketNames = []string{"a.b-c.d", "1digit-first", "abc", strings.Repeat("b", 63)}
 
+var objectStoreCase = drivertest.Case{
+	Kind:     spec.ObjectStore,
+	Create:   map[string]any{"versioning": true},
+	Updates:  []map[string]any{{"versioning": false}, {"versioning": true}},
+	OddNames: oddBucketNames,
+}
+
 func TestObjectStoreConformance(t *testing.T) {
 	b, srv := newTestBackend(t)
-	conformance(t, b, srv, drivertest.Case{
-		Kind:     spec.ObjectStore,
-		Create:   map[string]any{"versioning": true},
-		Updates:  []map[string]any{{"versioning": false}, {"versioning": true}},
-		OddNames: oddBucketNames,
-	})
+	conformance(t, b, srv, objectStoreCase)
 }
 
 func TestS3BucketConformance(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/resourcegroupstaggingapi"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -61,7 +62,11 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaders := withRetryBudget(budget)
+	// The SDK's default logger writes its own lines to stderr whatever
+	// the log mode (a DEBUG line for each S3 read without a checksum, a
+	// WARN before IMDS): infra says what it means itself, and shows the
+	// SDK's log only when tracing.
+	loaders := append(withRetryBudget(budget), config.WithLogger(logging.Nop{}))
 	if opts.Log != nil {
 		loaders = append(loaders, withCallLog(opts.Log))
 	}

@@ -57,6 +57,11 @@ func (o *Operations) Output(ctx context.Context, req OutputRequest) (*Output, er
 	if err != nil {
 		return nil, err
 	}
+	if rec == nil && req.Document != nil && len(req.Document.Provides) == 0 {
+		// A fleet that provides nothing never publishes: its record is
+		// empty, which is an answer, not a failure.
+		rec = &spec.Published{Capabilities: map[string]spec.PublishedCapability{}}
+	}
 	if rec == nil {
 		return nil, fmt.Errorf("%s at %s: %w", fleet, store.Where(), ErrNothingPublished)
 	}

@@ -28,6 +28,9 @@ import (
 // DefineComponent and instantiated with Instantiate or, inside another
 // component's ask half, NewMember.
 type Component[S any] struct {
+	// id tells definitions apart: two DefineComponent calls are two
+	// components, even of one name and one line.
+	id     uint64
 	name   string
 	source string
 	fixed  []fixedPath
@@ -65,13 +68,13 @@ func Fixed(paths ...string) ComponentOption {
 //	var WebApp = fleet.DefineComponent("web-app", askWebApp, receiveWebApp,
 //		fleet.Fixed("db.engineVersion"))
 func DefineComponent[S, A any](name string, ask func(S) A, receive func(b *Body, asked A), opts ...ComponentOption) Component[S] {
-	c := Component[S]{name: name, source: caller(1)}
+	c := Component[S]{id: componentSeq.Add(1), name: name, source: caller(1)}
 	for _, o := range opts {
 		c.fixed = append(c.fixed, o.fixed...)
 	}
 	c.ask = func(s S) *node {
 		asked := ask(s)
-		n := &node{component: name, source: c.source, fixed: c.fixed}
+		n := &node{def: c.id, settings: s, component: name, source: c.source, fixed: c.fixed}
 		collect(n, reflect.ValueOf(&asked).Elem())
 		n.receive = func(b *Body) {
 			if receive != nil {
@@ -114,6 +117,12 @@ func collect(n *node, v reflect.Value) {
 // node is one component in an instance's tree: its ask half's answer, and
 // what composing it found.
 type node struct {
+	// def is the definition it is of (Component.id), and settings what
+	// its ask half saw: an ancestor of one def with equal settings means
+	// the same members would be asked again, without end.
+	def       uint64
+	settings  any
+	depth     int // members deep: 0 for the root
 	component string
 	source    string
 	fixed     []fixedPath
@@ -206,7 +215,7 @@ type binding struct {
 	source   string
 }
 
-var memberSeq atomic.Uint64
+var memberSeq, componentSeq atomic.Uint64
 
 // Need declares a slot of the component: an interface it reads, with
 // requirements on what fills it. A member's slot is filled by its parent's
@@ -336,3 +345,15 @@ func caller(skip int) string {
 	}
 	return fmt.Sprintf("%s/%s:%d", filepath.Base(filepath.Dir(file)), filepath.Base(file), line)
 }
+
+// Limits of an instance's member tree, so that a component that has
+// itself as a member is a component-recursion row, never an expansion
+// without end (docs/components.md#a-component-inside-itself).
+const (
+	// MaxMemberDepth is how many members deep a member path may go: a
+	// member deeper is not asked.
+	MaxMemberDepth = 32
+	// MaxMembers is how many sub-component members one instance may
+	// have: the members past it are not asked.
+	MaxMembers = 10000
+)

@@ -69,6 +69,10 @@ type instance struct {
 	used   map[*InstanceOption]bool
 	record spec.ComponentInstance
 	nodes  []*node // every node, parents before children
+	// members is how many sub-component members were asked; tooMany is
+	// set once that passed MaxMembers, and said.
+	members int
+	tooMany bool
 }
 
 // Instantiate adds an instance of component c called name to f, with the
@@ -203,7 +207,10 @@ func joinPath(a, b string) string {
 }
 
 // expand asks every member of n, depth first, in the order the members
-// were made.
+// were made. It is the one recursion over what a user's ask halves
+// return, so it holds the limits on it: a member too deep, past the
+// instance's count, or repeating an ancestor is a row, and what is under
+// it is not asked (component_recursion.go).
 func (in *instance) expand(n *node) {
 	in.nodes = append(in.nodes, n)
 	for _, p := range n.problems {
@@ -217,8 +224,12 @@ func (in *instance) expand(n *node) {
 	}
 	in.unique(n)
 	slices.SortFunc(n.members, func(a, b *memberDecl) int { return int(a.seq) - int(b.seq) })
-	for _, m := range n.members {
+	for i, m := range n.members {
 		path := joinPath(n.path, m.name)
+		if in.beyondLimits(n, path) {
+			n.members = n.members[:i]
+			break
+		}
 		rec := spec.ComponentMember{Component: m.component}
 		if in.option("cut", path) != nil {
 			rec.Cut = true
@@ -239,10 +250,14 @@ func (in *instance) expand(n *node) {
 		for _, r := range records {
 			in.record.Settings[r.path] = spec.SettingOrigin{Origin: r.origin, Source: r.source}
 		}
-		child.path, child.parent = path, n
+		in.members++
+		child.path, child.parent, child.depth = path, n, n.depth+1
 		m.node = child
 		in.place(child, n)
 		in.record.Members[path] = rec
+		if in.repeats(child) {
+			child.members = nil
+		}
 		in.expand(child)
 	}
 }

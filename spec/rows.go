@@ -247,6 +247,8 @@ const (
 	RowComponentExposeCut RowID = "component-expose-cut"
 	// A component declares its uses, provides and wires in its ask half, not through the body's fleet.
 	RowComponentBodyWiring RowID = "component-body-wiring"
+	// A component's members nest without end: a member of its ancestor's component with the same settings, deeper than 32 members, or past 10000 members in one instance; the evidence is the member's full path.
+	RowComponentRecursion RowID = "component-recursion"
 
 	// A use's reach is not a known one (one, all).
 	RowReachUnknown RowID = "reach-unknown"

@@ -320,10 +320,12 @@ func (s *session) protect(ctx context.Context, p *engine.Plan, force bool) error
 	if err != nil {
 		return err
 	}
-	deleted := map[string]bool{}
+	// A replace deletes too, forced (--replace) or not: what the export
+	// read is gone, and its successor has other values.
+	deleted := map[string]engine.ActionKind{}
 	for _, a := range p.Actions {
-		if a.Action == engine.Delete {
-			deleted[a.Address.String()] = true
+		if a.Action == engine.Delete || a.Action == engine.Replace {
+			deleted[a.Address.String()] = a.Action
 		}
 	}
 	var rows []spec.Diagnostic
@@ -346,7 +348,7 @@ func (s *session) protect(ctx context.Context, p *engine.Plan, force bool) error
 }
 
 // breaks says how this plan breaks capability name for its consumers.
-func (s *session) breaks(p *engine.Plan, name string, prev *spec.Published, deleted map[string]bool) []string {
+func (s *session) breaks(p *engine.Plan, name string, prev *spec.Published, deleted map[string]engine.ActionKind) []string {
 	c, provided := s.model.Provides[name]
 	switch {
 	case p.Destroy || !provided:
@@ -366,15 +368,37 @@ func (s *session) breaks(p *engine.Plan, name string, prev *spec.Published, dele
 		out = append(out, fmt.Sprintf("changes the interface of %s (%s %s, now %s %s)", name, was.Interface, was.InterfaceHash, c.Interface, in.Hash))
 	}
 	for _, e := range slices.Sorted(maps.Keys(was.Exports)) {
-		if r := was.Exports[e].Resource; deleted[r] {
+		switch r := was.Exports[e].Resource; deleted[r] {
+		case engine.Delete:
 			out = append(out, fmt.Sprintf("deletes %s, which export %s.%s reads", r, name, e))
+		case engine.Replace:
+			out = append(out, fmt.Sprintf("replaces %s (a delete, then a create), which export %s.%s reads", r, name, e))
 		}
 	}
 	return out
 }
 
+// protectRow names the holders; one whose name is not a fleet's (the
+// claims record was edited by hand) is said as such, never as a blank.
 func protectRow(capability, why string, holders []string, force bool) spec.Diagnostic {
-	consumers := strings.Join(holders, ", ")
+	var named []string
+	unnamed := 0
+	for _, h := range holders {
+		if spec.ValidFleetName(h) {
+			named = append(named, h)
+		} else {
+			unnamed++
+		}
+	}
+	switch {
+	case unnamed > 0:
+		named = append(named, fmt.Sprintf("%d claim(s) naming no fleet (the claims record was edited)", unnamed))
+	case len(named) == 0:
+		// A consumer's unclaim drops the capability; an empty entry is
+		// a hand edit, and still refuses: a claim may have been lost.
+		named = append(named, "a claim with no holder (the claims record was edited)")
+	}
+	consumers := strings.Join(named, ", ")
 	if force {
 		return spec.Warnf(spec.RowConsumerProtected, "provides."+capability, "tell the consumers' owners: their next plan reads what this apply leaves",
 			"--force: this plan %s, which %s read(s); applying anyway", why, consumers).WithEvidence("claims: " + consumers)

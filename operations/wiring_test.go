@@ -15,6 +15,7 @@ import (
 	"github.com/infra-iac/infra/internal/moto"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/spec/spectest"
 	"github.com/infra-iac/infra/state"
 )
 
@@ -267,6 +268,38 @@ func TestFleetsWireToEachOther(t *testing.T) {
 	p, err = r.plan(r.doc("pg-shared", moveDB))
 	if got := rows(p, err); !strings.Contains(got, "this plan deletes aws/postgres/pg-eu, which export eu.endpoint reads, which shop-eu read(s)") {
 		t.Fatalf("deleting the database behind an export: %s", got)
+	}
+	// A forced replace deletes what the export reads just as well.
+	p, err = r.ops.Plan(ctx, PlanRequest{Document: r.doc("pg-shared", nil), Scope: Scope{Replace: []spec.Address{spectest.Address("aws/postgres/pg-eu")}}})
+	if got := rows(p, err); !strings.Contains(got, "this plan replaces aws/postgres/pg-eu (a delete, then a create), which export eu.endpoint reads, which shop-eu read(s)") || p.Applicable {
+		t.Fatalf("a forced replace of the database behind an export: %s", got)
+	}
+	// A claim edited by hand still refuses, and the row says what it
+	// holds rather than a blank.
+	for _, edited := range []func(c *spec.Claims){
+		func(c *spec.Claims) { c.Capabilities["eu"][0].Fleet = "" },
+		func(c *spec.Claims) { c.Capabilities["eu"] = nil },
+	} {
+		st, err := state.OpenFile(r.dir, "pg-shared")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := r.claims("pg-shared")
+		c, err := st.LoadClaims(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited(c)
+		if err := st.SaveClaims(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		p, err = r.plan(r.doc("pg-shared", unexpose))
+		if got := rows(p, err); !strings.Contains(got, "(the claims record was edited) read(s)") || strings.Contains(got, "which  read") || p.Applicable {
+			t.Errorf("unexposing a capability whose claim was edited: %s", got)
+		}
+		if err := st.SaveClaims(ctx, kept); err != nil {
+			t.Fatal(err)
+		}
 	}
 	res, err := r.ops.Apply(ctx, ApplyRequest{Document: r.doc("pg-shared", unexpose), Force: true, Confirm: func(*engine.Plan) error { return nil }})
 	if err != nil {

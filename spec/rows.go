@@ -220,7 +220,7 @@ const (
 	RowRegionFollowed RowID = "region-followed"
 	// A consumers: one capability is already claimed by another fleet; the row names the holder.
 	RowConsumerHeld RowID = "consumer-held"
-	// A provider's plan would break a capability other fleets claim (remove, unexpose, change its interface or delete what an export reads); it names every consumer.
+	// A provider's plan would break a capability other fleets claim (remove, unexpose, change its interface, or delete or replace what an export reads); it names every consumer.
 	RowConsumerProtected RowID = "consumer-protected"
 	// A resource takes an account-local (or region-local) export out of its account: onto another cloud, or into another declared account.
 	RowLocalityAccount RowID = "locality-account"

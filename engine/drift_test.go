@@ -46,8 +46,8 @@ func TestDriftIsWhatChangedOutOfBand(t *testing.T) {
 
 	d := f.drift(doc(sg, queue, bucket))
 	got := fmt.Sprint(d.Resources)
-	want := "[{aws/object-store/assets eu-west-3 false [] [{tags map[team:web] map[] false false false []}] } " +
-		"{aws/queues/jobs eu-west-3 false [] [{visibilityTimeoutSec 30 45 false false false []}] } " +
+	want := "[{aws/object-store/assets eu-west-3 false [] [{tags map[team:web] map[] false false false [] []}] } " +
+		"{aws/queues/jobs eu-west-3 false [] [{visibilityTimeoutSec 30 45 false false false [] []}] } " +
 		"{aws/security-group/web eu-west-3 false [shop billing] [] }]"
 	if got != want {
 		t.Fatalf("drift:\n got %s\nwant %s", got, want)

@@ -62,6 +62,10 @@ type Change struct {
 	// After, so a plan reviewed while a value was pending stays the same
 	// plan once the provider has published it.
 	From []string `json:"from,omitempty"`
+	// Pending are those of From that their provider has not published
+	// yet (a consumer planned beside its provider's plan): apply refuses
+	// until they are. Not part of the id, for the reason From is.
+	Pending []string `json:"pending,omitempty"`
 }
 
 // Action is one step of a plan. The reason explains the action; it never
@@ -226,7 +230,7 @@ func bindReferences(actions []Action) []Action {
 		out[i].Changes = make([]Change, len(a.Changes))
 		for j, c := range a.Changes {
 			if len(c.From) > 0 {
-				c.After, c.KnownAfterApply = nil, false
+				c.After, c.KnownAfterApply, c.Pending = nil, false, nil
 			}
 			out[i].Changes[j] = c
 		}

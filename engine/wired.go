@@ -120,20 +120,24 @@ func (r *resolver) importChanged(v spec.Value) bool {
 	return false
 }
 
-// importRefs names the values from other fleets that v reads, sorted.
-func (r *resolver) importRefs(v spec.Value) []string {
+// importRefs names the values from other fleets that v reads, and those
+// of them not published yet, sorted.
+func (r *resolver) importRefs(v spec.Value) (refs, pending []string) {
 	seen := map[string]bool{}
-	var out []string
 	for _, im := range spec.ImportsIn(v) {
 		for _, w := range r.m.WiredOf(im) {
 			if !seen[w.Ref] {
 				seen[w.Ref] = true
-				out = append(out, w.Ref)
+				refs = append(refs, w.Ref)
+				if !w.Known() {
+					pending = append(pending, w.Ref)
+				}
 			}
 		}
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(refs)
+	sort.Strings(pending)
+	return refs, pending
 }
 
 // markImports labels each change of a declared resource with the values
@@ -145,7 +149,7 @@ func (pl *planner) markImports(a *Action) {
 		return
 	}
 	for i := range a.Changes {
-		a.Changes[i].From = pl.res.importRefs(d.Fields[a.Changes[i].Field])
+		a.Changes[i].From, a.Changes[i].Pending = pl.res.importRefs(d.Fields[a.Changes[i].Field])
 	}
 }
 

@@ -183,7 +183,7 @@ func SummaryLine(p *engine.Plan) string {
 // readsDetail names the values from other fleets an action's changes read,
 // where the changes do not show them already (a pending value does).
 func readsDetail(a engine.Action) string {
-	var refs []string
+	var refs, pending []string
 	for _, c := range a.Changes {
 		if c.KnownAfterApply && !c.Sensitive && a.Action != engine.Create {
 			continue // "(known after apply: pending on …)" names them
@@ -193,12 +193,22 @@ func readsDetail(a engine.Action) string {
 				refs = append(refs, r)
 			}
 		}
+		for _, r := range c.Pending {
+			if !slices.Contains(pending, r) {
+				pending = append(pending, r)
+			}
+		}
 	}
 	if len(refs) == 0 {
 		return ""
 	}
 	slices.Sort(refs)
-	return "(reads " + strings.Join(refs, ", ") + ")"
+	out := "(reads " + strings.Join(refs, ", ")
+	if len(pending) > 0 {
+		slices.Sort(pending)
+		out += "; pending, not published yet: " + strings.Join(pending, ", ")
+	}
+	return spec.Printable(out + ")")
 }
 
 // joinNonEmpty joins a and b with sep, or is the one that is not empty.

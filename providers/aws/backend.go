@@ -119,6 +119,19 @@ func (b *Backend) Account(ctx context.Context) (string, error) {
 	if known != "" {
 		return known, nil
 	}
+	// The credentials first, so that none at all is one plain sentence
+	// rather than the SDK's chain of every source it tried (the
+	// environment, the profiles, IMDS). The SDK caches what it found, so
+	// the call below signs with it at no cost.
+	if b.cfg.Credentials == nil {
+		return "", &NoCredentialsError{}
+	}
+	if _, err := b.cfg.Credentials.Retrieve(ctx); err != nil {
+		if ctx.Err() != nil {
+			return "", err
+		}
+		return "", &NoCredentialsError{Cause: err}
+	}
 	out, err := sts.NewFromConfig(b.cfg).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
 		return "", err // the engine and the sweep say what failed, once
@@ -128,6 +141,18 @@ func (b *Backend) Account(ctx context.Context) (string, error) {
 	b.mu.Unlock()
 	return aws.ToString(out.Account), nil
 }
+
+// NoCredentialsError is a run with no usable AWS credentials: none in the
+// environment, the profiles or the instance metadata.
+type NoCredentialsError struct{ Cause error }
+
+func (e *NoCredentialsError) Error() string {
+	return "no AWS credentials found: set AWS_PROFILE to a profile (aws configure, aws sso login), or AWS_ACCESS_KEY_ID and " +
+		"AWS_SECRET_ACCESS_KEY; to try infra without an account, set AWS_ENDPOINT_URL to an emulator and any test keys " +
+		"(aws sts get-caller-identity shows what the SDK tried)"
+}
+
+func (e *NoCredentialsError) Unwrap() error { return e.Cause }
 
 // regional holds one SDK client per region, made on first use.
 type regional[T any] struct {
@@ -149,6 +174,9 @@ func (r *regional[T]) get(region string) T {
 	}
 	cfg := r.cfg.Copy()
 	cfg.Region = region
+	if region == "" {
+		refuseWithoutRegion(&cfg)
+	}
 	c := r.make(cfg)
 	r.m[region] = c
 	return c

@@ -113,10 +113,10 @@ func TestExecutorDeployThenInvoke(t *testing.T) {
 	}
 
 	// The executor answers output from its state: this fleet provides
-	// nothing, so it has published nothing, and says where it looked.
+	// nothing, so its record is empty, and a capability is not there.
 	code, out, errOut = runInfra(t, "executor", "invoke", "--function", executortest.FunctionName, "--fleet", fleet,
 		"--operation", "output", "--select", "eu")
-	if code != 0 || !strings.Contains(out, "published nothing") || !strings.Contains(out, "exec-state") {
+	if code != 1 || !strings.Contains(out+errOut, `shop publishes no capability "eu"; it provides: none`) {
 		t.Fatalf("invoke output: exit %d\n%s%s", code, out, errOut)
 	}
 

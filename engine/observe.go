@@ -344,7 +344,11 @@ func (e *Engine) read(ctx context.Context, rq readReq, scanTags map[spec.Address
 			tags = t.Tags
 		}
 		r, found, err = rs.ReadListed(ctx, rq.listed, tags)
-		if err == nil && found && tags != nil {
+		// Only the declared region's copy is compared with the
+		// declaration, and so confirmed (confirmScannedTags): a copy in
+		// the region the ledger row records (old) is to be deleted, and
+		// marking it would confirm an observation that does not exist.
+		if err == nil && found && tags != nil && !rq.old {
 			w.mu.Lock()
 			w.scanTagged[rq.addr] = true
 			w.mu.Unlock()

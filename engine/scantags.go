@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -34,7 +35,12 @@ func (e *Engine) confirmScannedTags(ctx context.Context, m *spec.Model, w *world
 				field = f
 			}
 		}
-		obs, _ := w.get(a)
+		obs, observed := w.get(a)
+		if !observed || obs.Region == "" {
+			// read marks only what it puts in w.m, with its region: a
+			// read without one would be a bug, and on AWS a retry loop.
+			return fmt.Errorf("%s: internal error: tags from the scan, but no observation in a region to confirm them by", a)
+		}
 		want, known := res.planValue(v)
 		if known && spec.Equal(field, want, spec.WithoutOwnershipTag(obs.Fields[spec.TagsField])) {
 			continue

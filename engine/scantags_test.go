@@ -18,6 +18,8 @@ type scanBackend struct {
 	mu   sync.Mutex
 	// reads counts full reads; listed counts ReadListed with scan tags.
 	reads, listed int
+	// regions are the regions the full reads were made in.
+	regions []string
 }
 
 var _ providers.Discoverer = (*scanBackend)(nil)
@@ -48,6 +50,7 @@ type scanDriver struct {
 func (d *scanDriver) Read(ctx context.Context, region, name string) (providers.Resource, error) {
 	d.b.mu.Lock()
 	d.b.reads++
+	d.b.regions = append(d.b.regions, region)
 	d.b.mu.Unlock()
 	return d.Driver.Read(ctx, region, name)
 }
@@ -110,3 +113,31 @@ func TestScannedTagsAreConfirmedBeforeAnUpdate(t *testing.T) {
 }
 
 func replaceAll(s, old, new string) string { return strings.ReplaceAll(s, old, new) }
+
+// A tagged queue that moves region is found, with the scan's tags, in the
+// region its ledger row records. That old copy is to be deleted, never
+// compared: confirming its tags read the declared address at the new
+// region's observation, which does not exist, so at region "" (the AWS
+// SDK then retried for the whole retry budget). The move plans as a
+// replace, and no read is made without a region.
+func TestMovedTaggedQueueIsReplacedWithoutARegionlessRead(t *testing.T) {
+	f := newFixture(t)
+	f.mustApply(replaceAll(tagDoc, "TEAM", "web"))
+	b := &scanBackend{Backend: f.cloud.Backend(spec.AWS), tags: map[string]string{"team": "web", spec.OwnershipTagKey: "shop"}}
+	e := New(Options{Backends: map[spec.Provider]providers.Backend{spec.AWS: b}})
+	l, _ := f.store.LoadLedger(context.Background())
+	moved := replaceAll(replaceAll(tagDoc, "TEAM", "web"), `"address": "aws/queues/jobs",`, `"address": "aws/queues/jobs", "region": "eu-west-1",`)
+	p, err := e.Plan(context.Background(), model(t, moved), nil, l, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(actionsOf(p), ", "); got != "replace aws/queues/jobs" {
+		t.Errorf("plan: %s, want replace aws/queues/jobs", got)
+	}
+	for _, r := range b.regions {
+		if r == "" {
+			t.Errorf("a read was made without a region (reads in %q)", b.regions)
+			break
+		}
+	}
+}

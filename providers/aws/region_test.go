@@ -1,0 +1,40 @@
+package aws
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infra-iac/infra/providers"
+)
+
+// A call without a region fails at once, naming the resource, and is
+// never sent: signed for region "", the SDK would retry the answer for
+// the whole retry budget.
+func TestCallWithoutRegionIsRefusedAtOnce(t *testing.T) {
+	var calls callCounter
+	b, _ := newTestBackend(t, calls.option())
+	for _, k := range Kinds() {
+		rs, ok := providers.ResourcesOf(b, k)
+		if !ok {
+			t.Fatalf("no driver for %s", k)
+		}
+		start := time.Now()
+		_, _, err := rs.Read(context.Background(), "", "regionless")
+		if !errors.Is(err, ErrNoRegion) {
+			t.Errorf("%s: read without a region: %v, want ErrNoRegion", k, err)
+			continue
+		}
+		if want := "aws/" + string(k) + "/regionless"; !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %q does not name %s", k, err, want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: refused after %s", k, d)
+		}
+	}
+	if n := calls.total(); n != 0 {
+		t.Errorf("%d calls were sent without a region", n)
+	}
+}

@@ -144,6 +144,8 @@ const (
 
 	// An interface's name is not 1–63 characters of a-z, 0-9, '-' and '_' starting with a letter.
 	RowInterfaceName RowID = "interface-name"
+	// An export's name is not 1–63 characters of a-z, 0-9, '-' and '_' starting with a letter.
+	RowExportName RowID = "export-name"
 	// An interface has no exports.
 	RowInterfaceEmpty RowID = "interface-empty"
 	// An interface is written with a hash its exports do not have: it was edited by hand.

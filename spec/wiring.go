@@ -231,6 +231,12 @@ func (c *compiler) interfaces() {
 		}
 		in := Interface{Name: name, Exports: map[string]ExportDef{}}
 		for _, e := range sortedKeys(doc.Exports) {
+			if !wireNameRE.MatchString(e) {
+				// quoted, not %q: the row reads the name as Printable
+				// writes it everywhere else, and never raw.
+				c.add(Errorf(RowExportName, where+".exports."+e, "1–63 characters of a-z, 0-9, '-' and '_', starting with a letter",
+					"invalid export name %s", quoted(e)))
+			}
 			if def, ok := c.exportDef(where+".exports."+e, doc.Exports[e]); ok {
 				in.Exports[e] = def
 			}

@@ -150,6 +150,11 @@ func TestWiringRows(t *testing.T) {
 		{"hash edited", "pg-shared", func(m map[string]any) {
 			m["interfaces"].(map[string]any)["postgres-database"].(map[string]any)["hash"] = "sha256:000000000000000000000000"
 		}, "is written with hash sha256:000000000000000000000000"},
+		{"control character in an export name", "pg-shared", func(m map[string]any) {
+			ex := iface(m)
+			ex["end\x07point"] = ex["endpoint"]
+			delete(ex, "endpoint")
+		}, `invalid export name "end\u0007point"`},
 		{"unfilled slot", "shop-eu", func(m map[string]any) { delete(m, "wires") }, `slot "db" is wired to nothing`},
 		{"unknown slot read", "shop-eu", func(m map[string]any) {
 			res := m["resources"].([]any)[0].(map[string]any)

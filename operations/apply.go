@@ -2,6 +2,7 @@ package operations
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/infra-iac/infra/engine"
@@ -113,8 +114,14 @@ func (o *Operations) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult,
 	if err := s.claimUnlessDestroy(ctx, req.Destroy); err != nil {
 		return res, err
 	}
+	if err := s.withdraw(ctx, p, req.Force, s.runName(req.RunID)); err != nil {
+		return res, err
+	}
 	res.Report, err = s.engine.Apply(ctx, p, engine.ApplyOptions{Store: s.store, Force: req.Force, StopAt: req.StopAt, RunID: req.RunID})
 	if err != nil || res.Report.Incomplete {
+		if s.withdrew {
+			err = errors.Join(err, s.giveBack(ctx))
+		}
 		return res, err
 	}
 	return res, s.publish(ctx, p, req.Destroy)
@@ -134,4 +141,13 @@ func verb(destroy bool) string {
 		return "destroy"
 	}
 	return "apply"
+}
+
+// runName names this run where another fleet's operator reads it: the run
+// id a front end gave, else the lock's.
+func (s *session) runName(run string) string {
+	if run == "" && s.lock != nil {
+		run = s.lock.Info().ID
+	}
+	return run
 }

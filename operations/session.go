@@ -32,6 +32,9 @@ type session struct {
 	own     *spec.Published
 	ownErr  error
 	ownRead bool
+	// withdrew is set while capabilities of this fleet are out of service
+	// (withdraw), by this run or by one killed before it gave them back.
+	withdrew bool
 }
 
 // open checks the fleet, opens its state (taking the lock when the

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/spec"
@@ -34,6 +35,19 @@ type ConsumerHeldError struct {
 func (e *ConsumerHeldError) Error() string {
 	return fmt.Sprintf("%s:%s serves one consumer, and %s already holds it; wire the slot to another capability",
 		e.Provider, e.Capability, strings.Join(e.Holders, ", "))
+}
+
+// CapabilityWithdrawnError refuses a consumer's claim on a capability its
+// provider has taken out of service for an apply that breaks it. Nothing
+// was changed.
+type CapabilityWithdrawnError struct {
+	Provider, Capability string
+	Withdrawal           spec.Withdrawal
+}
+
+func (e *CapabilityWithdrawnError) Error() string {
+	return fmt.Sprintf("%s:%s is out of service: %s's run %s (since %s) %s; wire the slot to another capability, or wait for that run to end (if it was killed, apply %s again, which gives the capability back)",
+		e.Provider, e.Capability, e.Provider, spec.Printable(e.Withdrawal.Run), e.Withdrawal.Since.UTC().Format(time.RFC3339), spec.Printable(e.Withdrawal.Why), e.Provider)
 }
 
 // claimAttempts bounds the retries of a claim that lost a race with
@@ -169,6 +183,9 @@ func (s *session) claimOne(ctx context.Context, w spec.Wire, cl spec.Claim, one 
 				others = append(others, h)
 			}
 		}
+		if wd, out := claims.Withdrawn[w.Provides]; out {
+			return false, &CapabilityWithdrawnError{Provider: w.Fleet, Capability: w.Provides, Withdrawal: wd}
+		}
 		if one && len(others) > 0 {
 			return false, &ConsumerHeldError{Provider: w.Fleet, Capability: w.Provides, Holders: others}
 		}
@@ -191,10 +208,16 @@ func (s *session) updateClaims(ctx context.Context, verb string, w spec.Wire, ch
 	if err != nil {
 		return err
 	}
+	return changeClaims(ctx, st, verb+" "+w.Fleet+":"+w.Provides, change)
+}
+
+// changeClaims loads the claims in st, lets change decide, and saves
+// guarded, loading again when another fleet saved in between.
+func changeClaims(ctx context.Context, st state.Store, what string, change func(*spec.Claims) (bool, error)) error {
 	for attempt := 1; ; attempt++ {
 		claims, err := st.LoadClaims(ctx)
 		if err != nil {
-			return fmt.Errorf("%s %s:%s: %w", verb, w.Fleet, w.Provides, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		changed, err := change(claims)
 		if err != nil || !changed {
@@ -206,7 +229,7 @@ func (s *session) updateClaims(ctx context.Context, verb string, w spec.Wire, ch
 			return nil
 		}
 		if !errors.As(err, &conflict) || attempt == claimAttempts {
-			return fmt.Errorf("%s %s:%s: %w", verb, w.Fleet, w.Provides, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 }
@@ -284,6 +307,12 @@ func (s *session) publish(ctx context.Context, p *engine.Plan, destroy bool) err
 	if err := s.store.SavePublished(ctx, rec); err != nil {
 		return fmt.Errorf("publish the exports of %s: %w", s.model.Fleet, err)
 	}
+	// Published, the record says what the capabilities are now (or that
+	// they are gone): they are back in service, whether this run withdrew
+	// them or a run killed before it could give them back did.
+	if s.withdrew {
+		return s.giveBack(ctx)
+	}
 	return nil
 }
 
@@ -313,29 +342,15 @@ func keepUntouchedReads(rec, prev *spec.Published) {
 // the plan; force turns them into warnings, said loudly.
 func (s *session) protect(ctx context.Context, p *engine.Plan, force bool) error {
 	claims, err := s.store.LoadClaims(ctx)
-	if err != nil || len(claims.Capabilities) == 0 {
-		return err
-	}
-	prev, err := s.ownRecord(ctx)
 	if err != nil {
 		return err
 	}
-	// A replace deletes too, forced (--replace) or not: what the export
-	// read is gone, and its successor has other values.
-	deleted := map[string]engine.ActionKind{}
-	for _, a := range p.Actions {
-		if a.Action == engine.Delete || a.Action == engine.Replace {
-			deleted[a.Address.String()] = a.Action
-		}
-	}
-	var rows []spec.Diagnostic
-	for _, name := range slices.Sorted(maps.Keys(claims.Capabilities)) {
-		for _, why := range s.breaks(p, name, prev, deleted) {
-			rows = append(rows, protectRow(name, why, claims.Holders(name), force))
-		}
-	}
-	if len(rows) == 0 {
-		return nil
+	// A run killed while it held capabilities out of service left them
+	// so; this run's publish gives them back.
+	s.withdrew = len(claims.Withdrawn) > 0
+	rows, _, err := s.protectRows(ctx, p, claims, force)
+	if err != nil || len(rows) == 0 {
+		return err
 	}
 	for _, d := range rows {
 		if force {
@@ -345,6 +360,123 @@ func (s *session) protect(ctx context.Context, p *engine.Plan, force bool) error
 	p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, rows...))
 	p.Applicable = !spec.HasErrors(p.Diagnostics)
 	return nil
+}
+
+// protectRows are the rows of what this plan breaks that claims hold, and
+// every capability it breaks, claimed or not, with how.
+func (s *session) protectRows(ctx context.Context, p *engine.Plan, claims *spec.Claims, force bool) ([]spec.Diagnostic, map[string]string, error) {
+	prev, err := s.ownRecord(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A replace deletes too, forced (--replace) or not: what the export
+	// read is gone, and its successor has other values.
+	deleted := map[string]engine.ActionKind{}
+	for _, a := range p.Actions {
+		if a.Action == engine.Delete || a.Action == engine.Replace {
+			deleted[a.Address.String()] = a.Action
+		}
+	}
+	names := map[string]bool{}
+	for name := range claims.Capabilities {
+		names[name] = true
+	}
+	if prev != nil {
+		for name := range prev.Capabilities {
+			names[name] = true
+		}
+	}
+	var rows []spec.Diagnostic
+	broken := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		whys := s.breaks(p, name, prev, deleted)
+		if len(whys) == 0 {
+			continue
+		}
+		broken[name] = strings.Join(whys, "; ")
+		if _, claimed := claims.Capabilities[name]; !claimed {
+			continue
+		}
+		for _, why := range whys {
+			rows = append(rows, protectRow(name, why, claims.Holders(name), force))
+		}
+	}
+	if len(broken) > 0 && claims.RolledBack() {
+		rows = append(rows, rolledBackRow(claims, slices.Sorted(maps.Keys(broken)), force))
+	}
+	return rows, broken, nil
+}
+
+// rolledBackRow refuses to break a capability while the claims record is
+// older than a generation written since: the claim that generation saved
+// may be one this plan would break.
+func rolledBackRow(claims *spec.Claims, broken []string, force bool) spec.Diagnostic {
+	why := fmt.Sprintf("the claims record is generation %d, and generation %d was written since: it was rolled back, and may have lost a consumer's claim on %s",
+		claims.Generation, claims.Latest, strings.Join(broken, ", "))
+	evidence := fmt.Sprintf("claims.json generation %d; claims.%d.mark exists", claims.Generation, claims.Generation+1)
+	if force {
+		return spec.Warnf(spec.RowClaimsRolledBack, "provides", "this apply writes the record past the rollback; apply each consumer fleet again so that each records its claim",
+			"--force: %s; applying anyway", why).WithEvidence(evidence)
+	}
+	return spec.Errorf(spec.RowClaimsRolledBack, "provides", "apply each consumer fleet again (each records its claim), then plan again; or, if you know no fleet reads these capabilities, override with --force",
+		"%s", why).WithEvidence(evidence)
+}
+
+// withdraw takes each capability this plan breaks out of service, in one
+// guarded write of the claims, before the first action: a consumer that
+// claims after it is refused (CapabilityWithdrawnError), and one that
+// claimed since the plan was made makes the write conflict, so the claims
+// are read again and the apply refused with its consumer-protected row.
+// It reports whether anything was withdrawn.
+func (s *session) withdraw(ctx context.Context, p *engine.Plan, force bool, run string) error {
+	for attempt := 1; ; attempt++ {
+		claims, err := s.store.LoadClaims(ctx)
+		if err != nil {
+			return fmt.Errorf("withdraw the capabilities of %s: %w", s.model.Fleet, err)
+		}
+		rows, broken, err := s.protectRows(ctx, p, claims, force)
+		if err != nil {
+			return err
+		}
+		if spec.HasErrors(rows) {
+			// A consumer claimed since the plan was made.
+			p.Diagnostics = spec.SortDiagnostics(append(p.Diagnostics, rows...))
+			p.Applicable = false
+			return &DiagnosticsError{Diagnostics: p.Diagnostics, Planned: true}
+		}
+		if len(broken) == 0 {
+			return nil
+		}
+		for _, name := range slices.Sorted(maps.Keys(broken)) {
+			claims.Withdraw(name, spec.Withdrawal{Run: run, Since: s.env.now(), Why: broken[name]})
+		}
+		if force && claims.RolledBack() {
+			// Overridden: the record goes on past the marks.
+			claims.Generation = claims.Latest
+		}
+		err = s.store.SaveClaims(ctx, claims)
+		if err == nil {
+			s.withdrew = true
+			return nil
+		}
+		var conflict *state.ConflictError
+		if !errors.As(err, &conflict) || attempt == claimAttempts {
+			return fmt.Errorf("withdraw the capabilities of %s: %w", s.model.Fleet, err)
+		}
+	}
+}
+
+// giveBack puts what this fleet withdrew back in service: after a failed
+// or stopped apply (the capabilities are as the consumers claimed them,
+// or as far as the cloud got), or once the publish says what they are.
+func (s *session) giveBack(ctx context.Context) error {
+	err := changeClaims(ctx, s.store, "give back the capabilities of "+s.model.Fleet, func(c *spec.Claims) (bool, error) {
+		return c.GiveBack(), nil
+	})
+	if err == nil {
+		s.withdrew = false
+	}
+	return err
 }
 
 // breaks says how this plan breaks capability name for its consumers.

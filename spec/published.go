@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // PublishedVersion is the version of the published record this build
@@ -475,6 +476,59 @@ const ClaimsVersion = 1
 type Claims struct {
 	Version      int                `json:"version"`
 	Capabilities map[string][]Claim `json:"capabilities"`
+	// Generation counts the record's writes. Each write also leaves a
+	// mark of its generation beside the record (state writes it), which a
+	// rollback of the record to an older version does not take away: a
+	// record older than the newest mark was rolled back, and may have lost
+	// a consumer's claim.
+	Generation int64 `json:"generation,omitempty"`
+	// Withdrawn are the capabilities the provider has taken out of service
+	// for an apply that breaks them (a destroy, or a delete or replace of
+	// what an export reads), from before its first delete until it
+	// publishes or gives them back: a consumer's claim on one is refused,
+	// so none can slip in between the provider's check and its delete.
+	Withdrawn map[string]Withdrawal `json:"withdrawn,omitempty"`
+	// Latest is the newest generation marked, as the load found it: above
+	// Generation when the record was rolled back. It is not written.
+	Latest int64 `json:"-"`
+}
+
+// Withdrawal is a provider's run holding a capability out of service.
+type Withdrawal struct {
+	// Run names the provider's run (its lock id), so that a consumer can
+	// tell its operator whose run to finish.
+	Run   string    `json:"run"`
+	Since time.Time `json:"since"`
+	// Why says what the run does to the capability.
+	Why string `json:"why"`
+}
+
+// RolledBack says whether the record is older than a generation written
+// since: a claim saved in between may be lost.
+func (c *Claims) RolledBack() bool { return c != nil && c.Latest > c.Generation }
+
+// Withdraw takes a capability out of service; it reports whether the
+// record changed.
+func (c *Claims) Withdraw(capability string, w Withdrawal) bool {
+	if c.Withdrawn == nil {
+		c.Withdrawn = map[string]Withdrawal{}
+	}
+	if c.Withdrawn[capability] == w {
+		return false
+	}
+	c.Withdrawn[capability] = w
+	return true
+}
+
+// GiveBack puts every withdrawn capability back in service; it reports
+// whether the record changed. Only the provider withdraws, so whatever is
+// withdrawn is its own, whichever of its runs did it.
+func (c *Claims) GiveBack() bool {
+	if c == nil || len(c.Withdrawn) == 0 {
+		return false
+	}
+	c.Withdrawn = nil
+	return true
 }
 
 // Claim is one consumer's hold on a capability.

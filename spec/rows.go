@@ -142,6 +142,8 @@ const (
 
 	// Wiring across fleets (docs/wiring.md).
 
+	// The claims record is older than a generation written since (it was rolled back), and the plan breaks a capability.
+	RowClaimsRolledBack RowID = "claims-rolled-back"
 	// An interface's name is not 1–63 characters of a-z, 0-9, '-' and '_' starting with a letter.
 	RowInterfaceName RowID = "interface-name"
 	// An export's name is not 1–63 characters of a-z, 0-9, '-' and '_' starting with a letter.

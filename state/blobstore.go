@@ -273,13 +273,13 @@ func (s *BlobStore) SavePublished(ctx context.Context, p *spec.Published) error 
 // LoadClaims returns the consumers' claims on this fleet's capabilities;
 // none is an empty record.
 func (s *BlobStore) LoadClaims(ctx context.Context) (*spec.Claims, error) {
-	return loadRecord(ctx, s, ClaimsFile, DecodeClaims, newClaims)
+	return loadClaims(ctx, s)
 }
 
 // SaveClaims writes the claims if they are as this store last loaded them:
 // two consumers claiming at once cannot both win.
 func (s *BlobStore) SaveClaims(ctx context.Context, c *spec.Claims) error {
-	return saveRecord(ctx, s, ClaimsFile, c, EncodeClaims, false)
+	return saveClaims(ctx, s, c)
 }
 
 // named puts the object's place into a codec refusal.

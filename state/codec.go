@@ -60,6 +60,7 @@ func EncodeClaims(c *spec.Claims) ([]byte, error) {
 		for k, v := range c.Capabilities {
 			out.Capabilities[k] = v
 		}
+		out.Generation, out.Withdrawn = c.Generation, c.Withdrawn
 	}
 	return encode(out)
 }

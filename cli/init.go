@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -40,12 +41,13 @@ func newInit(g *globals) *cobra.Command {
 	opts := &initOptions{}
 	c := &cobra.Command{
 		Use:   "init [DIR]",
-		Short: "Scaffold a fleet program, the CI workflows and a .gitignore for .infra/",
+		Short: "Scaffold a fleet program, the CI workflows, a .gitignore for .infra/ and a git repository",
 		Long: `init writes what a repository needs to use infra:
 
   go.mod                                the fleet program's module, requiring the SDK
                                         (unless DIR has one: then it is left alone)
-  infra/main.go                         a fleet program: one example per kind, commented
+  infra/main.go                         the fleet program: fleet.Main over infra/declare
+  infra/declare/declare.go              the fleet: one example per kind, commented
   .github/workflows/infra-plan.yml      the plan on every pull request
   .github/workflows/infra-apply.yml     the reviewed plan applied on merge
   .github/workflows/infra-sweep.yml     nightly sweep of ci-tests- debris
@@ -55,9 +57,10 @@ func newInit(g *globals) *cobra.Command {
   .gitignore                            .infra/ (local state) added
 
 It refuses to overwrite a file that exists and then writes nothing; .gitignore is
-the exception: .infra/ is appended to it. The SDK module is not published yet:
---sdk-replace DIR writes go.mod's replace line for a checkout of it, and
-without it the next steps say how. See docs/ci.md.`,
+the exception: .infra/ is appended to it. A DIR in no git repository gets one
+(git init, on branch main); one inside a repository is left in it. The SDK
+module is not published yet: --sdk-replace DIR writes go.mod's replace line for
+a checkout of it, and without it the next steps say how. See docs/ci.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := "."
@@ -73,6 +76,13 @@ without it the next steps say how. See docs/ci.md.`,
 	c.Flags().StringVar(&opts.sdkReplace, "sdk-replace", "", "a checkout of the infra repository: go.mod replaces the SDK with it, while the module is not published")
 	return c
 }
+
+// The fleet program init writes: a main package of one line and the
+// package of its declarations (see mainTemplate).
+var (
+	mainPath    = filepath.Join("infra", "main.go")
+	declarePath = filepath.Join("infra", "declare", "declare.go")
+)
 
 // scaffoldFile is one file init writes.
 type scaffoldFile struct {
@@ -116,7 +126,60 @@ func runInit(g *globals, dir string, opts *initOptions) error {
 	if added {
 		fmt.Fprintln(out, "added .infra/ to .gitignore")
 	}
+	if err := initRepository(g.io(), dir); err != nil {
+		return err
+	}
 	sc.nextSteps(out, dir)
+	return nil
+}
+
+// initRepository runs git init in dir when dir is in no git repository:
+// actionlint finds the project by its .git, and the workflows' paths are
+// the repository's. It never makes a repository inside another, and
+// without git it says so and leaves the rest done. The branch is main,
+// the one infra-apply.yml applies, unless init.defaultBranch says another.
+func initRepository(io *IOStreams, dir string) error {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		fmt.Fprintln(io.ErrOut, "warning: git is not installed: init ran no git init; run it here before the first push (the workflows and actionlint need a repository)")
+		return nil
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = dir
+		// git's messages in English: one of them is read below.
+		cmd.Env = append(os.Environ(), "LC_ALL=C")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		}
+		return strings.TrimSpace(stdout.String()), nil
+	}
+	// It succeeds in a work tree and in a git directory (where dir is not
+	// ours to touch), and fails with "not a git repository" outside both.
+	_, err = run("rev-parse", "--is-inside-work-tree")
+	if err == nil {
+		return nil
+	}
+	if !strings.Contains(err.Error(), "not a git repository") {
+		// Such as a repository above dir that git refuses to read
+		// (safe.directory): it is a repository all the same.
+		fmt.Fprintf(io.ErrOut, "warning: init ran no git init: %v\n", err)
+		return nil
+	}
+	args := []string{"init", "-q"}
+	if b, _ := run("config", "--get", "init.defaultBranch"); b == "" {
+		args = append([]string{"-c", "init.defaultBranch=main"}, args...)
+	}
+	if _, err := run(args...); err != nil {
+		return fmt.Errorf("%w; the files are written: run git init in %s yourself", err, dir)
+	}
+	branch, err := run("symbolic-ref", "--short", "HEAD")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Out, "ran git init (branch %s): the directory was in no git repository, and the workflows and actionlint need one\n", branch)
 	return nil
 }
 
@@ -137,20 +200,28 @@ type scaffold struct {
 // is checked before anything is written, so a refusal leaves the directory
 // as it was.
 func (sc *scaffold) files(dir, account string) ([]scaffoldFile, error) {
-	var main bytes.Buffer
-	if err := fleetTemplate.Execute(&main, struct{ Name, Account string }{sc.name, account}); err != nil {
-		return nil, err
-	}
 	var files []scaffoldFile
 	userModule, err := moduleOf(filepath.Join(dir, "go.mod"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w; init reads it for the module the fleet program joins: fix it, or run init in another directory", err)
 	}
 	sc.userModule = userModule
+	module := userModule
 	if err != nil {
+		module = sc.name
 		files = append(files, scaffoldFile{path: "go.mod", data: goMod(sc.name, sc.release, sc.sdkDir)})
 	}
-	files = append(files, scaffoldFile{path: filepath.Join("infra", "main.go"), data: main.Bytes()})
+	data := struct{ Name, Account, Module string }{sc.name, account, module}
+	for _, t := range []struct {
+		path string
+		tmpl *template.Template
+	}{{mainPath, mainTemplate}, {declarePath, declareTemplate}} {
+		var b bytes.Buffer
+		if err := t.tmpl.Execute(&b, data); err != nil {
+			return nil, err
+		}
+		files = append(files, scaffoldFile{path: t.path, data: b.Bytes()})
+	}
 	for _, n := range workflows.Names {
 		if workflows.OptIn[n] && !sc.prApply {
 			continue
@@ -200,7 +271,7 @@ func writeNew(out io.Writer, dir string, files []scaffoldFile) error {
 
 // nextSteps says what to run next, aligned.
 func (sc *scaffold) nextSteps(out io.Writer, dir string) {
-	fmt.Fprintf(out, "\nFleet %s is in infra/main.go. ", sc.name)
+	fmt.Fprintf(out, "\nFleet %s is in infra/: declared in infra/declare/declare.go, run by infra/main.go. ", sc.name)
 	var steps [][2]string
 	if dir != "." {
 		// Every step after it is relative to the project.
@@ -250,8 +321,8 @@ func goMod(module, release, sdkDir string) []byte {
 		version = sdkPlaceholder
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `// The fleet program's module (infra/main.go). Rename it to the
-// repository's import path if you like; nothing depends on the name.
+	fmt.Fprintf(&b, `// The fleet program's module (infra/). Renaming it means renaming the
+// import of infra/declare in infra/main.go; nothing else depends on it.
 module %s
 
 go %s
@@ -382,21 +453,45 @@ func fleetNameFrom(base string) string {
 	return name
 }
 
-// fleetTemplate is infra/main.go. Each example is a function of its own,
-// called from declare: the examples always compile (a test builds them),
-// and using one is uncommenting one line.
-var fleetTemplate = template.Must(template.New("main.go").Delims("[[", "]]").Parse(`// Command infra declares fleet [[.Name]]: the cloud resources of this
-// repository. Pull requests show its plan; a merge applies the reviewed
-// plan (.github/workflows/infra-*.yml, docs/ci.md).
+// The fleet program is two packages: infra/main.go, a main package of one
+// line, and infra/declare, the declarations. With a main package alone
+// among ./..., go build ./... writes a binary named after its directory,
+// infra, over the directory itself, and fails; with two packages it writes
+// none. mainTemplate is infra/main.go; Module is the module it is in.
+var mainTemplate = template.Must(template.New("main.go").Delims("[[", "]]").Parse(`// Command infra is the program of fleet [[.Name]]: every infra verb
+// (fleet.Main) over the fleet that package declare declares, in
+// infra/declare/declare.go. Pull requests show its plan; a merge applies
+// the reviewed plan (.github/workflows/infra-*.yml, docs/ci.md).
 //
 //	go run ./infra check   # offline: is the fleet valid?
 //	go run ./infra plan    # what apply would do
 //	go run ./infra apply   # do it (CI does this on merge)
 //
-// There is one example per kind below, each a function. declare calls the
+// The declarations are a package of their own so that go build ./... has
+// two packages to build and writes no binary: with this main package
+// alone it would write one named infra, over this directory, and fail.
+package main
+
+import (
+	"github.com/infra-iac/infra/fleet"
+
+	"[[.Module]]/infra/declare"
+)
+
+func main() { fleet.Main(declare.Fleet()) }
+`))
+
+// declareTemplate is infra/declare/declare.go. Each example is a function
+// of its own, called from Fleet: the examples always compile (a test
+// builds them), and using one is uncommenting one line.
+var declareTemplate = template.Must(template.New("declare.go").Delims("[[", "]]").Parse(`// Package declare declares fleet [[.Name]]: the cloud resources of this
+// repository, which the program in infra/ plans and applies (go run
+// ./infra plan).
+//
+// There is one example per kind below, each a function. Fleet calls the
 // bucket's; uncomment a call to add that example, and plan shows what it
 // would create. A resource's name is its identity: renaming one replaces it.
-package main
+package declare
 
 import (
 	"github.com/infra-iac/infra/fleet"
@@ -404,9 +499,8 @@ import (
 	"github.com/infra-iac/infra/fleet/scaleway"
 )
 
-func main() { fleet.Main(declare()) }
-
-func declare() *fleet.Fleet {
+// Fleet is fleet [[.Name]], declared.
+func Fleet() *fleet.Fleet {
 	// The name is the value of the ownership tag on everything the fleet
 	// creates: renaming the fleet makes its resources foreign.
 	f := fleet.New("[[.Name]]")

@@ -107,8 +107,8 @@ func TestInitScaffoldCompilesAndChecks(t *testing.T) {
 		t.Skip("builds a fleet program")
 	}
 	dir, _ := initProject(t, "demo")
-	main := filepath.Join(dir, "infra", "main.go")
-	src, err := os.ReadFile(main)
+	declarations := filepath.Join(dir, "infra", "declare", "declare.go")
+	src, err := os.ReadFile(declarations)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestInitScaffoldCompilesAndChecks(t *testing.T) {
 		t.Helper()
 		return shell(t, dir, nil, "go "+strings.Join(args, " "))
 	}
-	goCmd("vet", "./infra")
+	goCmd("vet", "./...")
 	if got := goCmd("run", "./infra", "check"); !strings.Contains(got, "ok: fleet demo, 1 resource(s)") {
 		t.Fatalf("the scaffold as written:\n%s", got)
 	}
@@ -135,8 +135,8 @@ func TestInitScaffoldCompilesAndChecks(t *testing.T) {
 	if enabled != 8 {
 		t.Fatalf("uncommented %d example calls, want 8", enabled)
 	}
-	write(t, main, strings.Join(lines, "\n"))
-	goCmd("vet", "./infra")
+	write(t, declarations, strings.Join(lines, "\n"))
+	goCmd("vet", "./...")
 	got := goCmd("run", "./infra", "check")
 	if !strings.Contains(got, "ok: fleet demo, 19 resource(s), no problems") {
 		t.Fatalf("the scaffold with every example:\n%s", got)
@@ -184,4 +184,111 @@ func TestInitWritesThePRApplyWorkflowOnlyWhenAsked(t *testing.T) {
 			t.Errorf("infra-pr-apply.yml is not cli/workflows/pr-apply.yml")
 		}
 	}
+}
+
+// The scaffold builds with the commands anyone runs in a Go repository
+// first. go build ./... with one main package among the packages writes a
+// binary named after its directory, here over the directory infra/ itself:
+// the fleet program is a main package and a library, so it writes none.
+func TestInitScaffoldBuildsWithTheUsualCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a fleet program")
+	}
+	dir, _ := initProject(t, "usual")
+	shell(t, dir, nil, "go mod tidy")
+	for _, line := range []string{"go build ./...", "go vet ./...", "go test ./..."} {
+		shell(t, dir, nil, line)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "infra")); err != nil || !fi.IsDir() {
+		t.Fatalf("after go build ./...: infra is not the fleet program's directory: %v", err)
+	}
+}
+
+// runInitIn runs infra init DIR and returns its exit code, stdout and
+// stderr.
+func runInitIn(t *testing.T, dir string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := DefaultFactory()
+	f.IO = Test(strings.NewReader(""), &out, &errOut)
+	code := RunWith(f, []string{"init", dir, "--name", "demo"}, nil)
+	return code, out.String(), errOut.String()
+}
+
+// A directory in no git repository becomes one, on branch main (the one
+// infra-apply.yml applies), so that actionlint and the workflows find it;
+// a directory inside a repository is left in it, with no repository nested
+// in it; and with no git installed, init says so and writes the rest.
+func TestInitRunsGitInitOnlyOutsideARepository(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	// No configuration of this machine's: init.defaultBranch is unset.
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		b, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+		return strings.TrimSpace(string(b))
+	}
+
+	fresh := filepath.Join(t.TempDir(), "shop")
+	code, out, errOut := runInitIn(t, fresh)
+	if code != ExitOK {
+		t.Fatalf("init: exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Stat(filepath.Join(fresh, ".git")); err != nil || !fi.IsDir() {
+		t.Fatalf("a fresh directory got no .git: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "\nran git init (branch main): ") {
+		t.Errorf("init did not say it ran git init:\n%s", out)
+	}
+	if got := git(fresh, "symbolic-ref", "HEAD"); got != "refs/heads/main" {
+		t.Errorf("HEAD is %s, want refs/heads/main", got)
+	}
+
+	repo := t.TempDir()
+	git(repo, "init", "-q")
+	sub := filepath.Join(repo, "deploy")
+	code, out, errOut = runInitIn(t, sub)
+	if code != ExitOK {
+		t.Fatalf("init inside a repository: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Lstat(filepath.Join(sub, ".git")); err == nil {
+		t.Errorf("init inside a repository nested one in it")
+	}
+	if strings.Contains(out+errOut, "git init") {
+		t.Errorf("init inside a repository mentions git init:\n%s%s", out, errOut)
+	}
+	if got, _ := filepath.EvalSymlinks(git(sub, "rev-parse", "--show-toplevel")); got != mustEval(t, repo) {
+		t.Errorf("the project is in repository %s, want %s", got, repo)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	nogit := filepath.Join(t.TempDir(), "nogit")
+	code, out, errOut = runInitIn(t, nogit)
+	if code != ExitOK {
+		t.Fatalf("init with no git: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Lstat(filepath.Join(nogit, ".git")); err == nil {
+		t.Errorf("init with no git made a .git")
+	}
+	if _, err := os.Stat(filepath.Join(nogit, "infra", "main.go")); err != nil {
+		t.Errorf("init with no git: %v", err)
+	}
+	if n := strings.Count(errOut, "\n"); n != 1 || !strings.Contains(errOut, "git is not installed") {
+		t.Errorf("init with no git said, on stderr:\n%s", errOut)
+	}
+}
+
+func mustEval(t *testing.T, path string) string {
+	t.Helper()
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

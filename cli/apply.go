@@ -19,6 +19,7 @@ type applyOptions struct {
 	force    bool
 	planFile string
 	refresh  bool
+	json     bool
 	scope    scopeFlags
 }
 
@@ -41,6 +42,7 @@ func newApply(g *globals, destroy bool) *cobra.Command {
 	f.BoolVar(&opts.force, "force", false, "override the brake that refuses to destroy most of the fleet")
 	// Only to refuse --refresh=false in words: apply always reads the cloud.
 	f.BoolVar(&opts.refresh, "refresh", true, "always true: "+c.Name()+" reads the cloud, whatever a plan was made from")
+	f.BoolVar(&opts.json, "json", false, "print the plan JSON with the outcome of each action under \"apply\", and nothing else on stdout")
 	if !destroy {
 		f.StringVar(&opts.planFile, "plan", "", "apply only if the fresh plan is exactly this saved plan (from plan --out), with its targets and forced replaces")
 		opts.scope.add(f)
@@ -85,40 +87,95 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		return err
 	}
 	req.Document = doc
-	req.Planned = func(p *operations.Plan) error { return g.render(p, false) }
+	req.Planned = func(p *operations.Plan) error {
+		if opts.json {
+			// The plan goes out once, with the outcome; its rows are
+			// said on stderr, as warnings are.
+			g.io().errDiagnostics(p.Diagnostics)
+			return nil
+		}
+		return g.render(p, false)
+	}
+	// refused is set when the run stops before anything started because
+	// the plan was not accepted.
+	refused := false
 	if req.Expect == "" {
-		req.Confirm = func(p *operations.Plan) error { return g.confirm(verb, p, opts.yes) }
+		req.Confirm = func(p *operations.Plan) error {
+			err := g.confirm(verb, p, opts.yes, opts.json)
+			refused = err != nil
+			return err
+		}
 	}
 	res, err := ops.Apply(c.Context(), req)
 	g.progress(g.io()).finish()
 	var changed *operations.PlanChangedError
 	var diags *operations.DiagnosticsError
+	var brake *operations.BrakeError
+	var pending *operations.PendingError
+	refused = refused || errors.As(err, &changed) || errors.As(err, &diags) || errors.As(err, &brake) || errors.As(err, &pending)
 	switch {
 	case errors.As(err, &diags):
 		// Printed with the plan.
-		return fmt.Errorf("refusing to %s: the fleet has errors; fix them (infra check lists them all)", verb)
+		err = fmt.Errorf("refusing to %s: the fleet has errors; fix them (infra check lists them all)", verb)
 	case errors.As(err, &changed):
-		return fmt.Errorf("refusing to apply: the saved plan %s is %s, but the fleet and the cloud now give %s; something changed since it was reviewed. Plan again",
+		err = fmt.Errorf("refusing to apply: the saved plan %s is %s, but the fleet and the cloud now give %s; something changed since it was reviewed. Plan again",
 			opts.planFile, changed.Reviewed, changed.Fresh)
+	default:
+		var report *operations.Report
+		if res != nil {
+			report = res.Report
+		}
+		if report != nil {
+			count := render.AppliedLine(report.Applied)
+			if opts.json {
+				// Data is the JSON alone; the count is for the log.
+				fmt.Fprintln(g.io().ErrOut, count)
+			} else {
+				fmt.Fprintln(g.io().Out, count)
+			}
+			if err == nil && report.Incomplete {
+				// Interrupted: what finished is recorded; the rest never
+				// started. Success would be a lie.
+				err = fmt.Errorf("%s stopped before finishing (interrupted); everything done so far is recorded: run %s again to finish", verb, verb)
+			}
+		} else if err == nil && opts.json {
+			fmt.Fprintln(g.io().ErrOut, render.AppliedLine(nil))
+		}
+		err = g.remedy(err)
 	}
-	if res != nil && res.Report != nil {
-		fmt.Fprintln(g.io().Out, render.AppliedLine(res.Report.Applied))
-		if err == nil && res.Report.Incomplete {
-			// Interrupted: what finished is recorded; the rest never
-			// started. Success would be a lie.
-			err = fmt.Errorf("%s stopped before finishing (interrupted); everything done so far is recorded: run %s again to finish", verb, verb)
+	if opts.json && res != nil && res.Plan != nil {
+		out := render.AppliedPlan{Plan: res.Plan, Apply: render.NewApplyOutcome(verb, res.Plan, res.Report, errorText(err), refused)}
+		if jerr := render.JSON(g.io().Out, out); jerr != nil && err == nil {
+			err = jerr
 		}
 	}
-	return g.remedy(err)
+	return err
+}
+
+// errorText is err as its line on stderr says it: a coded exit's own
+// error rather than its code.
+func errorText(err error) error {
+	var code exitError
+	if errors.As(err, &code) && code.err != nil {
+		return code.err
+	}
+	return err
 }
 
 // confirm asks whoever is at the terminal to accept a fresh plan, unless
 // --yes already has.
-func (g *globals) confirm(verb string, p *operations.Plan, yes bool) error {
+// With --json the plan asked about is shown on stderr, stdout being
+// the JSON's.
+func (g *globals) confirm(verb string, p *operations.Plan, yes, asJSON bool) error {
 	if yes {
 		return nil
 	}
 	io := g.io()
+	if asJSON && io.CanPrompt() {
+		if err := render.Text(io.errRaw, p, render.TextOptions{Color: io.ErrColorEnabled()}); err != nil {
+			return err
+		}
+	}
 	if !io.CanPrompt() {
 		if verb == "destroy" {
 			// destroy has no --plan: a reviewed teardown is a saved

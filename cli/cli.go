@@ -41,7 +41,7 @@ func Run(args []string, doc *spec.Document) int {
 func RunWith(f *Factory, args []string, doc *spec.Document) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	g := &globals{f: f, doc: doc}
+	g := &globals{f: f, doc: doc, state: defaultState, parallelism: defaultParallelism}
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
@@ -67,7 +67,8 @@ func RunWith(f *Factory, args []string, doc *spec.Document) int {
 	return ExitError
 }
 
-// globals are the flags every verb shares.
+// globals are the flags verbs share (withFlags says which verb takes
+// which) and what a run keeps across them.
 type globals struct {
 	f       *Factory
 	doc     *spec.Document
@@ -131,14 +132,17 @@ infra/v1 JSON document. See docs/cli.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	pf := root.PersistentFlags()
-	pf.StringVar(&g.fleet, "fleet", "", "fleet program directory or .json document (default ./infra if it exists, else fleet.json)")
-	pf.StringVar(&g.state, "state", ".infra", "state location: a directory, or s3://bucket/prefix (locked, for teams and the executor)")
-	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output")
-	pf.IntVar(&g.parallelism, "parallelism", 8, "how many cloud calls and actions run at once (per service at most 5)")
-	pf.DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long apply, destroy, refresh and discover --write wait for a lock another run holds (such as 5m), saying who holds it every 15s; 0 refuses at once")
-	pf.StringVar(&g.logLevel, "log-level", "", "debug writes a line per API call to stderr, trace also each request and response with secrets masked (default INFRA_LOG, else off)")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	// Only --no-color is every verb's: any verb may print an error, in
+	// colour. The others are given to the verbs they mean something to
+	// (withFlags), so that each verb's help lists what applies to it.
+	root.PersistentFlags().BoolVar(&g.noColor, "no-color", false, "never colour the output")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		g.f.Lines = g.progress(g.io())
+		if c.Flags().Lookup("log-level") == nil {
+			// A verb that calls no cloud has no call log: INFRA_LOG is
+			// not its business.
+			return nil
+		}
 		v := g.logLevel
 		if v == "" {
 			v = g.f.Getenv("INFRA_LOG")
@@ -148,16 +152,37 @@ infra/v1 JSON document. See docs/cli.md.`,
 			return usageError{fmt.Errorf("log level %q: want off, debug or trace (--log-level, INFRA_LOG)", spec.Printable(v))}
 		}
 		g.f.LogLevel = level
-		g.f.Lines = g.progress(g.io())
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheck(g), newSynth(g), newPlan(g), newApply(g, false), newApply(g, true), newRefresh(g), newDiscover(g), newUnlock(g), newOutput(g), newDrift(g), newImport(g))
-	root.AddCommand(newInit(g))
-	root.AddCommand(newExecutor(g))
-	root.AddCommand(newSweep(g))
-	root.AddCommand(newVersion(g))
-	root.AddCommand(newGraph(g))
+	root.AddCommand(
+		g.withFlags(newCheck(g), fleetFlag),
+		g.withFlags(newSynth(g), fleetFlag),
+		g.withFlags(newPlan(g), observing),
+		g.withFlags(newApply(g, false), writing),
+		g.withFlags(newApply(g, true), writing),
+		g.withFlags(newRefresh(g), writing),
+		g.withFlags(newDiscover(g), writing),
+		g.withFlags(newUnlock(g), reading),
+		g.withFlags(newOutput(g), reading),
+		g.withFlags(newDrift(g), observing),
+		g.withFlags(newImport(g), observing),
+		g.withFlags(newGraph(g), reading),
+		g.withFlags(newSweep(g), fleetFlag|logLevelFlag),
+		newInit(g),
+		newVersion(g),
+	)
+	ex := newExecutor(g)
+	for _, sub := range ex.Commands() {
+		switch sub.Name() {
+		case "invoke":
+			// The executor keeps its own state; the wait is sent to it.
+			g.withFlags(sub, fleetFlag|lockTimeoutFlag|logLevelFlag)
+		case "deploy":
+			g.withFlags(sub, stateFlag|logLevelFlag)
+		}
+	}
+	root.AddCommand(ex)
 	// --version prints what the version verb prints, from the same build
 	// info.
 	root.Version = currentVersion().String()
@@ -165,7 +190,54 @@ infra/v1 JSON document. See docs/cli.md.`,
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}
+	g.completions(root)
 	return root
+}
+
+// sharedFlags names flags several verbs take, each bound to globals.
+type sharedFlags int
+
+const (
+	fleetFlag sharedFlags = 1 << iota
+	stateFlag
+	parallelismFlag
+	lockTimeoutFlag
+	logLevelFlag
+)
+
+// The sets of shared flags, by what a verb does: reads the document and
+// the state; also observes the clouds; also takes the fleet's lock.
+const (
+	reading   = fleetFlag | stateFlag
+	observing = reading | parallelismFlag | logLevelFlag
+	writing   = observing | lockTimeoutFlag
+)
+
+// Their defaults, which hold for a verb that does not take the flag too.
+const (
+	defaultState       = ".infra"
+	defaultParallelism = 8
+)
+
+// withFlags adds the shared flags in set to c, and returns c.
+func (g *globals) withFlags(c *cobra.Command, set sharedFlags) *cobra.Command {
+	f := c.Flags()
+	if set&fleetFlag != 0 {
+		f.StringVar(&g.fleet, "fleet", "", "fleet program directory or .json document (default ./infra if it exists, else fleet.json)")
+	}
+	if set&stateFlag != 0 {
+		f.StringVar(&g.state, "state", defaultState, "state location: a directory, or s3://bucket/prefix (locked, for teams and the executor)")
+	}
+	if set&parallelismFlag != 0 {
+		f.IntVar(&g.parallelism, "parallelism", defaultParallelism, "how many cloud calls and actions run at once (per service at most 5)")
+	}
+	if set&lockTimeoutFlag != 0 {
+		f.DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long to wait for the fleet's lock while another run holds it (such as 5m), saying who holds it every 15s; 0 refuses at once")
+	}
+	if set&logLevelFlag != 0 {
+		f.StringVar(&g.logLevel, "log-level", "", "debug writes a line per API call to stderr, trace also each request and response with secrets masked (default INFRA_LOG, else off)")
+	}
+	return c
 }
 
 // wrapArgs makes an argument-count mistake a usage error.

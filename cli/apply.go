@@ -60,21 +60,7 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		return err
 	}
 	if opts.planFile != "" {
-		data, err := os.ReadFile(opts.planFile)
-		if err != nil {
-			return fmt.Errorf("--plan: %w", err)
-		}
-		reviewed, err := operations.DecodePlan(data)
-		if err != nil {
-			return fmt.Errorf("--plan %s: %w", opts.planFile, err)
-		}
-		if reviewed.FromCache != nil {
-			return fmt.Errorf("refusing to apply --plan %s: %w", opts.planFile, operations.ErrFromCache)
-		}
-		// A reviewed `plan --destroy` is applied as the teardown it is,
-		// and a partial plan with the scope it was made with.
-		req.Expect, req.Destroy = reviewed.ID, req.Destroy || reviewed.Destroy
-		if req.Scope, err = reviewedScope(opts.planFile, req.Scope, reviewed); err != nil {
+		if err := expectReviewed(&req, opts.planFile); err != nil {
 			return err
 		}
 	}
@@ -121,27 +107,7 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 		err = fmt.Errorf("refusing to apply: the saved plan %s is %s, but the fleet and the cloud now give %s; something changed since it was reviewed. Plan again",
 			opts.planFile, changed.Reviewed, changed.Fresh)
 	default:
-		var report *operations.Report
-		if res != nil {
-			report = res.Report
-		}
-		if report != nil {
-			count := render.AppliedLine(report.Applied)
-			if opts.json {
-				// Data is the JSON alone; the count is for the log.
-				fmt.Fprintln(g.io().ErrOut, count)
-			} else {
-				fmt.Fprintln(g.io().Out, count)
-			}
-			if err == nil && report.Incomplete {
-				// Interrupted: what finished is recorded; the rest never
-				// started. Success would be a lie.
-				err = fmt.Errorf("%s stopped before finishing (interrupted); everything done so far is recorded: run %s again to finish", verb, verb)
-			}
-		} else if err == nil && opts.json {
-			fmt.Fprintln(g.io().ErrOut, render.AppliedLine(nil))
-		}
-		err = g.remedy(err)
+		err = g.remedy(sayApplied(g, res, err, verb, opts.json))
 	}
 	if opts.json && res != nil && res.Plan != nil {
 		out := render.AppliedPlan{Plan: res.Plan, Apply: render.NewApplyOutcome(verb, res.Plan, res.Report, errorText(err), refused)}
@@ -149,6 +115,54 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 			err = jerr
 		}
 	}
+	return err
+}
+
+// sayApplied prints the count of what the apply did; an interrupted apply
+// is an error.
+func sayApplied(g *globals, res *operations.ApplyResult, err error, verb string, json bool) error {
+	var report *operations.Report
+	if res != nil {
+		report = res.Report
+	}
+	if report == nil {
+		if err == nil && json {
+			fmt.Fprintln(g.io().ErrOut, render.AppliedLine(nil))
+		}
+		return err
+	}
+	count := render.AppliedLine(report.Applied)
+	if json {
+		// Data is the JSON alone; the count is for the log.
+		fmt.Fprintln(g.io().ErrOut, count)
+	} else {
+		fmt.Fprintln(g.io().Out, count)
+	}
+	if err == nil && report.Incomplete {
+		// Interrupted: what finished is recorded; the rest never started.
+		// Success would be a lie.
+		err = fmt.Errorf("%s stopped before finishing (interrupted); everything done so far is recorded: run %s again to finish", verb, verb)
+	}
+	return err
+}
+
+// expectReviewed makes req apply the saved plan in file, and nothing else.
+func expectReviewed(req *operations.ApplyRequest, file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("--plan: %w", err)
+	}
+	reviewed, err := operations.DecodePlan(data)
+	if err != nil {
+		return fmt.Errorf("--plan %s: %w", file, err)
+	}
+	if reviewed.FromCache != nil {
+		return fmt.Errorf("refusing to apply --plan %s: %w", file, operations.ErrFromCache)
+	}
+	// A reviewed `plan --destroy` is applied as the teardown it is, and
+	// a partial plan with the scope it was made with.
+	req.Expect, req.Destroy = reviewed.ID, req.Destroy || reviewed.Destroy
+	req.Scope, err = reviewedScope(file, req.Scope, reviewed)
 	return err
 }
 

@@ -102,7 +102,7 @@ func runApply(c *cobra.Command, g *globals, opts *applyOptions) error {
 	switch {
 	case errors.As(err, &diags):
 		// Printed with the plan.
-		err = fmt.Errorf("refusing to %s: the fleet has errors; fix them (infra check lists them all)", verb)
+		err = fmt.Errorf("refusing to %s: %w", verb, hasErrors(diags))
 	case errors.As(err, &changed):
 		err = fmt.Errorf("refusing to apply: the saved plan %s is %s, but the fleet and the cloud now give %s; something changed since it was reviewed. Plan again",
 			opts.planFile, changed.Reviewed, changed.Fresh)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/infra-iac/infra/operations"
 	"github.com/infra-iac/infra/render"
 	"github.com/infra-iac/infra/spec"
 )
@@ -32,7 +33,9 @@ func runCheck(c *cobra.Command, g *globals, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	diags := spec.Validate(doc)
+	// The document's rows, and a warning for each fromEnv variable this
+	// environment lacks (a create will need it).
+	diags := operations.Check(doc, g.f.Getenv)
 	out := g.io().Out
 	if opts.json {
 		if diags == nil {

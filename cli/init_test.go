@@ -137,7 +137,13 @@ func TestInitScaffoldCompilesAndChecks(t *testing.T) {
 	}
 	write(t, declarations, strings.Join(lines, "\n"))
 	goCmd("vet", "./...")
-	got := goCmd("run", "./infra", "check")
+	// The database example's password comes from DB_PASSWORD: check warns
+	// of it where it is unset, and has nothing to say where it is set.
+	got := shell(t, dir, []string{"DB_PASSWORD="}, "go run ./infra check")
+	if !strings.Contains(got, "DB_PASSWORD, which is not set") || !strings.Contains(got, "[env-unset]") || !strings.Contains(got, "0 error(s), 1 warning(s)") {
+		t.Fatalf("the scaffold with every example, without DB_PASSWORD:\n%s", got)
+	}
+	got = shell(t, dir, []string{"DB_PASSWORD=example"}, "go run ./infra check")
 	if !strings.Contains(got, "ok: fleet demo, 19 resource(s), no problems") {
 		t.Fatalf("the scaffold with every example:\n%s", got)
 	}

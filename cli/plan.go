@@ -110,7 +110,7 @@ func runPlan(c *cobra.Command, g *globals, opts *planOptions) error {
 		}
 	}
 	if diags != nil {
-		return exitError{code: ExitError, err: errFleetHasErrors}
+		return exitError{code: ExitError, err: hasErrors(diags)}
 	}
 	if opts.detailedExitcode && p.HasChanges() {
 		return exitError{code: ExitChanges}

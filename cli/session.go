@@ -51,6 +51,20 @@ func (g *globals) operations(ctx context.Context) (*operations.Operations, *spec
 // printed.
 var errFleetHasErrors = errors.New("the fleet has errors; fix them (infra check lists them all)")
 
+// errPlanHasErrors ends a verb whose plan found errors the document alone
+// does not have (an unset variable, a protected consumer): check would
+// not list them, so the words point at the rows just printed.
+var errPlanHasErrors = errors.New("the plan has errors; fix what the rows above say, then plan again")
+
+// hasErrors is the error that ends a verb refused by d, once its rows are
+// printed.
+func hasErrors(d *operations.DiagnosticsError) error {
+	if d.Planned {
+		return errPlanHasErrors
+	}
+	return errFleetHasErrors
+}
+
 // remedy turns the operations' typed refusals into this command line's
 // words: the flag that overrides, the command that follows.
 func (g *globals) remedy(err error) error {
@@ -66,7 +80,7 @@ func (g *globals) remedy(err error) error {
 		return fmt.Errorf("%w. If the declaration is right, re-run with --force; if it is not, check the credentials are for the account you meant", err)
 	case errors.As(err, &diags):
 		g.io().errDiagnostics(diags.Diagnostics)
-		return errFleetHasErrors
+		return hasErrors(diags)
 	}
 	return err
 }

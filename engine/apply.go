@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -118,6 +119,9 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, opts ApplyOptions) (*Report
 	}
 	if pending := p.Pending(); pending != nil {
 		return nil, pending
+	}
+	if err := e.checkEnv(p); err != nil {
+		return nil, err
 	}
 	for _, r := range rn.ledger.Rows {
 		if _, ok := e.opts.Backends[r.Provider]; !ok {
@@ -670,8 +674,10 @@ func (ar *applyRun) identities(d spec.Declared) map[spec.Address]string {
 }
 
 // made records what a create or an update made of a: in the world, and in
-// the ledger as a row in place of its intent.
-func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) {
+// the ledger as a row in place of its intent. inputs, when the call sent
+// a's secret value, is what that value was made of (inputs.go); nil keeps
+// what the row recorded.
+func (ar *applyRun) made(a spec.Address, region string, r providers.Resource, inputs *state.ValueInputs) {
 	ar.rn.world.set(a, r)
 	if r.Caveat != "" {
 		ar.mu.Lock()
@@ -689,6 +695,11 @@ func (ar *applyRun) made(a spec.Address, region string, r providers.Resource) {
 		row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: region, Caveat: r.Caveat}
 		if m, ok := ar.rn.model.Components.Of(a); ok {
 			row.Member = m.Path()
+		}
+		if inputs != nil {
+			row.ValueInputs = *inputs
+		} else if old, ok := l.Get(a); ok {
+			row.ValueInputs = old.ValueInputs
 		}
 		put := l.Put(row)
 		return l.DropIntent(a) || put
@@ -726,8 +737,24 @@ func (ar *applyRun) create(ctx context.Context, a Action) error {
 				Message: "already existed untagged, made by this fleet's interrupted or retried create; tagged and recorded it"})
 		}
 	}
-	ar.made(a.Address, t.Region, r)
+	ar.made(a.Address, t.Region, r, ar.sentInputs(a.Address, nil))
 	return nil
+}
+
+// sentInputs is what a's secret value is made of, when a call that sends
+// it (a create: changed is nil; an update that changes it) has just
+// succeeded; nil when the call did not send it or a has none.
+func (ar *applyRun) sentInputs(a spec.Address, changed []string) *state.ValueInputs {
+	d, ok := ar.rn.model.Lookup(a)
+	if !ok {
+		return nil
+	}
+	f, _, has := sourceField(d)
+	if !has || (changed != nil && !slices.Contains(changed, f.Name)) {
+		return nil
+	}
+	in, _ := ar.res.valueInputs(d)
+	return &in
 }
 
 func (ar *applyRun) update(ctx context.Context, a Action) error {
@@ -756,7 +783,7 @@ func (ar *applyRun) update(ctx context.Context, a Action) error {
 	if err != nil {
 		return err
 	}
-	ar.made(a.Address, t.Region, r)
+	ar.made(a.Address, t.Region, r, ar.sentInputs(a.Address, changed))
 	return nil
 }
 

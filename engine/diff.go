@@ -15,7 +15,8 @@ import (
 //   - the ownership tag is never part of the compared tags;
 //   - a target that is an instruction (imageId "latest") is never drift;
 //   - a field never compared (a secret, a password, forceDestroy) is never
-//     a reason to act.
+//     a reason to act, except a secret's value whose inputs changed since
+//     the last apply sent it (inputs.go).
 func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 	var changes []Change
 	for f, v := range setFields(d) {
@@ -30,6 +31,11 @@ func (r *resolver) diff(d *spec.Declared, obs providers.Resource) []Change {
 				// Nor is a value another fleet published: a secret
 				// composed from it is sent again once it has changed.
 				changes = append(changes, Change{Field: f.Name, Sensitive: f.Secret, ForcesReplacement: f.Replace})
+			} else if c, _, changed := r.inputsChange(d); changed && f.Type == spec.TypeSecretSource {
+				// Nor is a secret's value, which is never read back; but
+				// what it is made of is compared with what the last
+				// apply that sent it recorded (inputs.go).
+				changes = append(changes, c)
 			}
 			continue
 		}

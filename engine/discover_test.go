@@ -59,7 +59,7 @@ func TestDiscoverRebuildsTheLedgerAndReportsOthers(t *testing.T) {
 	if fmt.Sprint(dx.Ledger.Rows) != fmt.Sprint(want.Rows) {
 		t.Fatalf("rebuilt %v, want %v", dx.Ledger.Rows, want.Rows)
 	}
-	if fmt.Sprint(dx.Added) != "[{aws queues jobs eu-west-3  }]" || fmt.Sprint(dx.Removed) != "[{aws queues gone eu-west-3  }]" {
+	if fmt.Sprint(dx.Added) != fmt.Sprint([]any{rowOf("aws/queues/jobs", "eu-west-3")}) || fmt.Sprint(dx.Removed) != fmt.Sprint([]any{rowOf("aws/queues/gone", "eu-west-3")}) {
 		t.Fatalf("added %v removed %v", dx.Added, dx.Removed)
 	}
 	if len(dx.Foreign) != 1 || dx.Foreign[0].Owner != "billing" {

@@ -80,6 +80,10 @@ type run struct {
 	imported map[spec.Address]bool
 	// regions gives each action's region.
 	regions map[spec.Address]string
+	// pending are the resources the plan creates or replaces: what they
+	// publish, and their secret values, exist only after apply
+	// (envcheck.go reads it again before the first call).
+	pending map[spec.Address]bool
 }
 
 // Plan observes the cloud and computes what apply would do. It writes
@@ -175,7 +179,7 @@ func (e *Engine) planFrom(ctx context.Context, m *spec.Model, diags []spec.Diagn
 		moves: map[spec.Address]string{}, regions: map[spec.Address]string{}, claimed: map[spec.Address]state.Intent{},
 		imported: map[spec.Address]bool{}}
 	pl := &planner{e: e, m: m, ledger: ledger, run: rn, w: w, opts: opts}
-	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}, replaced: map[spec.Address]bool{}}
+	pl.res = &resolver{e: e, m: m, w: w, fleet: m.Fleet, pending: map[spec.Address]bool{}, replaced: map[spec.Address]bool{}, ledger: ledger}
 	if err := pl.declared(); err != nil {
 		return nil, err
 	}
@@ -186,6 +190,9 @@ func (e *Engine) planFrom(ctx context.Context, m *spec.Model, diags []spec.Diagn
 		pl.caveats(ledger.Rows)
 	}
 	pl.narrow()
+	pl.adoptInputs()
+	unset := pl.envRows()
+	rn.pending = pl.res.pending
 
 	deps := map[spec.Address][]spec.Address{}
 	for _, d := range m.Resources {
@@ -197,7 +204,7 @@ func (e *Engine) planFrom(ctx context.Context, m *spec.Model, diags []spec.Diagn
 	}
 	p.Actions = ordered
 	p.Contracts = pl.contracts(ordered)
-	p.Diagnostics = spec.SortDiagnostics(append(append(p.Diagnostics, pl.diags...), pl.caveated...))
+	p.Diagnostics = spec.SortDiagnostics(append(append(append(p.Diagnostics, pl.diags...), pl.caveated...), unset...))
 	p.Attention = spec.SortDiagnostics(append(p.Attention, pl.diags...))
 	p.Summarize()
 	p.ID = p.computeID()
@@ -313,6 +320,12 @@ func (pl *planner) decide() []decision {
 		if ours {
 			pl.run.managed++
 			row := state.Row{Provider: a.Provider, Kind: a.Kind, Name: a.Name, Region: obs.Region}
+			if old, recorded := pl.ledger.Get(a); recorded {
+				// What earlier applies recorded of it stays: re-recording
+				// repairs the region and the member, and must not drop a
+				// caveat or what its secret value was made of.
+				row.Caveat, row.ValueInputs = old.Caveat, old.ValueInputs
+			}
 			if m, ok := pl.m.Components.Of(a); ok {
 				row.Member = m.Path()
 			}
@@ -427,7 +440,7 @@ func (pl *planner) planOurs(d *spec.Declared) {
 			Reason: joinReasons(forced, replaceReason(changes), pl.causeReason(d, changes, true), pl.orderReason(a))})
 	default:
 		pl.add(Action{Address: a, Action: Update, Region: d.Region, Changes: changes,
-			Reason: pl.causeReason(d, changes, false)})
+			Reason: joinReasons(pl.res.inputsReason(d, changes), pl.causeReason(d, changes, false))})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
+	"github.com/infra-iac/infra/state"
 )
 
 // resolver evaluates spec values against the world. At plan time a value
@@ -25,6 +26,9 @@ type resolver struct {
 	// replaced holds the pending resources whose old copy the apply
 	// deletes (replace, move), as opposed to creates.
 	replaced map[spec.Address]bool
+	// ledger is the plan's ledger, whose rows hold what each secret's
+	// value was last made of (inputs.go); nil at apply.
+	ledger *state.Ledger
 }
 
 // identity is what a reference to a resolves to: the attribute the cloud

@@ -130,6 +130,8 @@ const (
 	RowLedgerExcluded RowID = "ledger-excluded"
 	// A ledger row's resource is no longer this fleet's, and is left alone (a warning); the evidence is its owner tag's value.
 	RowLedgerForeignOwner RowID = "ledger-foreign-owner"
+	// A secret's fromEnv variable is not set in this run: an error in a plan whose create, replace or update sends a value that reads it (apply would fail there, halfway), a warning in check; the evidence is the variable's name.
+	RowEnvUnset RowID = "env-unset"
 	// A managed resource was made where the cloud could not keep a promise of infra's for it (a bucket at an endpoint without bucket ABAC), said at every plan (a warning); the evidence is the resources it holds for.
 	RowCaveat RowID = "caveat"
 

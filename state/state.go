@@ -34,7 +34,34 @@ type Row struct {
 	// made, as its driver said it (providers.Resource.Caveat): every
 	// plan of the fleet says it again, as a warning.
 	Caveat string `json:"caveat,omitempty"`
+	// ValueInputs fingerprints what the resource's secret value was made
+	// from when an apply last sent it (a secret's composed or fromEnv
+	// value), so that a plan can tell that the document now composes it
+	// otherwise: the value itself is never read back, and never stored.
+	// Zero for a kind without such a value, and for a row an older build
+	// wrote (the next apply records it without sending anything:
+	// docs/state.md).
+	ValueInputs ValueInputs `json:"valueInputs,omitzero"`
 }
+
+// ValueInputs are two hashes of the inputs of a secret value, never of
+// the value: what a plan knows of a value it may not read. Neither hashes
+// a secret (another secret's value, an environment variable's), which
+// counts by its identity alone: a hash of a short secret is guessable.
+type ValueInputs struct {
+	// Sources hashes what the document says the value is made of: the
+	// format, the literals, and the identity of every input (an address
+	// and attribute, a variable's name, a slot and export, and what
+	// another secret read by secretValue is itself made of).
+	Sources string `json:"sources,omitempty"`
+	// Values hashes the same together with the public values those inputs
+	// had (an endpoint, an id, another fleet's public export); empty when
+	// one was not known.
+	Values string `json:"values,omitempty"`
+}
+
+// IsZero reports whether nothing is recorded.
+func (v ValueInputs) IsZero() bool { return v.Sources == "" && v.Values == "" }
 
 // Address is the row's resource address.
 func (r Row) Address() spec.Address {

@@ -213,6 +213,9 @@ func (l local) Apply(ctx context.Context, f *fleetDoc, expect string) (*outcome,
 	switch {
 	case errors.As(err, &diags):
 		o.Status, o.Message = executor.StatusFailed, "the fleet has errors; fix them (infra check lists them all)"
+		if diags.Planned {
+			o.Message = "the plan has errors; fix what its rows say, then plan again"
+		}
 	case errors.As(err, &changed):
 		o.Status, o.Message = executor.StatusRefused, fmt.Sprintf("the fresh plan is %s, not the reviewed %s", changed.Fresh, changed.Reviewed)
 	case err != nil:

@@ -40,16 +40,34 @@ type Component[S any] struct {
 // Name is the component's name, as the document's component map writes it.
 func (c Component[S]) Name() string { return c.name }
 
-type fixedPath struct{ path, source string }
+// fixedPath is a path a component fixed (Fixed): relative to the
+// component where its definition holds it, absolute (from the instance)
+// once composing looks it up; source is the line of the Fixed call and
+// component the name of the component that wrote it.
+type fixedPath struct{ path, source, component string }
 
 // ComponentOption changes how DefineComponent defines a component.
 type ComponentOption struct{ fixed []fixedPath }
 
 // Fixed names setting paths that are the composition's own invariants,
 // relative to the component: "engineVersion" of its settings, "db.version"
-// of member db's, "pg.engineVersion" of its resource pg. A user who sets
-// one gets a row naming this line and theirs. Every other value the
-// component writes is a default, which a user may override.
+// of member db's, "pg.engineVersion" of its resource pg, "db" for the whole
+// of member db. A user setting that reaches one, by whatever path, is a
+// row naming this line and theirs, and the component's value stays:
+//
+//   - the path itself, a path inside it, or a path that holds it
+//     ("pg.tags" holds "pg.tags.team");
+//   - where the path is a member's setting ("db.version"), what that
+//     member composes from it: a field the member's receive half set on
+//     one of its resources ("db.pg.engineVersion"), or a setting the
+//     member's ask half gave one of its own members. The SDK cannot see
+//     which of them the member computed from the fixed setting, so it
+//     holds every one the member wrote.
+//
+// A fixed path on a component's own settings holds where the component is
+// a member: its parent's value stays. An instance's own settings are its
+// author's. Every other value the component writes is a default, which a
+// user may override.
 func Fixed(paths ...string) ComponentOption {
 	at := caller(1)
 	o := ComponentOption{}
@@ -70,7 +88,10 @@ func Fixed(paths ...string) ComponentOption {
 func DefineComponent[S, A any](name string, ask func(S) A, receive func(b *Body, asked A), opts ...ComponentOption) Component[S] {
 	c := Component[S]{id: componentSeq.Add(1), name: name, source: caller(1)}
 	for _, o := range opts {
-		c.fixed = append(c.fixed, o.fixed...)
+		for _, fp := range o.fixed {
+			fp.component = name
+			c.fixed = append(c.fixed, fp)
+		}
 	}
 	c.ask = func(s S) *node {
 		asked := ask(s)
@@ -126,14 +147,17 @@ type node struct {
 	component string
 	source    string
 	fixed     []fixedPath
-	path      string // member path in its instance; "" for the root
-	parent    *node
-	slots     []*slotDecl
-	offers    []*offerDecl
-	members   []*memberDecl
-	receive   func(*Body)
-	problems  []string
-	cut       bool
+	// seal is set on a member with a fixed setting of its own: what it
+	// composes is held too (Fixed).
+	seal     *seal
+	path     string // member path in its instance; "" for the root
+	parent   *node
+	slots    []*slotDecl
+	offers   []*offerDecl
+	members  []*memberDecl
+	receive  func(*Body)
+	problems []string
+	cut      bool
 	// placement: region and where it came from (spec.PlacedBy…).
 	region, placedBy, because string
 	// resources are the indexes in the root fleet's resources of what its
@@ -202,7 +226,7 @@ type memberDecl struct {
 	name      string
 	component string
 	fixed     []fixedPath
-	ask       func(path string, user any, userSource string, fixed func(string) (string, bool)) (*node, []settingRecord, []spec.Diagnostic)
+	ask       func(path string, user any, userSource string, h holding) (*node, []settingRecord, []spec.Diagnostic)
 	binds     []binding
 	// node is the member once asked (or cut).
 	node *node
@@ -306,8 +330,8 @@ func NewMember[S any](name string, c Component[S], defaults S, opts ...MemberOpt
 			d.binds = append(d.binds, *o.bind)
 		}
 	}
-	d.ask = func(path string, user any, userSource string, fixed func(string) (string, bool)) (*node, []settingRecord, []spec.Diagnostic) {
-		s, records, diags := mergeSettings(path, defaults, user, userSource, fixed, c.source)
+	d.ask = func(path string, user any, userSource string, h holding) (*node, []settingRecord, []spec.Diagnostic) {
+		s, records, diags := mergeSettings(path, defaults, user, userSource, h, c.source)
 		if c.ask == nil {
 			return &node{component: c.name, problems: []string{"a zero fleet.Component: make it with fleet.DefineComponent"}}, records, diags
 		}

@@ -242,7 +242,7 @@ func (in *instance) expand(n *node) {
 		if o := in.option("settings", path); o != nil {
 			user, userSource = o.value, o.source
 		}
-		child, records, diags := m.ask(path, user, userSource, in.fixedFor(n, m))
+		child, records, diags := m.ask(path, user, userSource, holding{fixed: in.fixedFor(n, m), seal: sealOf(n)})
 		for _, d := range diags {
 			d.Subject = in.name + "." + d.Subject
 			in.f.diags = append(in.f.diags, d)
@@ -252,6 +252,7 @@ func (in *instance) expand(n *node) {
 		}
 		in.members++
 		child.path, child.parent, child.depth = path, n, n.depth+1
+		child.seal = sealFrom(child)
 		m.node = child
 		in.place(child, n)
 		in.record.Members[path] = rec
@@ -279,28 +280,134 @@ func (in *instance) unique(n *node) {
 	n.offers = slices.DeleteFunc(n.offers, func(o *offerDecl) bool { return !keep("offer", o.name) })
 }
 
-// fixedFor returns the lookup of fixed paths that holds for a member m of
-// n: what n and each of its ancestors fixed, and m's own component.
-func (in *instance) fixedFor(n *node, m *memberDecl) func(string) (string, bool) {
-	return func(path string) (string, bool) {
-		for _, fp := range m.fixed {
-			if joinPath(joinPath(n.path, m.name), fp.path) == path {
-				return fp.source, true
-			}
-		}
-		return fixedAbove(n, path)
-	}
+// fixedFor returns the fixed paths that hold for a member m of n, from
+// the instance: what n and each of its ancestors fixed, and m's own
+// component.
+func (in *instance) fixedFor(n *node, m *memberDecl) []fixedPath {
+	return append(absolute(joinPath(n.path, m.name), m.fixed), fixedAbove(n)...)
 }
 
-func fixedAbove(n *node, path string) (string, bool) {
+// fixedAbove returns the fixed paths that hold for what n composes, from
+// the instance: what n and each of its ancestors fixed.
+func fixedAbove(n *node) []fixedPath {
+	var out []fixedPath
 	for a := n; a != nil; a = a.parent {
-		for _, fp := range a.fixed {
-			if joinPath(a.path, fp.path) == path {
-				return fp.source, true
-			}
+		out = append(out, absolute(a.path, a.fixed)...)
+	}
+	return out
+}
+
+func absolute(at string, fps []fixedPath) []fixedPath {
+	out := make([]fixedPath, len(fps))
+	for i, fp := range fps {
+		fp.path = joinPath(at, fp.path)
+		out[i] = fp
+	}
+	return out
+}
+
+// reaches reports whether a value written at path u writes fixed path f:
+// the same path, a path inside it ("db.version" inside "db"), or a path
+// that holds it ("jobs.tags" holds "jobs.tags.team").
+func reaches(u, f string) bool {
+	return u == f || strings.HasPrefix(f, u+".") || strings.HasPrefix(u, f+".")
+}
+
+// fixedReaching is the fixed path that a value written at path reaches,
+// the path itself first.
+func fixedReaching(fps []fixedPath, path string) (fixedPath, bool) {
+	for _, fp := range fps {
+		if fp.path == path {
+			return fp, true
 		}
 	}
-	return "", false
+	for _, fp := range fps {
+		if reaches(path, fp.path) {
+			return fp, true
+		}
+	}
+	return fixedPath{}, false
+}
+
+// holding is what holds a member's settings, or a resource's fields,
+// against the user's: the fixed paths (from the instance), and the seal of
+// the member above with a fixed setting of its own.
+type holding struct {
+	fixed []fixedPath
+	seal  *seal
+}
+
+// seal says that member holds every value it composes, because fixed
+// names one of its own settings: the SDK cannot see which of the values
+// the member writes it computes from that setting, so a user may set none
+// of them, only the member's other settings (Fixed).
+type seal struct {
+	member string
+	fixed  fixedPath
+}
+
+// sealFrom is n's seal when a fixed path is one of its own settings: a
+// path under n whose first name is a field of n's settings struct. The
+// instance's root has none: its settings are its author's.
+func sealFrom(n *node) *seal {
+	if n.parent == nil {
+		return nil
+	}
+	t := reflect.TypeOf(n.settings)
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	fields := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		if sf := t.Field(i); sf.IsExported() {
+			fields[settingName(sf)] = true
+		}
+	}
+	for _, fp := range fixedAbove(n) {
+		rest, under := strings.CutPrefix(fp.path, n.path+".")
+		if name, _, _ := strings.Cut(rest, "."); under && fields[name] {
+			return &seal{member: n.path, fixed: fp}
+		}
+	}
+	return nil
+}
+
+// sealOf is the seal that holds what n composes: its own, else the
+// nearest of its ancestors'.
+func sealOf(n *node) *seal {
+	for a := n; a != nil; a = a.parent {
+		if a.seal != nil {
+			return a.seal
+		}
+	}
+	return nil
+}
+
+// fixedRow refuses the user's setting at path at (from the instance),
+// which reaches fixed path fp; its subject is at, for the caller to
+// prefix with the instance.
+func fixedRow(at, userSource string, fp fixedPath) spec.Diagnostic {
+	var msg string
+	switch {
+	case at == fp.path:
+		msg = fmt.Sprintf("%s is fixed by component %s (at %s), and is set at %s", at, fp.component, fp.source, userSource)
+	case strings.HasPrefix(at, fp.path+"."):
+		msg = fmt.Sprintf("%s is set at %s, inside %s, which component %s fixed (at %s)", at, userSource, fp.path, fp.component, fp.source)
+	default:
+		msg = fmt.Sprintf("%s is set at %s, and holds %s, which component %s fixed (at %s)", at, userSource, fp.path, fp.component, fp.source)
+	}
+	return spec.Errorf(spec.RowComponentFixed, at, "remove the setting: component "+fp.component+" fixed "+fp.path+" at "+fp.source, "%s", msg).
+		WithEvidence(fp.source + " " + userSource)
+}
+
+// sealRow refuses the user's setting at path at, a value that member
+// s.member composes, whose setting s.fixed is fixed.
+func sealRow(at, userSource string, s *seal) spec.Diagnostic {
+	return spec.Errorf(spec.RowComponentFixed, at,
+		fmt.Sprintf("remove the setting, or set member %s's own settings where they offer it: fleet.Settings(%q, …)", s.member, s.member),
+		"%s is set at %s; member %s composes it, and component %s fixed its setting %s (at %s): what a member composes may be computed from its fixed setting, so it holds too",
+		at, userSource, s.member, s.fixed.component, s.fixed.path, s.fixed.source).
+		WithEvidence(s.fixed.source + " " + userSource)
 }
 
 // place sets a node's placement before its receive: the author's, else
@@ -578,13 +685,18 @@ func (s *bodyScope) declare(ref any, d sdk.Decl) {
 // records each set field's origin; a fixed one the author set is a row.
 func (in *instance) mergeFields(n *node, path string, fields, user []sdk.Field, userSource string) []sdk.Field {
 	out := append([]sdk.Field(nil), fields...)
+	fixed, sealed := fixedAbove(n), sealOf(n)
 	for _, u := range user {
 		if _, set, _ := value(u.Value); !set {
 			continue
 		}
 		at := joinPath(path, u.Name)
-		if src, fixed := fixedAbove(n, at); fixed {
-			in.fixedRow(at, src, userSource)
+		if fp, ok := fixedReaching(fixed, at); ok {
+			in.refuse(fixedRow(at, userSource, fp))
+			continue
+		}
+		if sealed != nil && wrote(fields, u.Name) {
+			in.refuse(sealRow(at, userSource, sealed))
 			continue
 		}
 		replaced := false
@@ -608,18 +720,27 @@ func (in *instance) mergeFields(n *node, path string, fields, user []sdk.Field, 
 		}
 		origin := spec.OriginDefault
 		src := n.source
-		if s, fixed := fixedAbove(n, at); fixed {
-			origin, src = spec.OriginFixed, s
+		if fp, ok := fixedReaching(fixed, at); ok {
+			origin, src = spec.OriginFixed, fp.source
 		}
 		in.record.Settings[at] = spec.SettingOrigin{Origin: origin, Source: src}
 	}
 	return out
 }
 
-func (in *instance) fixedRow(at, componentSource, userSource string) {
-	d := spec.Errorf(spec.RowComponentFixed, in.name+"."+at, "remove the setting: the component fixed it at "+componentSource,
-		"%s is fixed by component %s (at %s), and is set at %s", at, in.record.Component, componentSource, userSource).
-		WithEvidence(componentSource + " " + userSource)
+// wrote reports whether the component set field name of a resource.
+func wrote(fields []sdk.Field, name string) bool {
+	for _, f := range fields {
+		if _, set, _ := value(f.Value); set && f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse adds a row about a path of the instance.
+func (in *instance) refuse(d spec.Diagnostic) {
+	d.Subject = in.name + "." + d.Subject
 	in.f.diags = append(in.f.diags, d)
 }
 
@@ -656,8 +777,8 @@ func settingName(f reflect.StructField) string {
 }
 
 // settingRecordsOf lists the set fields of a settings struct at prefix,
-// with their origin: fixed where the lookup says so, else origin.
-func settingRecordsOf(prefix string, v reflect.Value, fixed func(string) (string, bool), source string, origin *string) []settingRecord {
+// with their origin: fixed where a fixed path reaches them, else origin.
+func settingRecordsOf(prefix string, v reflect.Value, fixed []fixedPath, source string, origin *string) []settingRecord {
 	if v.Kind() != reflect.Struct {
 		return nil
 	}
@@ -671,10 +792,8 @@ func settingRecordsOf(prefix string, v reflect.Value, fixed func(string) (string
 		if origin != nil {
 			r.origin = *origin
 		}
-		if fixed != nil {
-			if src, ok := fixed(r.path); ok {
-				r.origin, r.source = spec.OriginFixed, src
-			}
+		if fp, ok := fixedReaching(fixed, r.path); ok {
+			r.origin, r.source = spec.OriginFixed, fp.source
 		}
 		out = append(out, r)
 	}
@@ -682,12 +801,22 @@ func settingRecordsOf(prefix string, v reflect.Value, fixed func(string) (string
 }
 
 // mergeSettings lays the author's settings for a member over the
-// component's defaults, field by field; setting a fixed field is a row
-// naming both places, and the default stays.
-func mergeSettings[S any](prefix string, defaults S, user any, userSource string, fixed func(string) (string, bool), componentSource string) (S, []settingRecord, []spec.Diagnostic) {
+// component's defaults, field by field. A field that reaches a fixed path,
+// or that the component wrote under a member whose setting is fixed (h's
+// seal), is a row naming both places, and the default stays.
+func mergeSettings[S any](prefix string, defaults S, user any, userSource string, h holding, componentSource string) (S, []settingRecord, []spec.Diagnostic) {
 	out := defaults
 	def := spec.OriginDefault
-	records := settingRecordsOf(prefix, reflect.ValueOf(defaults), fixed, componentSource, &def)
+	dv := reflect.ValueOf(&out).Elem()
+	records := settingRecordsOf(prefix, dv, h.fixed, componentSource, &def)
+	if dv.Kind() != reflect.Struct && !dv.IsZero() {
+		// Settings that are no struct are one value, at the member's path.
+		r := settingRecord{path: prefix, origin: def, source: componentSource}
+		if fp, ok := fixedReaching(h.fixed, prefix); ok {
+			r.origin, r.source = spec.OriginFixed, fp.source
+		}
+		records = []settingRecord{r}
+	}
 	if user == nil {
 		return out, records, nil
 	}
@@ -696,25 +825,39 @@ func mergeSettings[S any](prefix string, defaults S, user any, userSource string
 		return out, records, []spec.Diagnostic{spec.Errorf(spec.RowInvalidValue, prefix, fmt.Sprintf("give it a %T", defaults),
 			"settings for %s are a %T, and the member takes a %T (written at %s)", prefix, user, defaults, userSource)}
 	}
-	var diags []spec.Diagnostic
-	ov, uv := reflect.ValueOf(&out).Elem(), reflect.ValueOf(u)
-	if uv.Kind() != reflect.Struct {
-		// Settings that are no struct have no fields to lay over: the
-		// author's replace the defaults whole.
+	// refused is the row that holds the component's value at path at,
+	// which the component wrote unless it is zero.
+	refused := func(at string, written bool) (spec.Diagnostic, bool) {
+		if fp, ok := fixedReaching(h.fixed, at); ok {
+			return fixedRow(at, userSource, fp), true
+		}
+		if h.seal != nil && written {
+			return sealRow(at, userSource, h.seal), true
+		}
+		var none spec.Diagnostic
+		return none, false
+	}
+	uv := reflect.ValueOf(u)
+	if uv.Kind() != reflect.Struct || dv.Kind() != reflect.Struct {
+		// Settings that are no struct (or an interface of one) have no
+		// fields to lay over: the author's replace the defaults whole.
+		if d, no := refused(prefix, !dv.IsZero()); no {
+			return out, records, []spec.Diagnostic{d}
+		}
 		return u, []settingRecord{{path: prefix, origin: spec.OriginUser, source: userSource}}, nil
 	}
+	var diags []spec.Diagnostic
 	for i := 0; i < uv.NumField(); i++ {
 		sf := uv.Type().Field(i)
 		if !sf.IsExported() || uv.Field(i).IsZero() {
 			continue
 		}
 		at := joinPath(prefix, settingName(sf))
-		if src, isFixed := fixed(at); isFixed {
-			diags = append(diags, spec.Errorf(spec.RowComponentFixed, at, "remove the setting: the component fixed it at "+src,
-				"%s is fixed by the component (at %s), and is set at %s", at, src, userSource).WithEvidence(src+" "+userSource))
+		if d, no := refused(at, !dv.Field(i).IsZero()); no {
+			diags = append(diags, d)
 			continue
 		}
-		ov.Field(i).Set(uv.Field(i))
+		dv.Field(i).Set(uv.Field(i))
 		records = slices.DeleteFunc(records, func(r settingRecord) bool { return r.path == at })
 		records = append(records, settingRecord{path: at, origin: spec.OriginUser, source: userSource})
 	}

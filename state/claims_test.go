@@ -90,3 +90,46 @@ func rollBack(t *testing.T, store, dir string, blobs *memBlobs, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// countingBlobs counts the requests a store makes of its blobs.
+type countingBlobs struct {
+	*memBlobs
+	gets, puts int
+}
+
+func (b *countingBlobs) Get(ctx context.Context, key string) ([]byte, string, error) {
+	b.gets++
+	return b.memBlobs.Get(ctx, key)
+}
+
+func (b *countingBlobs) Put(ctx context.Context, key string, data []byte, c Condition) (string, error) {
+	b.puts++
+	return b.memBlobs.Put(ctx, key, data, c)
+}
+
+// What the generation marks cost on a blob store (S3): a load of the
+// claims is the record and one probe for the mark above its generation,
+// which finds none while the record is current; a save is the record's
+// guarded write and its mark. docs/performance.md quotes these.
+func TestClaimsMarksCostOneReadPerLoadAndOneWritePerSave(t *testing.T) {
+	ctx := context.Background()
+	blobs := &countingBlobs{memBlobs: newMemBlobs()}
+	s, _ := OpenBlobs(blobs, "prefix", "pg-shared")
+	count := func(what string, wantGets, wantPuts int, f func() error) {
+		t.Helper()
+		blobs.gets, blobs.puts = 0, 0
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		if blobs.gets != wantGets || blobs.puts != wantPuts {
+			t.Fatalf("%s: %d read(s) and %d write(s), want %d and %d", what, blobs.gets, blobs.puts, wantGets, wantPuts)
+		}
+	}
+	var c *spec.Claims
+	count("a load with no record", 2, 0, func() (err error) { c, err = s.LoadClaims(ctx); return })
+	c.Add("eu", spec.Claim{Fleet: "shop-eu", Slot: "db"})
+	count("a save", 0, 2, func() error { return s.SaveClaims(ctx, c) })
+	fresh, _ := OpenBlobs(blobs, "prefix", "pg-shared")
+	count("a load of a current record", 2, 0, func() (err error) { _, err = fresh.LoadClaims(ctx); return })
+	count("a ledger load, for comparison", 1, 0, func() (err error) { _, err = fresh.LoadLedger(ctx); return })
+}

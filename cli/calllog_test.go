@@ -70,3 +70,38 @@ func TestCallLogNamesEveryCallAndNoSecret(t *testing.T) {
 		t.Fatalf("a bad level: exit %d\n%s", code, errs)
 	}
 }
+
+// The executor's verbs log their own calls at --log-level, as every verb
+// that calls a cloud does: the invoke of a function that is not there
+// (refused), and the deploy's calls, show in the call log.
+func TestExecutorVerbsLogTheirCalls(t *testing.T) {
+	srv := moto.Shared(t)
+	srv.Setenv()
+	dir := t.TempDir()
+	fleet := filepath.Join(dir, "fleet.json")
+	os.WriteFile(fleet, []byte(`{"apiVersion": "infra/v1", "fleet": "logs", "placement": {"aws": "eu-west-3"},
+	  "resources": [{"address": "aws/queues/logs-jobs", "spec": {}}]}`), 0o644)
+	pkg := filepath.Join(dir, "bootstrap")
+	os.WriteFile(pkg, []byte("not a real binary"), 0o755)
+	run := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		f := DefaultFactory()
+		f.IO = Test(nil, &out, &errb)
+		return RunWith(f, args, nil), errb.String()
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"executor", "invoke", "--operation", "plan", "--function", "no-such-executor", "--fleet", fleet}, `service=Lambda operation="Invoke"`},
+		{[]string{"executor", "deploy", "--state", "s3://logs-state/fleets", "--package", pkg, "--fleets", "logs"}, `service=STS operation="GetCallerIdentity"`},
+	} {
+		code, errs := run(append(tc.args, "--log-level", "debug")...)
+		if !strings.Contains(errs, "call: provider=aws "+tc.want) {
+			t.Errorf("%s --log-level debug: exit %d, want the line %q:\n%.2000s", strings.Join(tc.args[:2], " "), code, tc.want, errs)
+		}
+		if code, errs = run(tc.args...); strings.Contains(errs, "call: ") {
+			t.Errorf("%s without a level: exit %d, and a call log:\n%.2000s", strings.Join(tc.args[:2], " "), code, errs)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func runInvoke(ctx context.Context, g *globals, opts *invokeOptions) error {
 		}
 	}
 	fn := g.executorFunction(opts.function)
-	inv, err := operations.NewLambdaInvoker(ctx)
+	inv, err := operations.NewLambdaInvoker(ctx, g.f.CallLog())
 	if err != nil {
 		return err
 	}
@@ -436,7 +436,7 @@ func runDeploy(ctx context.Context, g *globals, opts *deployOptions) error {
 	if level != "" {
 		s.Env[executor.EnvLog] = level
 	}
-	out, err := operations.DeployExecutor(ctx, s)
+	out, err := operations.DeployExecutor(ctx, s, g.f.CallLog())
 	if err != nil {
 		return err
 	}

@@ -36,12 +36,16 @@ type Factory struct {
 // DefaultFactory is the factory of the real command.
 func DefaultFactory() *Factory {
 	f := &Factory{IO: System(), Getenv: os.Getenv, Store: operations.OpenState, Synth: operations.SynthProgram}
-	f.Backends = operations.NewBackendsWith(func() operations.BackendOptions {
-		w := f.Lines
-		if w == nil {
-			w = f.IO.ErrOut
-		}
-		return operations.CallLogOptions(w, f.LogLevel, func(line string) { fmt.Fprintln(w, line) })
-	})
+	f.Backends = operations.NewBackendsWith(f.CallLog)
 	return f
+}
+
+// CallLog is what every client the command builds is told to log, by
+// LogLevel: the backends, the executor's deploy and its invoker.
+func (f *Factory) CallLog() operations.BackendOptions {
+	w := f.Lines
+	if w == nil {
+		w = f.IO.ErrOut
+	}
+	return operations.CallLogOptions(w, f.LogLevel, func(line string) { fmt.Fprintln(w, line) })
 }

@@ -85,9 +85,10 @@ type Invoker interface {
 	Invoke(ctx context.Context, function string, payload []byte) ([]byte, error)
 }
 
-// NewLambdaInvoker invokes with the SDK's default configuration.
-func NewLambdaInvoker(ctx context.Context) (Invoker, error) {
-	return awsprovider.NewInvoker(ctx, awsprovider.Options{})
+// NewLambdaInvoker invokes with the SDK's default configuration, its
+// calls logged as o says.
+func NewLambdaInvoker(ctx context.Context, o BackendOptions) (Invoker, error) {
+	return awsprovider.NewInvoker(ctx, awsprovider.Options{Log: o.Log, Trace: o.Trace})
 }
 
 // The executor's deployment: what to deploy, and what was.
@@ -97,10 +98,10 @@ type (
 )
 
 // DeployExecutor creates or updates the executor in the account and
-// region of the default AWS credentials; running it again changes only
-// what differs.
-func DeployExecutor(ctx context.Context, s ExecutorSpec) (*ExecutorDeployed, error) {
-	b, err := awsprovider.New(ctx, awsprovider.Options{})
+// region of the default AWS credentials, its calls logged as o says;
+// running it again changes only what differs.
+func DeployExecutor(ctx context.Context, s ExecutorSpec, o BackendOptions) (*ExecutorDeployed, error) {
+	b, err := awsprovider.New(ctx, awsprovider.Options{Log: o.Log, Trace: o.Trace})
 	if err != nil {
 		return nil, err
 	}

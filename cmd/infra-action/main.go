@@ -45,7 +45,7 @@ func realMain() int {
 			Getenv:   os.Getenv,
 		},
 		invoker: func(ctx context.Context) (invoker, error) {
-			return operations.NewLambdaInvoker(ctx)
+			return operations.NewLambdaInvoker(ctx, backendOptions())
 		},
 	})
 }

@@ -256,3 +256,39 @@ func named(opts ...fleet.ComponentOption) fleet.Component[struct{}] {
 		return namedAsk{N: fleet.NewMember("n", namedLeaf, "gold")}
 	}, nil, opts...)
 }
+
+// A Fixed path that names nothing the component composes is a row naming
+// the Fixed call; each path that does name something (a setting of a
+// member, a member, a field of a resource member's kind, even one left
+// unset) is not.
+func TestAFixedPathThatNamesNothingIsARow(t *testing.T) {
+	for _, tc := range []struct {
+		path  string
+		wrong bool
+	}{
+		{"worker.tier", false},
+		{"worker.pool.size", false},
+		{"worker", false},
+		{"worker.jobs.tags.team", false},
+		{"worker.out.versioning", false},
+		{"worker.leaf.q.visibilityTimeoutSec", false},
+		{"worker.teir", true},
+		{"worker.jobs.visibilityTimout", true},
+		{"wroker.tier", true},
+		{"worker.leaf.q.tag", true},
+	} {
+		_, diags := synthTiers(t, tiers(tierWorker, fleet.Fixed(tc.path)))
+		var rows []spec.Diagnostic
+		for _, d := range diags {
+			if d.ID == spec.RowComponentFixedUnknown {
+				rows = append(rows, d)
+			}
+		}
+		switch {
+		case tc.wrong && (len(rows) != 1 || rows[0].Subject != "t."+tc.path || !strings.Contains(rows[0].Evidence, "component_fixed_test.go")):
+			t.Errorf("Fixed(%q): want one component-fixed-unknown row about t.%s naming the Fixed call, got %v", tc.path, tc.path, diags)
+		case !tc.wrong && len(rows) > 0:
+			t.Errorf("Fixed(%q) names something, and is a row: %v", tc.path, rows)
+		}
+	}
+}

@@ -175,6 +175,80 @@ func (in *instance) compose(root *node) {
 		in.follow(n)
 	}
 	in.unused()
+	in.fixedNamesSomething()
+}
+
+// fixedNamesSomething is a row for every path a component fixed that
+// names nothing of what it composed: a misspelt Fixed would otherwise
+// hold nothing, and say so nowhere.
+func (in *instance) fixedNamesSomething() {
+	for _, n := range in.nodes {
+		for _, fp := range absolute(n.path, n.fixed) {
+			if in.names(fp.path) {
+				continue
+			}
+			d := spec.Errorf(spec.RowComponentFixedUnknown, in.name+pathSuffix(fp.path),
+				"fix the path, or remove it from fleet.Fixed: the instance's members are "+strings.Join(in.record.MemberPaths(), ", "),
+				"component %s fixes %s (at %s), which is none of its settings, its members or their fields", fp.component, fp.path, fp.source).
+				WithEvidence(fp.source)
+			in.f.diags = append(in.f.diags, d)
+		}
+	}
+}
+
+// names reports whether path, from the instance, names what the instance
+// composed: a member, a setting recorded, a field of a member's settings
+// struct, or a field of a resource member's kind.
+func (in *instance) names(path string) bool {
+	if _, ok := in.record.Members[path]; ok {
+		return true
+	}
+	for at := range in.record.Settings {
+		if reaches(at, path) {
+			return true
+		}
+	}
+	// The nearest member holding the path, the instance's root at last.
+	owner, rest := "", path
+	for p := range in.record.Members {
+		if strings.HasPrefix(path, p+".") && len(p) > len(owner) {
+			owner, rest = p, strings.TrimPrefix(path, p+".")
+		}
+	}
+	name, _, _ := strings.Cut(rest, ".")
+	m := in.record.Members[owner]
+	if m.Cut {
+		return true // what a cut member would have composed is not known
+	}
+	if m.Resource != "" {
+		a, err := spec.ParseAddress(m.Resource)
+		if err != nil {
+			return true
+		}
+		info, ok := spec.Lookup(a.Kind)
+		_, has := info.Field(name)
+		return !ok || has
+	}
+	for _, n := range in.nodes {
+		if n.path == owner {
+			return settingsField(n.settings, name)
+		}
+	}
+	return false
+}
+
+// settingsField reports whether a settings value has a field called name.
+func settingsField(settings any, name string) bool {
+	t := reflect.TypeOf(settings)
+	if t == nil || t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if sf := t.Field(i); sf.IsExported() && settingName(sf) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // option returns the author's option of kind at path, marking it used.

@@ -239,6 +239,8 @@ const (
 	RowComponentMap RowID = "component-map"
 	// A user setting writes a path the component fixed; the evidence names both places.
 	RowComponentFixed RowID = "component-fixed"
+	// A component's Fixed names a path that is none of its settings, members or their resources' fields (a misspelling would otherwise fix nothing, silently); the evidence is the Fixed call.
+	RowComponentFixedUnknown RowID = "component-fixed-unknown"
 	// Settings, a cut, a placement or a wire are written for a member the component does not have; the resolution lists its members.
 	RowComponentMemberUnknown RowID = "component-member-unknown"
 	// Settings, a placement or a wire are written for a member that was cut.

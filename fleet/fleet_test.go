@@ -578,6 +578,7 @@ func kitchenSink() *fleet.Fleet {
 	a.S3Bucket("locked", aws.S3BucketSpec{Versioning: fleet.Set(true), ObjectLock: fleet.Set(true), ForceDestroy: fleet.Set(false), Tags: tags})
 	sg := a.SecurityGroup("web", "web tier", aws.SecurityGroupSpec{Ingress: []aws.Ingress{{Port: 443, CIDR: "0.0.0.0/0"}}, Tags: tags})
 	a.Instance("box", "latest", aws.T3.Micro(), sg, aws.InstanceSpec{KeyName: fleet.Set("ops"), SubnetID: fleet.Set("subnet-1"), Tags: tags})
+	a.LogGroup("app-api", aws.LogGroupSpec{RetentionDays: fleet.Set(14), Tags: tags})
 
 	s.IAM("ci", iam)
 	s.ObjectStore("assets", store)

@@ -211,6 +211,42 @@ func DecodeImageRegistry(fields map[string]any) (ImageRegistryInput, error) {
 	return in, nil
 }
 
+// LogGroupInput holds the fields of a target of kind log-group.
+type LogGroupInput struct {
+	// RetentionDays is "retentionDays" (integer).
+	RetentionDays float64
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of log-group, as Update's changed list holds them.
+const (
+	LogGroupRetentionDays = "retentionDays"
+	LogGroupTags          = "tags"
+)
+
+// HasRetentionDays reports whether the target set "retentionDays".
+func (in LogGroupInput) HasRetentionDays() bool { return in.set&(1<<0) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in LogGroupInput) HasTags() bool { return in.set&(1<<1) != 0 }
+
+// DecodeLogGroup reads the fields of a log-group target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeLogGroup(fields map[string]any) (LogGroupInput, error) {
+	d := decoder{fields: fields}
+	in := LogGroupInput{
+		RetentionDays: d.number(0, LogGroupRetentionDays),
+		Tags:          d.stringMap(1, LogGroupTags),
+	}
+	if d.err != nil {
+		return LogGroupInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // ObjectStoreInput holds the fields of a target of kind object-store.
 type ObjectStoreInput struct {
 	// Versioning is "versioning" (boolean).

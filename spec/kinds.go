@@ -20,6 +20,7 @@ const (
 	ScalewayFunction          Kind = "scaleway-function"
 	ScalewayContainerNS       Kind = "scaleway-container-namespace"
 	ScalewayContainer         Kind = "scaleway-container"
+	LogGroup                  Kind = "log-group"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -416,5 +417,15 @@ var kindTable = []KindInfo{
 			tags(),
 		},
 		Attributes: []string{"id", "url"},
+	},
+	{
+		Kind: LogGroup, Providers: []Provider{AWS},
+		Doc: "a CloudWatch Logs log group, named by its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME groups)",
+		Fields: []Field{
+			{Name: "retentionDays", Type: TypeInt,
+				Doc: "days the events are kept: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653; a group made without it keeps events forever"},
+			tags(),
+		},
+		Attributes: []string{"arn"},
 	},
 }

@@ -334,8 +334,8 @@ func TestCheckFixtures(t *testing.T) {
 	broken := readDoc(t, "testdata/check-broken.json")
 	fixed := readDoc(t, "testdata/check-fixed.json")
 	for _, d := range []*Document{broken, fixed} {
-		if len(d.Resources) != 20 {
-			t.Errorf("fixture has %d resources, want 20", len(d.Resources))
+		if len(d.Resources) != 21 {
+			t.Errorf("fixture has %d resources, want 21", len(d.Resources))
 		}
 	}
 	checkRows(t, Validate(broken),

@@ -74,6 +74,20 @@ func (ImageRegistry) attrURI() {}
 
 func (ImageRegistry) attrARN() {}
 
+// LogGroup is the log-group kind on AWS (a CloudWatch Logs log group, named by
+// its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME
+// groups)). It is the type argument of fleet.Ref, fleet.Forget and
+// fleet.Exclude for this kind; declare one with Cloud.LogGroup.
+type LogGroup struct{}
+
+// Provider returns "aws".
+func (LogGroup) Provider() spec.Provider { return "aws" }
+
+// Kind returns "log-group".
+func (LogGroup) Kind() spec.Kind { return "log-group" }
+
+func (LogGroup) attrARN() {}
+
 // ObjectStore is the object-store kind on AWS (an object store bucket: S3 on
 // AWS, Object Storage on Scaleway, Cloud Storage on GCP). It is the type
 // argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
@@ -274,6 +288,33 @@ func (c *Cloud) ImageRegistry(name string, opts fleet.ImageRegistrySpec) fleet.R
 	})
 }
 
+// LogGroupSpec holds the optional fields of the log-group kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type LogGroupSpec struct {
+	// RetentionDays is field retentionDays. Days the events are kept: 1, 3, 5, 7,
+	// 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
+	// 2922, 3288 or 3653; a group made without it keeps events forever. Unset, it
+	// stays unknown (never compared) and the cloud picks at create.
+	RetentionDays fleet.Optional[int] `infra:"retentionDays"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// LogGroup declares a resource of kind log-group on AWS (a CloudWatch Logs log
+// group, named by its name, which here holds no '/' (so not Lambda's own
+// /aws/lambda/NAME groups)) at address aws/log-group/NAME, in the Cloud's
+// region.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) LogGroup(name string, opts LogGroupSpec) fleet.Ref[LogGroup] {
+	return declare[LogGroup](c, name, []sdk.Field{
+		{Name: "retentionDays", Value: opts.RetentionDays},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // ObjectStore declares a resource of kind object-store on AWS (an object store
 // bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on GCP) at
 // address aws/object-store/NAME, in the Cloud's region.
@@ -406,7 +447,7 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 }
 
 // HasARN is satisfied by the AWS kinds that publish arn: Compute, IAM,
-// ImageRegistry, ObjectStore, Postgres, Queues, S3Bucket, Secrets.
+// ImageRegistry, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -415,8 +456,8 @@ type HasARN interface {
 // ARNOf is the arn of the resource r points at, known only after that resource
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
-// Compute, IAM, ImageRegistry, ObjectStore, Postgres, Queues, S3Bucket,
-// Secrets.
+// Compute, IAM, ImageRegistry, LogGroup, ObjectStore, Postgres, Queues,
+// S3Bucket, Secrets.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")

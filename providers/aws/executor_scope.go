@@ -151,6 +151,14 @@ var executorScopes = map[string][]ActionScope{
 	"ecr:UntagResource":          {{Scope: ScopeOwned}},
 	"ecr:DeleteRepository":       {{Scope: ScopeOwned}},
 
+	"logs:DescribeLogGroups":   {{Scope: ScopeAny}},
+	"logs:ListTagsForResource": {{Scope: ScopeAny}},
+	"logs:CreateLogGroup":      {{Scope: ScopeCreate}},
+	"logs:TagResource":         {{Scope: ScopeTagging}},
+	"logs:UntagResource":       {{Scope: ScopeOwned}},
+	"logs:PutRetentionPolicy":  {{Scope: ScopeOwned}},
+	"logs:DeleteLogGroup":      {{Scope: ScopeOwned}},
+
 	"iam:ListUsers":                {{Scope: ScopeAny}},
 	"iam:GetUser":                  {{Scope: ScopeAny}},
 	"iam:ListAttachedUserPolicies": {{Scope: ScopeAny}},
@@ -269,6 +277,7 @@ var sweepTargets = map[spec.Kind]SweepTarget{
 	spec.AWSInstance: {NameTag: "Name", Why: "an instance's ARN holds its id; its name is its Name tag"},
 	spec.SecurityGroup: {NameTag: spec.OwnershipTagKey, Why: "a group's ARN holds its id, and IAM has no condition key for its name: " +
 		"the sweep deletes only groups tagged for a fleet whose name starts with the prefix (a test fleet), never an untagged one"},
+	spec.LogGroup: {ARNs: []string{"arn:{partition}:logs:*:{account}:log-group:{prefix}*"}},
 }
 
 // SweepTargets returns how the sweep's role reaches kind k's debris, and

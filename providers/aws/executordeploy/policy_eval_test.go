@@ -66,6 +66,8 @@ func sampleARN(k spec.Kind, s awsprovider.ActionScope) string {
 		return "arn:aws:iam::" + evalAccount + ":user/deployer"
 	case "lambda":
 		return regional + "function:web"
+	case "logs":
+		return regional + "log-group:app"
 	case "rds":
 		if action == "DescribeDBInstances" {
 			return regional + "db:db1"
@@ -280,6 +282,8 @@ func sweepSample(k spec.Kind, s awsprovider.ActionScope, name string) string {
 		return "arn:aws:iam::" + evalAccount + ":user/" + name
 	case "lambda":
 		return regional + "function:" + name
+	case "logs":
+		return regional + "log-group:" + name
 	case "rds":
 		switch action {
 		case "DeleteDBInstance":

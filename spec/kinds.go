@@ -57,6 +57,12 @@ type KindInfo struct {
 	// defaults above (a tag for the mark, Physical for the class).
 	On  map[Provider]OnProvider
 	Doc string
+	// Example is the spec of one valid resource of the kind, as a document
+	// holds it; a reference in it names PROVIDER/KIND/example of the kind
+	// it refers to, whose own Example is then in the same document. Tests
+	// build documents from the examples (every kind checks, the crash tests
+	// apply the AWS kinds), so a new kind is covered by its row alone.
+	Example map[string]any
 }
 
 // OnProvider is what a kind is on one provider.

@@ -2,6 +2,7 @@ package aws
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -151,14 +152,6 @@ var executorScopes = map[string][]ActionScope{
 	"ecr:UntagResource":          {{Scope: ScopeOwned}},
 	"ecr:DeleteRepository":       {{Scope: ScopeOwned}},
 
-	"logs:DescribeLogGroups":   {{Scope: ScopeAny}},
-	"logs:ListTagsForResource": {{Scope: ScopeAny}},
-	"logs:CreateLogGroup":      {{Scope: ScopeCreate}},
-	"logs:TagResource":         {{Scope: ScopeTagging}},
-	"logs:UntagResource":       {{Scope: ScopeOwned}},
-	"logs:PutRetentionPolicy":  {{Scope: ScopeOwned}},
-	"logs:DeleteLogGroup":      {{Scope: ScopeOwned}},
-
 	"iam:ListUsers":                {{Scope: ScopeAny}},
 	"iam:GetUser":                  {{Scope: ScopeAny}},
 	"iam:ListAttachedUserPolicies": {{Scope: ScopeAny}},
@@ -277,7 +270,6 @@ var sweepTargets = map[spec.Kind]SweepTarget{
 	spec.AWSInstance: {NameTag: "Name", Why: "an instance's ARN holds its id; its name is its Name tag"},
 	spec.SecurityGroup: {NameTag: spec.OwnershipTagKey, Why: "a group's ARN holds its id, and IAM has no condition key for its name: " +
 		"the sweep deletes only groups tagged for a fleet whose name starts with the prefix (a test fleet), never an untagged one"},
-	spec.LogGroup: {ARNs: []string{"arn:{partition}:logs:*:{account}:log-group:{prefix}*"}},
 }
 
 // SweepTargets returns how the sweep's role reaches kind k's debris, and
@@ -297,4 +289,24 @@ func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 		}
 	}
 	return target, deletes, true
+}
+
+// ResourceARN is kind k's registered ARN format filled in with name (the
+// id, where the ARN holds one); false when the kind registers none.
+func ResourceARN(k spec.Kind, partition, region, account, name string) (string, bool) {
+	e, ok := registry[k]
+	if !ok || e.arnFormat == "" {
+		return "", false
+	}
+	return strings.NewReplacer("{partition}", partition, "{region}", region, "{account}", account,
+		"{name}", name, "{id}", name).Replace(e.arnFormat), true
+}
+
+// arnFormatPattern matches the ARNs of format whose name is name; {id}
+// matches any id.
+func arnFormatPattern(format, name string) *regexp.Regexp {
+	q := regexp.QuoteMeta(format)
+	q = strings.NewReplacer(regexp.QuoteMeta("{partition}"), `aws(-[a-z]+)*`, regexp.QuoteMeta("{region}"), `[a-z]{2}(-[a-z]+)+-[0-9]`,
+		regexp.QuoteMeta("{account}"), `[0-9]{12}`, regexp.QuoteMeta("{name}"), regexp.QuoteMeta(name), regexp.QuoteMeta("{id}"), `[^:/]+`).Replace(q)
+	return regexp.MustCompile("^" + q + "$")
 }

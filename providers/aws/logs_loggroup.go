@@ -36,6 +36,16 @@ func init() {
 		kind: spec.LogGroup, service: "logs",
 		actions: []string{"logs:DescribeLogGroups", "logs:ListTagsForResource", "logs:CreateLogGroup", "logs:TagResource",
 			"logs:UntagResource", "logs:PutRetentionPolicy", "logs:DeleteLogGroup"},
+		scopes: map[string][]ActionScope{
+			"logs:DescribeLogGroups":   {{Scope: ScopeAny}},
+			"logs:ListTagsForResource": {{Scope: ScopeAny}},
+			"logs:CreateLogGroup":      {{Scope: ScopeCreate}},
+			"logs:TagResource":         {{Scope: ScopeTagging}},
+			"logs:UntagResource":       {{Scope: ScopeOwned}},
+			"logs:PutRetentionPolicy":  {{Scope: ScopeOwned}},
+			"logs:DeleteLogGroup":      {{Scope: ScopeOwned}},
+		},
+		arnFormat: "arn:{partition}:logs:{region}:{account}:log-group:{name}",
 		// The Tagging API returns log groups (moto too) under
 		// arn:aws:logs:REGION:ACCOUNT:log-group:NAME, without the ":*" of
 		// DescribeLogGroups' arn. A log group name holds no colon.

@@ -9,7 +9,9 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/drivertest"
+	"github.com/infra-iac/infra/spec"
 )
 
 // TestMain shares one moto_server among the package's tests (it takes
@@ -48,7 +50,24 @@ func conformance(t *testing.T, b *Backend, srv *moto.Server, cases ...drivertest
 		OtherRegion: otherRegion,
 		Exclusive:   true,
 		Cases:       cases,
+		Created:     checkARNFormat,
 	})
+}
+
+// checkARNFormat holds the ARN the cloud reported for a new resource to its
+// kind's registered format, which the sweep's patterns and the policy
+// tests' samples come from: a wrong format fails here, against the cloud,
+// rather than in a policy that then never matches.
+func checkARNFormat(t *testing.T, k spec.Kind, res providers.Resource) {
+	t.Helper()
+	e := registry[k]
+	if e == nil || e.arnFormat == "" {
+		return
+	}
+	arn := res.Attributes["arn"]
+	if !arnFormatPattern(e.arnFormat, res.Name).MatchString(arn) {
+		t.Errorf("%s %s: the cloud reported the ARN %q, which is not of the registered format %s", k, res.Name, arn, e.arnFormat)
+	}
 }
 
 // callCounter counts the API calls made through a backend, by operation.

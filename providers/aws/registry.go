@@ -27,6 +27,20 @@ type entry struct {
 	// actions are the IAM actions the driver calls, and nothing else: the
 	// executor's role is granted those of the kinds it manages.
 	actions []string
+	// scopes are the executor scopes of the kind's own actions, kept in the
+	// kind's file; an action shared with other kinds (ec2:CreateTags) may
+	// stay in executorScopes. Two statements of one action that differ
+	// stop the package at load.
+	scopes map[string][]ActionScope
+	// arnFormat is the ARN of a resource of the kind, with {partition},
+	// {region}, {account} and {name} (or {id}, where the ARN holds an id
+	// rather than the name): the conformance suite holds the ARN the cloud
+	// reports to it, the sweep's name patterns come from it where it holds
+	// {name}, and the policy tests take their sample resources from it.
+	arnFormat string
+	// sweep is how the sweep's role reaches the kind's debris, where the
+	// arnFormat cannot say (the ARN holds an id: SweepTarget.NameTag).
+	sweep *SweepTarget
 	// arn names the resource behind the resource part of a Tagging API ARN
 	// of service, or says it is not one of this kind's. A security group's
 	// ARN holds its id (groupID), named by a describe. Nil: the scan never
@@ -65,6 +79,17 @@ func register(e entry) {
 			panic(fmt.Sprintf("aws: %s classifies %s as %v, already %v", e.kind, code, c, prev))
 		}
 		errorCodes[code] = c
+	}
+	for action, scopes := range e.scopes {
+		if prev, ok := executorScopes[action]; ok && !slices.Equal(prev, scopes) {
+			panic(fmt.Sprintf("aws: %s gives %s the scope %v, already %v", e.kind, action, scopes, prev))
+		}
+		executorScopes[action] = scopes
+	}
+	if e.sweep != nil {
+		sweepTargets[e.kind] = *e.sweep
+	} else if strings.Contains(e.arnFormat, "{name}") {
+		sweepTargets[e.kind] = SweepTarget{ARNs: []string{strings.NewReplacer("{region}", "*", "{name}", "{prefix}*").Replace(e.arnFormat)}}
 	}
 	registry[e.kind] = &e
 }

@@ -113,6 +113,10 @@ type Harness struct {
 	Labels bool
 	// Cases are the kinds to test, one subtest each.
 	Cases []Case
+	// Created, when set, is shown every resource a create returned: the
+	// backend's own checks of what the cloud reported (an AWS ARN against
+	// the kind's registered format).
+	Created func(t *testing.T, kind spec.Kind, res providers.Resource)
 }
 
 // Case is one kind under test.
@@ -568,6 +572,9 @@ func (s *suite) create(t *testing.T, tg providers.Target) providers.Resource {
 	}
 	if err != nil {
 		t.Fatalf("create %s: %v", tg.Name, err)
+	}
+	if s.h.Created != nil {
+		s.h.Created(t, s.c.Kind, res)
 	}
 	t.Cleanup(func() {
 		err := s.d.Delete(context.Background(), s.copyTarget(tg))

@@ -42,6 +42,9 @@ func sampleARN(k spec.Kind, s awsprovider.ActionScope) string {
 		}
 		return regional + strings.Replace(s.Resource, "*", "x1", 1)
 	}
+	if arn, ok := registeredARN(k, service, "app"); ok {
+		return arn
+	}
 	switch service {
 	case "sqs":
 		return regional + "jobs"
@@ -66,8 +69,6 @@ func sampleARN(k spec.Kind, s awsprovider.ActionScope) string {
 		return "arn:aws:iam::" + evalAccount + ":user/deployer"
 	case "lambda":
 		return regional + "function:web"
-	case "logs":
-		return regional + "log-group:app"
 	case "rds":
 		if action == "DescribeDBInstances" {
 			return regional + "db:db1"
@@ -262,9 +263,24 @@ func TestSweepPolicyUnderAnEvaluator(t *testing.T) {
 	t.Logf("%d requests evaluated", len(cases))
 }
 
+// registeredARN is kind k's resource named name from the ARN format its
+// driver registers, when the action is of that ARN's service (a function's
+// iam:PassRole is not). The conformance suite holds the format to the ARNs
+// the cloud reports, so these samples are the cloud's, not the policy's.
+func registeredARN(k spec.Kind, service, name string) (string, bool) {
+	arn, ok := awsprovider.ResourceARN(k, "aws", "eu-west-3", evalAccount, name)
+	if !ok || strings.Split(arn, ":")[2] != service {
+		return "", false
+	}
+	return arn, true
+}
+
 // sweepSample is kind k's resource named name, for the action's service.
 func sweepSample(k spec.Kind, s awsprovider.ActionScope, name string) string {
 	service, action, _ := strings.Cut(s.Action, ":")
+	if arn, ok := registeredARN(k, service, name); ok {
+		return arn
+	}
 	regional := fmt.Sprintf("arn:aws:%s:eu-west-3:%s:", service, evalAccount)
 	switch service {
 	case "sqs":
@@ -282,8 +298,6 @@ func sweepSample(k spec.Kind, s awsprovider.ActionScope, name string) string {
 		return "arn:aws:iam::" + evalAccount + ":user/" + name
 	case "lambda":
 		return regional + "function:" + name
-	case "logs":
-		return regional + "log-group:" + name
 	case "rds":
 		switch action {
 		case "DeleteDBInstance":

@@ -58,10 +58,10 @@ type KindInfo struct {
 	On  map[Provider]OnProvider
 	Doc string
 	// Example is the spec of one valid resource of the kind, as a document
-	// holds it; a reference in it names PROVIDER/KIND/example of the kind
-	// it refers to, whose own Example is then in the same document. Tests
-	// build documents from the examples (every kind checks, the crash tests
-	// apply the AWS kinds), so a new kind is covered by its row alone.
+	// holds it; a reference in it names PROVIDER/KIND/example, the example
+	// of the kind it refers to (see Examples). Tests build documents from
+	// the examples (every kind checks, the crash tests apply the AWS
+	// kinds), so a new kind is covered by its row alone.
 	Example map[string]any
 }
 
@@ -82,6 +82,9 @@ type OnProvider struct {
 	// empty when it does not. A replace, which makes the resource again
 	// under its name, would delete it and then fail: the plan refuses it.
 	NameKept string
+	// Example holds the fields of the kind's Example that differ there (a
+	// Scaleway permission set where AWS takes a policy ARN).
+	Example map[string]any
 }
 
 // Mark is how a kind's product carries the ownership mark on a provider.
@@ -240,7 +243,11 @@ func notOnScalewayTags() Field {
 var kindTable = []KindInfo{
 	{
 		Kind: IAM, Providers: portable, Portable: true, Global: true,
-		On:  map[Provider]OnProvider{GCP: {Mark: MarkDescription, DescriptionLimit: 256}},
+		Example: map[string]any{"policies": []any{"arn:aws:iam::aws:policy/ReadOnlyAccess"}, "tags": map[string]any{"team": "web"}},
+		On: map[Provider]OnProvider{
+			GCP:      {Mark: MarkDescription, DescriptionLimit: 256, Example: map[string]any{"policies": []any{"roles/storage.objectViewer"}}},
+			Scaleway: {Example: map[string]any{"policies": []any{"ObjectStorageReadOnly"}}},
+		},
 		Doc: "an identity: an IAM user on AWS, an IAM application on Scaleway, a service account on GCP",
 		Fields: []Field{
 			{Name: "policies", Type: TypeStringList, Compare: CompareSet, Default: []any{},
@@ -251,7 +258,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ObjectStore, Providers: portable, Portable: true, Physical: "bucket",
-		Doc: "an object store bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on GCP",
+		Example: map[string]any{"versioning": true, "forceDestroy": true, "tags": map[string]any{"team": "web"}},
+		Doc:     "an object store bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on GCP",
 		Fields: []Field{
 			{Name: "versioning", Type: TypeBool, Default: true, Doc: "keep every version of every object"},
 			{Name: "forceDestroy", Type: TypeBool, Compare: CompareNever, Default: false,
@@ -262,8 +270,9 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Compute, Providers: portable, Portable: true,
-		On:  map[Provider]OnProvider{Scaleway: {Physical: string(ScalewayContainer)}},
-		Doc: "serverless compute from a container image: Lambda on AWS, Serverless Containers on Scaleway, a Cloud Run service on GCP",
+		Example: map[string]any{"image": "registry.example/app:1", "executionRole": "arn:aws:iam::123456789012:role/app", "namespace": map[string]any{"ref": "scaleway/scaleway-container-namespace/example"}, "memoryMb": 512.0, "env": map[string]any{"MODE": "example"}},
+		On:      map[Provider]OnProvider{Scaleway: {Physical: string(ScalewayContainer)}},
+		Doc:     "serverless compute from a container image: Lambda on AWS, Serverless Containers on Scaleway, a Cloud Run service on GCP",
 		Fields: []Field{
 			{Name: "image", Type: TypeString, Required: true, Expr: true, Doc: "container image URI"},
 			{Name: "executionRole", Type: TypeString, Expr: true, OnlyOn: []Provider{AWS}, RequiredOn: []Provider{AWS},
@@ -280,8 +289,9 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Queues, Providers: portable, Portable: true,
-		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}},
-		Doc: "a message queue: SQS on AWS, Messaging and Queuing SQS on Scaleway, a Pub/Sub topic with one pull subscription on GCP",
+		Example: map[string]any{"visibilityTimeoutSec": 45.0, "tags": map[string]any{"team": "web"}},
+		On:      map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}},
+		Doc:     "a message queue: SQS on AWS, Messaging and Queuing SQS on Scaleway, a Pub/Sub topic with one pull subscription on GCP",
 		Fields: []Field{
 			{Name: "visibilityTimeoutSec", Type: TypeInt, Default: 30.0,
 				Doc: "how long a received message stays hidden (GCP: the subscription's ack deadline, 10–600 s)"},
@@ -291,7 +301,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Secrets, Providers: portable, Portable: true,
-		Doc: "a secret: Secrets Manager on AWS, Secret Manager on Scaleway, Secret Manager on GCP",
+		Example: map[string]any{"value": map[string]any{"fromEnv": "EXAMPLE_SECRET"}, "description": "an example", "tags": map[string]any{"team": "web"}},
+		Doc:     "a secret: Secrets Manager on AWS, Secret Manager on Scaleway, Secret Manager on GCP",
 		Fields: []Field{
 			{Name: "value", Type: TypeSecretSource, Required: true, Compare: CompareNever, Secret: true, Finish: true,
 				Doc: "where the value comes from at apply time; never stored, diffed or printed"},
@@ -302,8 +313,9 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ImageRegistry, Providers: portable, Portable: true,
-		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkDescription, DescriptionLimit: 255}},
-		Doc: "a container image registry: ECR on AWS, Container Registry namespace on Scaleway, a docker Artifact Registry repository on GCP",
+		Example: map[string]any{"immutableTags": true, "tags": map[string]any{"team": "web"}},
+		On:      map[Provider]OnProvider{Scaleway: {Mark: MarkDescription, DescriptionLimit: 255}},
+		Doc:     "a container image registry: ECR on AWS, Container Registry namespace on Scaleway, a docker Artifact Registry repository on GCP",
 		Fields: []Field{
 			{Name: "immutableTags", Type: TypeBool, Default: false, OnlyOn: []Provider{AWS, GCP},
 				Doc: "image tags cannot be overwritten (not on Scaleway: Container Registry has no such setting)"},
@@ -313,7 +325,11 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Postgres, Providers: portable, Portable: true,
-		On:  map[Provider]OnProvider{Scaleway: {Mark: MarkNamePrefix}, GCP: {NameKept: "up to a week"}},
+		Example: map[string]any{"masterUsername": "dbadmin", "masterPasswordSecret": map[string]any{"ref": "aws/secrets/example"}, "minCapacity": 0.5, "maxCapacity": 2.0},
+		On: map[Provider]OnProvider{
+			Scaleway: {Mark: MarkNamePrefix, Example: map[string]any{"minCapacity": 1.0, "maxCapacity": 2.0}},
+			GCP:      {NameKept: "up to a week", Example: map[string]any{"minCapacity": 2.0, "maxCapacity": 2.0}},
+		},
 		Doc: "a serverless PostgreSQL database: Aurora Serverless v2 on AWS, Serverless SQL on Scaleway, a Cloud SQL for PostgreSQL instance on GCP",
 		Fields: []Field{
 			{Name: "masterUsername", Type: TypeString, RequiredOn: []Provider{AWS, GCP}, IgnoredOn: []Provider{Scaleway}, Replace: true,
@@ -333,7 +349,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: S3Bucket, Providers: []Provider{AWS}, Physical: "bucket",
-		Doc: "an S3 bucket with the AWS-only settings, such as object lock",
+		Example: map[string]any{"versioning": true, "objectLock": true, "forceDestroy": true, "tags": map[string]any{"team": "web"}},
+		Doc:     "an S3 bucket with the AWS-only settings, such as object lock",
 		Fields: []Field{
 			{Name: "versioning", Type: TypeBool, Default: true},
 			{Name: "objectLock", Type: TypeBool, Replace: true, Default: false,
@@ -345,7 +362,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: SecurityGroup, Providers: []Provider{AWS},
-		Doc: "an EC2 security group",
+		Example: map[string]any{"description": "web tier", "ingress": []any{map[string]any{"port": 443.0, "cidr": "10.0.0.0/8"}}, "tags": map[string]any{"team": "web"}},
+		Doc:     "an EC2 security group",
 		Fields: []Field{
 			{Name: "description", Type: TypeString, Required: true, Replace: true},
 			{Name: "ingress", Type: TypeIngress, Compare: CompareSet,
@@ -357,7 +375,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: AWSInstance, Providers: []Provider{AWS},
-		Doc: "an EC2 instance",
+		Example: map[string]any{"imageId": "latest", "instanceType": "t3.micro", "securityGroup": map[string]any{"ref": "aws/security-group/example"}},
+		Doc:     "an EC2 instance",
 		Fields: []Field{
 			{Name: "imageId", Type: TypeString, Required: true, Replace: true, Instructions: []string{"latest"},
 				Doc: `an AMI id, or "latest" for the newest Amazon Linux 2023 at create (never drift)`},
@@ -372,7 +391,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ScalewayFunctionNamespace, Providers: []Provider{Scaleway},
-		Doc: "a Scaleway Functions namespace",
+		Example: map[string]any{"description": "functions"},
+		Doc:     "a Scaleway Functions namespace",
 		Fields: []Field{
 			{Name: "description", Type: TypeString},
 			tags(),
@@ -381,7 +401,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ScalewayFunction, Providers: []Provider{Scaleway},
-		Doc: "a Scaleway function",
+		Example: map[string]any{"namespace": map[string]any{"ref": "scaleway/scaleway-function-namespace/example"}, "runtime": "python311", "code": "def handle(event, context): return 1"},
+		Doc:     "a Scaleway function",
 		Fields: []Field{
 			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true,
 				RefKinds: []Kind{ScalewayFunctionNamespace}},
@@ -397,7 +418,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ScalewayContainerNS, Providers: []Provider{Scaleway},
-		Doc: "a Scaleway Serverless Containers namespace",
+		Example: map[string]any{"description": "apps"},
+		Doc:     "a Scaleway Serverless Containers namespace",
 		Fields: []Field{
 			{Name: "description", Type: TypeString},
 			tags(),
@@ -406,7 +428,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: ScalewayContainer, Providers: []Provider{Scaleway},
-		Doc: "a Scaleway Serverless Containers container",
+		Example: map[string]any{"namespace": map[string]any{"ref": "scaleway/scaleway-container-namespace/example"}, "image": "rg.fr-par.scw.cloud/example/web:1", "env": map[string]any{"MODE": "example"}},
+		Doc:     "a Scaleway Serverless Containers container",
 		Fields: []Field{
 			{Name: "namespace", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true,
 				RefKinds: []Kind{ScalewayContainerNS}},
@@ -426,7 +449,8 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: LogGroup, Providers: []Provider{AWS},
-		Doc: "a CloudWatch Logs log group, named by its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME groups)",
+		Example: map[string]any{"retentionDays": 14.0, "tags": map[string]any{"team": "web"}},
+		Doc:     "a CloudWatch Logs log group, named by its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME groups)",
 		Fields: []Field{
 			{Name: "retentionDays", Type: TypeInt,
 				Doc: "days the events are kept: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653; a group made without it keeps events forever"},

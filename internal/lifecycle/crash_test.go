@@ -3,8 +3,10 @@ package lifecycle
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -30,6 +31,7 @@ import (
 	"github.com/infra-iac/infra/internal/moto"
 	"github.com/infra-iac/infra/internal/strike"
 	"github.com/infra-iac/infra/internal/testbin"
+	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
@@ -89,6 +91,8 @@ type awsCloud struct {
 	bin   string
 	fleet string
 	text  string
+	// baseline is what the listed kinds show in an empty cloud.
+	baseline map[string]bool
 }
 
 func newCrashRig(t *testing.T, doc string) *crashRig {
@@ -103,12 +107,20 @@ func newCrashRig(t *testing.T, doc string) *crashRig {
 
 func (c *awsCloud) doc() string    { return c.text }
 func (c *awsCloud) direct() string { return c.srv.URL }
-func (c *awsCloud) reset()         { must(c.t, c.srv.Reset()) }
+func (c *awsCloud) reset() {
+	must(c.t, c.srv.Reset())
+	if c.baseline == nil {
+		c.baseline = map[string]bool{}
+		for a := range c.listed(context.Background()) {
+			c.baseline[a] = true
+		}
+	}
+}
 
 func (c *awsCloud) infra(endpoint, stateDir string, started func(*os.Process), args ...string) (int, string) {
 	cmd := exec.Command(c.bin, append(args, "--fleet", c.fleet, "--state", stateDir, "--no-color")...)
 	cmd.Env = append(os.Environ(), c.srv.Env()...)
-	cmd.Env = append(append(cmd.Env, moto.Endpoint(endpoint)...), "CRASH_SECRET=crash-secret-value")
+	cmd.Env = append(append(cmd.Env, moto.Endpoint(endpoint)...), "CRASH_SECRET=crash-secret-value", "EXAMPLE_SECRET=example-secret-value")
 	return run(c.t, cmd, started)
 }
 
@@ -215,7 +227,8 @@ func (r *crashRig) audit(stateDir string, want bool) []string {
 }
 
 // inventory reads moto directly: buckets, queues, secrets, groups and
-// users, with the fleet their tag names.
+// users, with the fleet their tag names; the document's other kinds through
+// the drivers (listed).
 func (c *awsCloud) inventory(bool) (map[string]string, []string) {
 	ctx := context.Background()
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion("eu-west-3"), config.WithBaseEndpoint(c.srv.URL))
@@ -265,15 +278,60 @@ func (c *awsCloud) inventory(bool) (map[string]string, []string) {
 		must(c.t, err)
 		found["aws/iam/"+aws.ToString(u.UserName)] = owner(tagMap(out.Tags, func(t iamtypes.Tag) (*string, *string) { return t.Key, t.Value }))
 	}
-	logsc := cloudwatchlogs.NewFromConfig(cfg)
-	groups2, err := logsc.DescribeLogGroups(ctx, &cloudwatchlogs.DescribeLogGroupsInput{})
-	must(c.t, err)
-	for _, g := range groups2.LogGroups {
-		out, err := logsc.ListTagsForResource(ctx, &cloudwatchlogs.ListTagsForResourceInput{ResourceArn: aws.String(strings.TrimSuffix(aws.ToString(g.Arn), ":*"))})
-		must(c.t, err)
-		found["aws/log-group/"+aws.ToString(g.LogGroupName)] = owner(out.Tags)
+	// A bucket declared as an s3-bucket is that physical bucket.
+	for _, r := range Compile(c.t, c.text).Resources {
+		if r.Address.Kind == spec.S3Bucket {
+			bucket := "aws/object-store/" + r.Address.Name
+			if o, ok := found[bucket]; ok {
+				delete(found, bucket)
+				found[r.Address.String()] = o
+			}
+		}
 	}
+	maps.Copy(found, c.listed(ctx))
 	return found, nil
+}
+
+// inventoried are the kinds inventory reads with the SDK itself.
+var inventoried = map[spec.Kind]bool{spec.ObjectStore: true, spec.S3Bucket: true, spec.Queues: true, spec.Secrets: true,
+	spec.SecurityGroup: true, spec.IAM: true}
+
+// listed reads the other kinds the document declares through infra's own
+// drivers, each of which the conformance suite holds to the cloud: every
+// resource the region holds beyond what it held empty (moto's default VPC),
+// with the fleet its mark names.
+func (c *awsCloud) listed(ctx context.Context) map[string]string {
+	found := map[string]string{}
+	b, err := awsprovider.New(ctx, awsprovider.Options{})
+	must(c.t, err)
+	for _, k := range c.listedKinds() {
+		d, _ := b.Driver(k)
+		rs, err := d.List(ctx, "eu-west-3")
+		must(c.t, err)
+		for _, r := range rs {
+			a := spec.Address{Provider: spec.AWS, Kind: k, Name: r.Name}.String()
+			if c.baseline[a] {
+				continue
+			}
+			got, err := d.Read(ctx, "eu-west-3", r.Name)
+			must(c.t, err)
+			found[a] = got.Owner
+		}
+	}
+	return found
+}
+
+// listedKinds are the kinds of the document inventory does not read itself.
+func (c *awsCloud) listedKinds() []spec.Kind {
+	seen := map[spec.Kind]bool{}
+	var out []spec.Kind
+	for _, r := range Compile(c.t, c.text).Resources {
+		if k := r.Address.Kind; !inventoried[k] && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // tagMap turns one SDK's tag list into a map.
@@ -373,23 +431,37 @@ func TestDroppedResponseAtEveryRequestOfAnApplyConverges(t *testing.T) {
 	newCrashRig(t, crashDoc()).dropAtEveryRequest()
 }
 
-// The same guarantee for the AWS-local kinds of issue 34, in a fleet of
-// their own so that each test's requests stay few enough to strike at
-// every one in CI.
-func TestKillAtEveryRequestOfAnApplyOfTheEstateKindsConverges(t *testing.T) {
-	newCrashRig(t, estateCrashDoc()).killAtEveryRequest()
-}
-
-func TestDroppedResponseAtEveryRequestOfAnApplyOfTheEstateKindsConverges(t *testing.T) {
-	newCrashRig(t, estateCrashDoc()).dropAtEveryRequest()
-}
-
-// estateCrashDoc declares one or two of each estate kind.
-func estateCrashDoc() string {
-	rs := []string{
-		`{"address": "aws/log-group/crash-api", "spec": {"retentionDays": 14, "tags": {"team": "web"}}}`,
-		`{"address": "aws/log-group/crash-worker", "spec": {"tags": {"team": "web"}}}`,
+// The same guarantee for every AWS-local kind, each in a fleet of its row's
+// Example (and what it refers to), so that a new kind is struck at every
+// request from its row alone, and each test's requests stay few enough to
+// strike at every one in CI.
+func TestKillAtEveryRequestOfAnApplyOfEachAWSKindConverges(t *testing.T) {
+	for _, k := range awsLocalKinds() {
+		t.Run(string(k), func(t *testing.T) { newCrashRig(t, exampleDoc(t, k)).killAtEveryRequest() })
 	}
-	return `{"apiVersion": "infra/v1", "fleet": "` + crashFleet + `", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"}, "resources": [` +
-		strings.Join(rs, ",\n") + `]}`
+}
+
+func TestDroppedResponseAtEveryRequestOfAnApplyOfEachAWSKindConverges(t *testing.T) {
+	for _, k := range awsLocalKinds() {
+		t.Run(string(k), func(t *testing.T) { newCrashRig(t, exampleDoc(t, k)).dropAtEveryRequest() })
+	}
+}
+
+// awsLocalKinds are the kinds only AWS offers.
+func awsLocalKinds() []spec.Kind {
+	var out []spec.Kind
+	for _, info := range spec.KindsOf(spec.AWS) {
+		if len(info.Providers) == 1 {
+			out = append(out, info.Kind)
+		}
+	}
+	return out
+}
+
+// exampleDoc is the crash fleet of kind k's example.
+func exampleDoc(t *testing.T, k spec.Kind) string {
+	b, err := json.Marshal(spec.Document{APIVersion: "infra/v1", Fleet: crashFleet, Accounts: map[spec.Provider]string{spec.AWS: "123456789012"},
+		Placement: map[spec.Provider]string{spec.AWS: "eu-west-3"}, Resources: spec.Examples(spec.AWS, crashFleet, k)})
+	must(t, err)
+	return string(b)
 }

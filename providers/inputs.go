@@ -133,3 +133,32 @@ func (d *decoder) list(bit uint, name string) []any {
 	}
 	return l
 }
+
+// objects is a TypeObjects field: each item decoded by item, the errors
+// naming the item.
+func objects[T any](d *decoder, bit uint, name string, item func(map[string]any) (T, error)) map[string]T {
+	v, ok := d.value(bit, name)
+	if !ok {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.wrong(name, v, "an object of objects")
+		return nil
+	}
+	out := make(map[string]T, len(m))
+	for k, x := range m {
+		fields, ok := x.(map[string]any)
+		if !ok {
+			d.err = Errorf(InvalidArgument, "field %q: item %q is %T, want an object", name, k, x)
+			return nil
+		}
+		it, err := item(fields)
+		if err != nil {
+			d.err = Errorf(InvalidArgument, "field %q: item %q: %v", name, k, err)
+			return nil
+		}
+		out[k] = it
+	}
+	return out
+}

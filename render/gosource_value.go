@@ -111,8 +111,37 @@ func (w *goWriter) fieldExpr(g *kindGroup, f spec.Field, raw any, param bool) (s
 			out += "\n" + strconv.Quote(k) + ": " + x + ","
 		}
 		return closeLiteral(out), nil
+	case sdkshape.Objects:
+		return w.objectsExpr(g, f, t, raw)
 	}
 	return "", fmt.Errorf("the Go writer has no expression for %s", t.Name)
+}
+
+// objectsExpr writes a TypeObjects field's items as a map of its item
+// struct, each field as a constructor's parameter (required) or option.
+func (w *goWriter) objectsExpr(g *kindGroup, f spec.Field, t sdkshape.Type, raw any) (string, error) {
+	items, ok := raw.(map[string]any)
+	if !ok {
+		return "", fmt.Errorf("want an object of items, got %T", raw)
+	}
+	out := t.Name + "{"
+	for _, name := range slices.Sorted(maps.Keys(items)) {
+		item, _ := items[name].(map[string]any)
+		x := "{"
+		for _, sub := range f.Of {
+			v, ok := item[sub.Name]
+			if !ok {
+				continue
+			}
+			e, err := w.fieldExpr(g, sub, v, sub.Required)
+			if err != nil {
+				return "", fmt.Errorf("%q: %s: %v", name, sub.Name, err)
+			}
+			x += "\n" + sdkshape.GoName(sub.Name) + ": " + e + ","
+		}
+		out += "\n" + strconv.Quote(name) + ": " + closeLiteral(x) + ","
+	}
+	return closeLiteral(out), nil
 }
 
 // refExpr is the handle a reference names, from the map of handles its

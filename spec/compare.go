@@ -68,6 +68,9 @@ func Equal(f Field, target, reported any) bool {
 			return got == want || strings.HasPrefix(got, want+".")
 		}
 	}
+	if f.Type == TypeObjects {
+		return equalItems(f, a, b)
+	}
 	if f.Compare == CompareSet {
 		if la, ok := a.([]any); ok {
 			lb, ok := b.([]any)
@@ -75,6 +78,31 @@ func Equal(f Field, target, reported any) bool {
 		}
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// equalItems compares objects of items: the same names, and in each item
+// every field the target sets equal under its own rule. A field the target
+// leaves out is never compared, as a resource's own.
+func equalItems(f Field, target, reported any) bool {
+	ta, ok1 := target.(map[string]any)
+	rb, ok2 := reported.(map[string]any)
+	if !ok1 || !ok2 || len(ta) != len(rb) {
+		return reflect.DeepEqual(target, reported)
+	}
+	for name, t := range ta {
+		ti, ok1 := t.(map[string]any)
+		ri, ok2 := rb[name].(map[string]any)
+		if !ok1 || !ok2 {
+			return false
+		}
+		for k, v := range ti {
+			sub, _ := f.ItemField(k)
+			if !Equal(sub, v, ri[k]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // WithoutOwnershipTag returns reported tags without the ownership tag: the

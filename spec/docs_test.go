@@ -129,7 +129,17 @@ func renderFields() string {
 		fmt.Fprintf(&b, " Attributes for `observed`: %s.\n\n", strings.Join(attrs, ", "))
 		b.WriteString("| field | type | required | default | on change | compared | expressions | secret | notes |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+		var rows []Field
 		for _, f := range k.Fields {
+			rows = append(rows, f)
+			for _, sub := range f.Of {
+				// An item's fields are rows of their own, under the
+				// item's path.
+				sub.Name = f.Name + ".NAME." + sub.Name
+				rows = append(rows, sub)
+			}
+		}
+		for _, f := range rows {
 			required := "optional"
 			if f.Required {
 				required = "required"
@@ -142,6 +152,9 @@ func renderFields() string {
 			change := "update"
 			if f.Replace {
 				change = "replace"
+				if strings.Contains(f.Name, ".NAME.") {
+					change = "remakes the item"
+				}
 			}
 			compared := map[Compare]string{CompareExact: "exact", CompareSet: "as a set", CompareVersion: "by version prefix", CompareNever: "never"}[f.Compare]
 			if f.Compare == CompareNever {
@@ -168,6 +181,7 @@ func typeName(t Type) string {
 		TypeString: "string", TypeInt: "integer", TypeNumber: "number", TypeBool: "boolean",
 		TypeStringList: "list of strings", TypeStringMap: "object of strings", TypeRef: "reference",
 		TypeSecretSource: "secret source", TypeIngress: "list of `{port, cidr}`", TypeRefMap: "object of references",
+		TypeObjects: "object of items (the rows `NAME.…` below)",
 	}[t]
 }
 

@@ -14,6 +14,7 @@ const (
 	TypeSecretSource             // {"fromEnv": VAR} or {"composed": {...}}
 	TypeIngress                  // a list of {"port": int, "cidr": string}
 	TypeRefMap                   // an object of {"ref": ADDR} values (secretEnv)
+	TypeObjects                  // an object of objects, each item's fields Field.Of (a table's indexes)
 )
 
 func (t Type) String() string {
@@ -38,6 +39,8 @@ func (t Type) String() string {
 		return `list of {"port": N, "cidr": "a.b.c.d/n"}`
 	case TypeRefMap:
 		return `object of references ({"VAR": {"ref": ADDRESS}})`
+	case TypeObjects:
+		return `object of objects ({"NAME": {FIELD: VALUE, …}})`
 	}
 	return "unknown type"
 }
@@ -89,6 +92,16 @@ type Field struct {
 	RunTime bool
 	// RefKinds are the kinds a reference field may point at.
 	RefKinds []Kind
+	// Of are the fields of each item of a TypeObjects field, keyed by the
+	// item's name: literals of the plain types (string, integer, number,
+	// boolean, list of strings), each Required or not, with Replace when a
+	// change of it cannot be made to the item in place (the driver then
+	// remakes the item, not the resource). An unset optional one is never
+	// compared, as a resource's own fields.
+	Of []Field
+	// Item names one item of a TypeObjects field, singular
+	// ("globalSecondaryIndex"): the typed SDK's struct for it.
+	Item string
 	// RegionLocal: a reference that must stay within one region.
 	RegionLocal bool
 	// Holds: the cloud records the reference as an attachment, so the
@@ -166,3 +179,21 @@ func containsProvider(ps []Provider, p Provider) bool {
 
 // IsRef reports whether the field holds references.
 func (f Field) IsRef() bool { return f.Type == TypeRef || f.Type == TypeRefMap }
+
+// ItemField returns the named field of a TypeObjects field's items.
+func (f Field) ItemField(name string) (Field, bool) {
+	for _, sub := range f.Of {
+		if sub.Name == name {
+			return sub, true
+		}
+	}
+	return Field{}, false
+}
+
+func (f Field) itemNames() []string {
+	out := make([]string, len(f.Of))
+	for i, sub := range f.Of {
+		out[i] = sub.Name
+	}
+	return out
+}

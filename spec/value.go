@@ -216,6 +216,10 @@ func Decode(f Field, raw any) (Value, error) {
 		if xs, ok := raw.([]any); ok {
 			return decodeIngressList(xs)
 		}
+	case TypeObjects:
+		if m, ok := raw.(map[string]any); ok {
+			return decodeObjects(f, m)
+		}
 	}
 	return nil, fmt.Errorf("want %s %s, got %s", article(f.Type.String()), f.Type, describe(raw))
 }
@@ -321,6 +325,36 @@ func decodeIngressList(xs []any) (Value, error) {
 			return nil, fmt.Errorf("rule %d: %w", i, err)
 		}
 		out = append(out, rule)
+	}
+	return out, nil
+}
+
+// decodeObjects reads an object of items, each an object of f.Of's fields.
+func decodeObjects(f Field, m map[string]any) (Value, error) {
+	out := make(Map, len(m))
+	for _, name := range sortedKeys(m) {
+		item, ok := m[name].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%q: want an object, got %s", name, describe(m[name]))
+		}
+		v := make(Map, len(item))
+		for _, k := range sortedKeys(item) {
+			sub, ok := f.ItemField(k)
+			if !ok {
+				return nil, fmt.Errorf("%q: unknown field %q (known: %s)", name, k, strings.Join(f.itemNames(), ", "))
+			}
+			x, err := Decode(sub, item[k])
+			if err != nil {
+				return nil, fmt.Errorf("%q: field %q: %w", name, k, err)
+			}
+			v[k] = x
+		}
+		for _, sub := range f.Of {
+			if _, ok := item[sub.Name]; sub.Required && !ok {
+				return nil, fmt.Errorf("%q: missing required field %q", name, sub.Name)
+			}
+		}
+		out[name] = v
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package sdkshape
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/infra-iac/infra/spec"
 )
@@ -24,6 +25,7 @@ const (
 	SecretField              // fleet.SecretField[Elem], which a fleet.Ref[Elem] is
 	RefMap                   // map[string] of fleet.Ref[Elem], or of fleet.SecretField[Elem] when Secret
 	BucketRef                // fleet.BucketRef, made with fleet.Bucket
+	Objects                  // map[string] of the field's item struct (Elem), generated beside the kind
 )
 
 // Type is the Go type of a field in one package.
@@ -92,6 +94,12 @@ func GoType(pkgName string, p spec.Provider, info *spec.KindInfo, f spec.Field, 
 		return Type{Name: "[]" + c + "Ingress", Expr: "ingressValue($)", Form: Ingress}, nil
 	case spec.TypeRef, spec.TypeRefMap:
 		return refType(q, c, pkgName, p, info, f)
+	case spec.TypeObjects:
+		if pkgName == "fleet" {
+			return Type{}, errorf(info, f, "an object of items is one cloud's setting; its item struct is generated in the cloud's package")
+		}
+		item := ItemType(p, info, f)
+		return Type{Name: "map[string]" + c + item, Expr: ItemValues(p, info, f) + "($)", Form: Objects, Elem: c + item}, nil
 	}
 	return Type{}, errorf(info, f, "the generator has no Go type for %s", f.Type)
 }
@@ -124,4 +132,20 @@ func refType(q, c, pkgName string, p spec.Provider, info *spec.KindInfo, f spec.
 		return Type{Name: q + "BucketRef", Expr: "$", Form: BucketRef}, nil
 	}
 	return Type{}, errorf(info, f, "the generator has no Go type for a reference to %v (same provider: %v); teach it one", f.RefKinds, f.SameProvider)
+}
+
+// ItemType is the Go name of the struct of one item of TypeObjects field f:
+// the field's Item, or the kind's type and the field's name.
+func ItemType(p spec.Provider, info *spec.KindInfo, f spec.Field) string {
+	if f.Item != "" {
+		return GoName(f.Item)
+	}
+	return KindType(p, info.Kind) + GoName(f.Name) + "Item"
+}
+
+// ItemValues is the name of the generated function that hands a
+// TypeObjects field's items to fleet.
+func ItemValues(p spec.Provider, info *spec.KindInfo, f spec.Field) string {
+	t := ItemType(p, info, f)
+	return strings.ToLower(t[:1]) + t[1:] + "Values"
 }

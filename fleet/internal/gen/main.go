@@ -344,8 +344,42 @@ func genKinds(prov spec.Provider) ([]byte, error) {
 type ctorData struct {
 	Type, Kind, KindDoc, Cloud, Provider, SpecType string
 	Spec                                           *structData
-	Params                                         []fieldData // Name is the parameter's
-	Values                                         []valueData
+	// Items are the item structs of the kind's TypeObjects fields.
+	Items  []itemData
+	Params []fieldData // Name is the parameter's
+	Values []valueData
+}
+
+// itemData is the struct of one item of a TypeObjects field, and the
+// function that hands a map of them to fleet.
+type itemData struct {
+	Name, Func, Field, Kind string
+	Fields                  []fieldData
+}
+
+// itemsOf are the item structs of info's TypeObjects fields on prov.
+func itemsOf(p *pkg, prov spec.Provider, info *spec.KindInfo) ([]itemData, error) {
+	var out []itemData
+	for _, f := range info.Fields {
+		if f.Type != spec.TypeObjects || !f.UsedOn(prov) {
+			continue
+		}
+		it := itemData{Name: sdkshape.ItemType(prov, info, f), Func: sdkshape.ItemValues(prov, info, f), Field: f.Name, Kind: string(info.Kind)}
+		for _, id := range []string{it.Name, it.Func} {
+			if err := p.claim(id, "the items of "+string(info.Kind)+"."+f.Name); err != nil {
+				return nil, err
+			}
+		}
+		for _, sub := range f.Of {
+			t, err := sdkshape.GoType(p.name, prov, info, sub, sub.Required)
+			if err != nil {
+				return nil, err
+			}
+			it.Fields = append(it.Fields, fieldData{Name: sdkshape.GoName(sub.Name), Field: sub.Name, Type: t.Name, Doc: fieldDoc(sub, sub.Required)})
+		}
+		out = append(out, it)
+	}
+	return out, nil
 }
 
 // valueData is one sdk.Field the constructor hands to fleet: Expr is the Go
@@ -360,6 +394,11 @@ func constructorOf(p *pkg, prov spec.Provider, info *spec.KindInfo) (ctorData, e
 	c := ctorData{Type: typ, Kind: string(info.Kind), KindDoc: info.Doc, Cloud: sdkshape.ProviderName(prov),
 		Provider: string(prov), SpecType: specPkg + "." + specName}
 	params, options := sdkshape.FieldsOf(prov, info)
+	items, err := itemsOf(p, prov, info)
+	if err != nil {
+		return c, err
+	}
+	c.Items = items
 	if info.Portable {
 		if err := samePortableOptions(prov, info, options); err != nil {
 			return c, err

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"go/format"
 	"os"
+	"strconv"
 	"text/template"
 
 	"github.com/infra-iac/infra/internal/goname"
@@ -39,10 +40,18 @@ var tmplText string
 
 var tmpl = template.Must(template.New("inputs").Parse(tmplText))
 
-// kindData is one kind's input struct.
+// kindData is one kind's input struct, and the structs of its fields'
+// items (a TypeObjects field's).
 type kindData struct {
 	Kind, Type, Decode string
 	Fields             []fieldData
+	Items              []itemData
+}
+
+// itemData is the struct of one item of a TypeObjects field.
+type itemData struct {
+	Field, Type, Decode string
+	Fields              []fieldData
 }
 
 // fieldData is one spec field: its Go field, its name constant, the Go
@@ -50,6 +59,8 @@ type kindData struct {
 type fieldData struct {
 	Name, GoName, Const, GoType, Method, Spec string
 	Bit                                       int
+	// ItemDecode decodes one item of a TypeObjects field.
+	ItemDecode string
 }
 
 func generate() ([]byte, error) {
@@ -107,10 +118,42 @@ func kindOf(info *spec.KindInfo, claim func(id, what string) error) (kindData, e
 		if err := claim(fd.Const, "field "+f.Name+" of "+k.Kind); err != nil {
 			return k, err
 		}
+		if f.Type == spec.TypeObjects {
+			item, err := itemOf(base+fd.GoName, k.Kind+"."+f.Name, f, claim)
+			if err != nil {
+				return k, err
+			}
+			fd.GoType, fd.ItemDecode = "map[string]"+item.Type, item.Decode
+			k.Items = append(k.Items, item)
+		}
 		k.Fields = append(k.Fields, fd)
 	}
 	return k, nil
 }
+
+// itemOf is the struct of the items of TypeObjects field f, named base.
+func itemOf(base, what string, f spec.Field, claim func(id, what string) error) (itemData, error) {
+	item := itemData{Field: what, Type: base + "Item", Decode: "decode" + base + "Item"}
+	if len(f.Of) == 0 || len(f.Of) > 64 {
+		return item, fmt.Errorf("%s: %d item fields, want 1 to 64", what, len(f.Of))
+	}
+	for _, id := range []string{item.Type, item.Decode} {
+		if err := claim(id, "the items of "+what); err != nil {
+			return item, err
+		}
+	}
+	for i, sub := range f.Of {
+		typ, method, err := goType(sub)
+		if err != nil || sub.Type == spec.TypeObjects || sub.IsRef() || sub.Secret {
+			return item, fmt.Errorf("%s item field %s: want a plain type, got %s", what, sub.Name, sub.Type)
+		}
+		fd := fieldData{Name: sub.Name, GoName: goname.Of(sub.Name), GoType: typ, Method: method, Spec: describe(sub), Bit: i}
+		fd.Const = strconv.Quote(sub.Name)
+		item.Fields = append(item.Fields, fd)
+	}
+	return item, nil
+}
+
 
 // goType is the Go type of a field's resolved value, as the engine hands it
 // (references are the referenced name; a secret is a spec.Sensitive), and
@@ -134,6 +177,9 @@ func goType(f spec.Field) (typ, method string, err error) {
 	case f.Type == spec.TypeIngress:
 		// The driver checks each rule, naming the rule in its errors.
 		return "[]any", "list", nil
+	case f.Type == spec.TypeObjects:
+		// kindOf names the item struct.
+		return "", "objects", nil
 	}
 	return "", "", fmt.Errorf("the generator has no Go type for %s; teach goType one", f.Type)
 }

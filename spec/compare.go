@@ -56,8 +56,8 @@ func Canon(v any) any {
 
 // Equal compares a target with a reported value under field f's rule:
 // lists the service may reorder compare as sets (by each element's JSON
-// form, so lists of objects too), versions by dot-prefix, everything else
-// exactly. Duplicates are
+// form, so lists of objects too), versions by dot-prefix, policy documents
+// by meaning (CompareJSON), everything else exactly. Duplicates are
 // kept, and an empty list is not a nil one.
 func Equal(f Field, target, reported any) bool {
 	a, b := Canon(target), Canon(reported)
@@ -66,6 +66,11 @@ func Equal(f Field, target, reported any) bool {
 		got, ok2 := b.(string)
 		if ok1 && ok2 {
 			return got == want || strings.HasPrefix(got, want+".")
+		}
+	}
+	if f.Compare == CompareJSON {
+		if equal, ok := jsonEqual(a, b); ok {
+			return equal
 		}
 	}
 	if f.Compare == CompareSet {

@@ -46,36 +46,28 @@ func TestIAMRoleAttachesThePolicyOfTheFleet(t *testing.T) {
 	f := newOwnFixture(t)
 	want := []string{"arn:aws:iam::123456789012:policy/lc-logs", "arn:aws:iam::aws:policy/ReadOnlyAccess"}
 
-	doc := iamDoc("writes logs", "logs:PutLogEvents")
-	p := f.apply(doc)
-	if got := strings.Join(actionNames(p), ", "); got != "create aws/iam-policy/lc-logs, create aws/iam-role/lc-fn" {
-		t.Fatalf("plan: %s\n%s", got, Render(p))
+	step := func(doc, wantPlan string, force bool) {
+		t.Helper()
+		apply := f.apply
+		if force {
+			apply = f.forceApply // a replace deletes first
+		}
+		p := apply(doc)
+		if got := strings.Join(actionNames(p), ", "); got != wantPlan {
+			t.Fatalf("plan: %s, want %s\n%s", got, wantPlan, Render(p))
+		}
+		if got := f.attached("lc-fn"); !slices.Equal(got, want) {
+			t.Errorf("after %s: attached %v, want %v", wantPlan, got, want)
+		}
+		f.planIsEmpty(doc)
 	}
-	if got := f.attached("lc-fn"); !slices.Equal(got, want) {
-		t.Errorf("attached %v, want %v", got, want)
-	}
-	f.planIsEmpty(doc)
-
-	doc = iamDoc("writes the logs", "logs:PutLogEvents")
-	p = f.forceApply(doc)
-	if got := strings.Join(actionNames(p), ", "); got != "replace aws/iam-policy/lc-logs, update aws/iam-role/lc-fn" {
-		t.Fatalf("plan: %s\n%s", got, Render(p))
-	}
-	if got := f.attached("lc-fn"); !slices.Equal(got, want) {
-		t.Errorf("after the replace: attached %v, want %v", got, want)
-	}
-	f.planIsEmpty(doc)
-
-	doc = iamDoc("writes the logs", "logs:CreateLogStream")
-	p = f.apply(doc)
-	if got := strings.Join(actionNames(p), ", "); got != "update aws/iam-policy/lc-logs" {
-		t.Fatalf("plan: %s\n%s", got, Render(p))
-	}
-	f.planIsEmpty(doc)
+	step(iamDoc("writes logs", "logs:PutLogEvents"), "create aws/iam-policy/lc-logs, create aws/iam-role/lc-fn", false)
+	step(iamDoc("writes the logs", "logs:PutLogEvents"), "replace aws/iam-policy/lc-logs, update aws/iam-role/lc-fn", true)
+	step(iamDoc("writes the logs", "logs:CreateLogStream"), "update aws/iam-policy/lc-logs", false)
 
 	// Whichever goes first, the policy's delete detaches it from the
 	// fleet's own role.
-	p = f.forceApply(ownDoc(""))
+	p := f.forceApply(ownDoc(""))
 	if got := strings.Join(slices.Sorted(slices.Values(actionNames(p))), ", "); got != "delete aws/iam-policy/lc-logs, delete aws/iam-role/lc-fn" {
 		t.Errorf("teardown: %s\n%s", got, Render(p))
 	}

@@ -89,6 +89,11 @@ func (d *managedPolicies) target(t providers.Target) (providers.IAMPolicyInput, 
 // arnOf is the ARN of the policy named name at infra's path: a policy is
 // read by its ARN, which holds the account.
 func (d *managedPolicies) arnOf(ctx context.Context, region, name string) (string, error) {
+	if region == "" {
+		// The partition is the region's, and the account would be asked
+		// for before the regional client refuses the call.
+		return "", fmt.Errorf("aws/iam-policy: %s: %w", name, ErrNoRegion)
+	}
 	account, err := d.account(ctx)
 	if err != nil {
 		return "", fmt.Errorf("aws/iam-policy: %s: %w", name, err)
@@ -337,33 +342,47 @@ func (d *managedPolicies) Delete(ctx context.Context, t providers.Target) error 
 // Conflict naming every one.
 func (d *managedPolicies) detachable(ctx context.Context, c *iam.Client, t providers.Target, arn string) (roles, users []string, err error) {
 	var foreign []string
+	// place puts name among ours or the foreign, by the tags of the
+	// entity read reads.
+	place := func(what, name string, ours *[]string, read func() ([]iamtypes.Tag, error)) error {
+		tags, err := read()
+		if err != nil {
+			return err
+		}
+		if t.Owner != "" && iamTagMap(tags)[spec.OwnershipTagKey] == t.Owner {
+			*ours = append(*ours, name)
+		} else {
+			foreign = append(foreign, what+" "+name)
+		}
+		return nil
+	}
 	p := iam.NewListEntitiesForPolicyPaginator(c, &iam.ListEntitiesForPolicyInput{PolicyArn: aws.String(arn)})
 	err = eachPage(ctx, p, spec.IAMPolicy, t.Region, func(page *iam.ListEntitiesForPolicyOutput) error {
 		for _, g := range page.PolicyGroups {
 			foreign = append(foreign, "group "+aws.ToString(g.GroupName))
 		}
 		for _, r := range page.PolicyRoles {
-			name := aws.ToString(r.RoleName)
-			got, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
-			if err != nil {
-				return fmt.Errorf("GetRole %s: %w", name, err)
-			}
-			if t.Owner != "" && iamTagMap(got.Role.Tags)[spec.OwnershipTagKey] == t.Owner {
-				roles = append(roles, name)
-			} else {
-				foreign = append(foreign, "role "+name)
+			name := aws.String(aws.ToString(r.RoleName))
+			if err := place("role", *name, &roles, func() ([]iamtypes.Tag, error) {
+				got, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: name})
+				if err != nil {
+					return nil, fmt.Errorf("GetRole %s: %w", *name, err)
+				}
+				return got.Role.Tags, nil
+			}); err != nil {
+				return err
 			}
 		}
 		for _, u := range page.PolicyUsers {
-			name := aws.ToString(u.UserName)
-			got, err := c.GetUser(ctx, &iam.GetUserInput{UserName: aws.String(name)})
-			if err != nil {
-				return fmt.Errorf("GetUser %s: %w", name, err)
-			}
-			if t.Owner != "" && iamTagMap(got.User.Tags)[spec.OwnershipTagKey] == t.Owner {
-				users = append(users, name)
-			} else {
-				foreign = append(foreign, "user "+name)
+			name := aws.String(aws.ToString(u.UserName))
+			if err := place("user", *name, &users, func() ([]iamtypes.Tag, error) {
+				got, err := c.GetUser(ctx, &iam.GetUserInput{UserName: name})
+				if err != nil {
+					return nil, fmt.Errorf("GetUser %s: %w", *name, err)
+				}
+				return got.User.Tags, nil
+			}); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -24,6 +24,7 @@ const (
 	SecretField              // fleet.SecretField[Elem], which a fleet.Ref[Elem] is
 	RefMap                   // map[string] of fleet.Ref[Elem], or of fleet.SecretField[Elem] when Secret
 	BucketRef                // fleet.BucketRef, made with fleet.Bucket
+	Outputs                  // fleet.Outputs, literals made with fleet.Lit
 )
 
 // Type is the Go type of a field in one package.
@@ -77,6 +78,9 @@ func GoType(pkgName string, p spec.Provider, info *spec.KindInfo, f spec.Field, 
 	case spec.TypeBool:
 		return basic("bool")
 	case spec.TypeStringList:
+		if f.Expr {
+			return Type{Name: q + "Outputs", Expr: "$", Form: Outputs, Elem: "string"}, nil
+		}
 		return Type{Name: "[]string", Expr: "$", Form: Plain}, nil
 	case spec.TypeStringMap:
 		if f.Expr {

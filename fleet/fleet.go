@@ -299,6 +299,20 @@ func init() {
 	}
 	sdk.SecretValue = pointAtSecret("the value")
 	sdk.SecretRef = pointAtSecret("the reference")
+	sdk.LiteralOf = func(out any) (string, bool) {
+		o, ok := out.(*Output[string])
+		if !ok || o == nil {
+			return "", false
+		}
+		lit, isLit := o.v.(spec.Lit)
+		s, isStr := lit.V.(string)
+		return s, isLit && isStr && len(o.problems) == 0
+	}
+	sdk.Refuse = func(out any, problems []string) {
+		if o, ok := out.(interface{ refuse([]string) }); ok {
+			o.refuse(problems)
+		}
+	}
 }
 
 // pointAtSecret is sdk.SecretValue or sdk.SecretRef: it points out (a

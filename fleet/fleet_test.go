@@ -614,6 +614,11 @@ func kitchenSink() *fleet.Fleet {
 	sg := a.SecurityGroup("web", "web tier", aws.SecurityGroupSpec{Ingress: []aws.Ingress{{Port: 443, CIDR: "0.0.0.0/0"}}, Tags: tags})
 	a.Instance("box", "latest", aws.T3.Micro(), sg, aws.InstanceSpec{KeyName: fleet.Set("ops"), SubnetID: fleet.Set("subnet-1"), Tags: tags})
 	a.LogGroup("app-api", aws.LogGroupSpec{RetentionDays: fleet.Set(14), Tags: tags})
+	logs := a.IAMPolicy("write-logs", aws.PolicyDocument{Statements: []aws.Statement{{Effect: aws.Allow,
+		Actions: []string{"logs:PutLogEvents"}, Resources: fleet.Outputs{aws.ARNOf(a.LogGroup("app-worker", aws.LogGroupSpec{}))}}}}.JSON(),
+		aws.IAMPolicySpec{Description: fleet.Set("writes the app's logs"), Tags: tags})
+	a.IAMRole("app", aws.AssumedBy("lambda.amazonaws.com").JSON(), aws.IAMRoleSpec{Description: fleet.Set("runs the app"),
+		MaxSessionDurationSec: fleet.Set(3600), Policies: fleet.Outputs{aws.ARNOf(logs)}, Tags: tags})
 
 	s.IAM("ci", iam)
 	s.ObjectStore("assets", store)

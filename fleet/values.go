@@ -202,6 +202,8 @@ func Lit[T string | int | float64 | bool](v T) Output[T] {
 
 func (o *Output[T]) setExpr(v spec.Value, problems []string) { o.v, o.problems = v, problems }
 
+func (o *Output[T]) refuse(problems []string) { o.problems = append(o.problems, problems...) }
+
 func (o Output[T]) specValue() (spec.Value, bool, []string) {
 	if o.v == nil && len(o.problems) == 0 && o.export != nil {
 		return nil, false, []string{o.export.unread()}
@@ -371,6 +373,33 @@ func convertFormat(format string, n int) (string, []string) {
 		}
 	}
 	return b.String(), problems
+}
+
+// Outputs is a list of values that may be known only after apply, for
+// fields such as a role's policies: an ARN you have, lifted with Lit, or
+// one another resource publishes (aws.ARNOf). A nil Outputs is unset.
+type Outputs []Output[string]
+
+func (l Outputs) specValue() (spec.Value, bool, []string) {
+	if l == nil {
+		return nil, false, nil
+	}
+	out := make(spec.List, 0, len(l))
+	var problems []string
+	for i, o := range l {
+		v, set, p := o.specValue()
+		for _, s := range p {
+			problems = append(problems, fmt.Sprintf("item %d: %s", i, s))
+		}
+		if !set {
+			if len(p) == 0 {
+				problems = append(problems, fmt.Sprintf("item %d has no value (an unset fleet.Output)", i))
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, true, problems
 }
 
 // Env is a map of values that may be known only after apply, for fields

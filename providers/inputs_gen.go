@@ -175,6 +175,106 @@ func DecodeIAM(fields map[string]any) (IAMInput, error) {
 	return in, nil
 }
 
+// IAMPolicyInput holds the fields of a target of kind iam-policy.
+type IAMPolicyInput struct {
+	// Document is "document" (string).
+	Document string
+	// Description is "description" (string).
+	Description string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of iam-policy, as Update's changed list holds them.
+const (
+	IAMPolicyDocument    = "document"
+	IAMPolicyDescription = "description"
+	IAMPolicyTags        = "tags"
+)
+
+// HasDocument reports whether the target set "document".
+func (in IAMPolicyInput) HasDocument() bool { return in.set&(1<<0) != 0 }
+
+// HasDescription reports whether the target set "description".
+func (in IAMPolicyInput) HasDescription() bool { return in.set&(1<<1) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in IAMPolicyInput) HasTags() bool { return in.set&(1<<2) != 0 }
+
+// DecodeIAMPolicy reads the fields of a iam-policy target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeIAMPolicy(fields map[string]any) (IAMPolicyInput, error) {
+	d := decoder{fields: fields}
+	in := IAMPolicyInput{
+		Document:    d.str(0, IAMPolicyDocument),
+		Description: d.str(1, IAMPolicyDescription),
+		Tags:        d.stringMap(2, IAMPolicyTags),
+	}
+	if d.err != nil {
+		return IAMPolicyInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// IAMRoleInput holds the fields of a target of kind iam-role.
+type IAMRoleInput struct {
+	// Trust is "trust" (string).
+	Trust string
+	// Description is "description" (string).
+	Description string
+	// MaxSessionDurationSec is "maxSessionDurationSec" (integer).
+	MaxSessionDurationSec float64
+	// Policies is "policies" (list of strings).
+	Policies []string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of iam-role, as Update's changed list holds them.
+const (
+	IAMRoleTrust                 = "trust"
+	IAMRoleDescription           = "description"
+	IAMRoleMaxSessionDurationSec = "maxSessionDurationSec"
+	IAMRolePolicies              = "policies"
+	IAMRoleTags                  = "tags"
+)
+
+// HasTrust reports whether the target set "trust".
+func (in IAMRoleInput) HasTrust() bool { return in.set&(1<<0) != 0 }
+
+// HasDescription reports whether the target set "description".
+func (in IAMRoleInput) HasDescription() bool { return in.set&(1<<1) != 0 }
+
+// HasMaxSessionDurationSec reports whether the target set "maxSessionDurationSec".
+func (in IAMRoleInput) HasMaxSessionDurationSec() bool { return in.set&(1<<2) != 0 }
+
+// HasPolicies reports whether the target set "policies".
+func (in IAMRoleInput) HasPolicies() bool { return in.set&(1<<3) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in IAMRoleInput) HasTags() bool { return in.set&(1<<4) != 0 }
+
+// DecodeIAMRole reads the fields of a iam-role target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeIAMRole(fields map[string]any) (IAMRoleInput, error) {
+	d := decoder{fields: fields}
+	in := IAMRoleInput{
+		Trust:                 d.str(0, IAMRoleTrust),
+		Description:           d.str(1, IAMRoleDescription),
+		MaxSessionDurationSec: d.number(2, IAMRoleMaxSessionDurationSec),
+		Policies:              d.strings(3, IAMRolePolicies),
+		Tags:                  d.stringMap(4, IAMRoleTags),
+	}
+	if d.err != nil {
+		return IAMRoleInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // ImageRegistryInput holds the fields of a target of kind image-registry.
 type ImageRegistryInput struct {
 	// ImmutableTags is "immutableTags" (boolean).

@@ -86,6 +86,20 @@ func (w *goWriter) fieldExpr(g *kindGroup, f spec.Field, raw any, param bool) (s
 	case sdkshape.Env:
 		x, err := literalExpr(spec.TypeStringMap, v)
 		return "fleet.Literals(" + x + ")", err
+	case sdkshape.Outputs:
+		l, ok := v.(spec.List)
+		if !ok {
+			return "", fmt.Errorf("want a list: %s", describeValue(v))
+		}
+		out := t.Name + "{"
+		for _, x := range l {
+			s, err := literalExpr(spec.TypeString, x)
+			if err != nil {
+				return "", err
+			}
+			out += "\nfleet.Lit(" + s + "),"
+		}
+		return closeLiteral(out), nil
 	case sdkshape.InstanceType:
 		return instanceTypeExpr(v)
 	case sdkshape.SecretSource:

@@ -56,8 +56,8 @@ func Canon(v any) any {
 
 // Equal compares a target with a reported value under field f's rule:
 // lists the service may reorder compare as sets (by each element's JSON
-// form, so lists of objects too), versions by dot-prefix, everything else
-// exactly. Duplicates are
+// form, so lists of objects too), versions by dot-prefix, policy documents
+// by meaning (CompareJSON), everything else exactly. Duplicates are
 // kept, and an empty list is not a nil one.
 func Equal(f Field, target, reported any) bool {
 	a, b := Canon(target), Canon(reported)
@@ -70,6 +70,11 @@ func Equal(f Field, target, reported any) bool {
 	}
 	if f.Type == TypeObjects {
 		return equalItems(f, a, b)
+	}
+	if f.Compare == CompareJSON {
+		if equal, ok := jsonEqual(a, b); ok {
+			return equal
+		}
 	}
 	if f.Compare == CompareSet {
 		if la, ok := a.([]any); ok {

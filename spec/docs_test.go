@@ -156,7 +156,8 @@ func renderFields() string {
 					change = "remakes the item"
 				}
 			}
-			compared := map[Compare]string{CompareExact: "exact", CompareSet: "as a set", CompareVersion: "by version prefix", CompareNever: "never"}[f.Compare]
+			compared := map[Compare]string{CompareExact: "exact", CompareSet: "as a set", CompareVersion: "by version prefix", CompareNever: "never",
+				CompareJSON: "as a policy document"}[f.Compare]
 			if f.Compare == CompareNever {
 				change = "—"
 			}
@@ -210,7 +211,7 @@ func exprs(f Field) string {
 	if !f.Expr {
 		return "—"
 	}
-	if f.Type == TypeStringMap {
+	if f.Type == TypeStringMap || f.Type == TypeStringList {
 		return "each value: `observed`, `composed`"
 	}
 	return "`observed`, `composed`"

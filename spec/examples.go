@@ -47,19 +47,23 @@ func exampleAddress(p Provider, fleet string, k Kind) string {
 	return Address{Provider: p, Kind: k, Name: fleet + "-" + string(k)}.String()
 }
 
-// exampleValue copies v with each reference made to p's example of the
-// kind it names, adding the kinds referred to to refs.
+// exampleValue copies v with each address in it (a reference's, an
+// observed value's, a secret value's) made p's example of the kind it
+// names, adding the kinds named to refs.
 func exampleValue(p Provider, fleet string, v any, refs *[]Kind) any {
 	switch v := v.(type) {
 	case map[string]any:
-		if ref, ok := v["ref"].(string); ok && len(v) == 1 {
-			if a, err := ParseAddress(ref); err == nil {
-				*refs = append(*refs, a.Kind)
-				return map[string]any{"ref": exampleAddress(p, fleet, a.Kind)}
-			}
-		}
 		out := make(map[string]any, len(v))
 		for k, x := range v {
+			// A reference, an observed value or a secret's value names an
+			// example.
+			if s, ok := x.(string); ok && (k == "ref" || k == "observed" || k == "secretValue") {
+				if a, err := ParseAddress(s); err == nil {
+					*refs = append(*refs, a.Kind)
+					out[k] = exampleAddress(p, fleet, a.Kind)
+					continue
+				}
+			}
 			out[k] = exampleValue(p, fleet, x, refs)
 		}
 		return out

@@ -62,6 +62,15 @@ const (
 	// password reference, a behaviour flag such as forceDestroy). It is never
 	// a reason to act.
 	CompareNever
+	// CompareJSON: the values are JSON documents in IAM's policy grammar
+	// (a policy, a role's trust), compared by meaning, as IAM reads them:
+	// whitespace and key order never matter, every list is a set (IAM
+	// evaluates statements, actions, resources, principals and condition
+	// values without regard to order), a list of one value equals the value,
+	// and a number or a boolean equals its text. IAM hands documents back
+	// URL-encoded and as it stored them, which is not as they were sent. A
+	// value that is not JSON compares exactly.
+	CompareJSON
 )
 
 // Field is one field of a kind's spec, with everything the engine and check
@@ -77,8 +86,8 @@ type Field struct {
 	// Replace: a change forces replacement (delete, then create).
 	Replace bool
 	Compare Compare
-	// Expr: the field (or, for objects, each value) may hold an observed or
-	// composed expression.
+	// Expr: the field (or, for objects and lists, each value) may hold an
+	// observed or composed expression.
 	Expr bool
 	// Secret: the value is never stored, diffed or printed. For a reference
 	// field it means the engine hands the driver the referenced secret's

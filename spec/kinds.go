@@ -21,6 +21,8 @@ const (
 	ScalewayContainerNS       Kind = "scaleway-container-namespace"
 	ScalewayContainer         Kind = "scaleway-container"
 	LogGroup                  Kind = "log-group"
+	IAMRole                   Kind = "iam-role"
+	IAMPolicy                 Kind = "iam-policy"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -457,5 +459,42 @@ var kindTable = []KindInfo{
 			tags(),
 		},
 		Attributes: []string{"arn"},
+	},
+	{
+		Kind: IAMRole, Providers: []Provider{AWS}, Global: true,
+		Doc: "an IAM role, named by its role name, at the path /: who may assume it and the managed policies attached to it",
+		Fields: []Field{
+			{Name: "trust", Type: TypeString, Required: true, Expr: true, Compare: CompareJSON,
+				Doc: "the trust policy (the assume-role policy document), as JSON: who may assume the role"},
+			{Name: "description", Type: TypeString, Doc: "a description, up to 1000 characters"},
+			{Name: "maxSessionDurationSec", Type: TypeInt,
+				Doc: "the longest session a caller may ask for, 3600 to 43200 seconds; a role made without it has IAM's 3600"},
+			{Name: "policies", Type: TypeStringList, Expr: true, Compare: CompareSet, Default: []any{},
+				Doc: `managed policies attached, by ARN: an AWS managed policy's, or the arn of a policy of the fleet ({"observed": "aws/iam-policy/NAME", "attribute": "arn"}), which is then made first`},
+			tags(),
+		},
+		Attributes: []string{"arn", "roleId"},
+		Example: map[string]any{
+			"trust":                 `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`,
+			"description":           "runs the example function",
+			"maxSessionDurationSec": 3600.0,
+			"policies":              []any{map[string]any{"observed": "aws/iam-policy/example", "attribute": "arn"}},
+		},
+	},
+	{
+		Kind: IAMPolicy, Providers: []Provider{AWS}, Global: true,
+		Doc: "an IAM customer managed policy, named by its policy name, at the path /",
+		Fields: []Field{
+			{Name: "document", Type: TypeString, Required: true, Expr: true, Compare: CompareJSON,
+				Doc: "the policy document, as JSON; a change is a new default version"},
+			{Name: "description", Type: TypeString, Replace: true,
+				Doc: "a description, up to 1000 characters; IAM cannot change one, so a change replaces the policy"},
+			tags(),
+		},
+		Attributes: []string{"arn"},
+		Example: map[string]any{
+			"document":    `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}`,
+			"description": "lets the example function write its logs",
+		},
 	},
 }

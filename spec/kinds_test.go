@@ -38,7 +38,7 @@ func TestKindTableProviderFacts(t *testing.T) {
 				t.Errorf("%s on %s carries the mark as %q, want %q", info.Kind, p, got, want)
 			}
 		}
-		if info.Global != (info.Kind == IAM) {
+		if global := info.Kind == IAM || info.Kind == IAMRole || info.Kind == IAMPolicy; info.Global != global {
 			t.Errorf("%s: Global = %v", info.Kind, info.Global)
 		}
 	}

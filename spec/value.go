@@ -190,7 +190,7 @@ func Decode(f Field, raw any) (Value, error) {
 		}
 	case TypeStringList:
 		if xs, ok := raw.([]any); ok {
-			return decodeStringList(xs)
+			return decodeStringList(f, xs)
 		}
 	case TypeStringMap:
 		if im, ok := mapImport(raw); ok {
@@ -224,14 +224,27 @@ func Decode(f Field, raw any) (Value, error) {
 	return nil, fmt.Errorf("want %s %s, got %s", article(f.Type.String()), f.Type, describe(raw))
 }
 
-func decodeStringList(xs []any) (Value, error) {
+// decodeStringList reads a list of strings, or of expressions where the
+// field takes them (a role's policies: an ARN, or the arn a policy of the
+// fleet publishes).
+func decodeStringList(f Field, xs []any) (Value, error) {
 	out := make(List, 0, len(xs))
 	for i, x := range xs {
-		s, ok := x.(string)
-		if !ok {
-			return nil, fmt.Errorf("item %d: want a string, got %s", i, describe(x))
+		if s, ok := x.(string); ok {
+			out = append(out, Lit{s})
+			continue
 		}
-		out = append(out, Lit{s})
+		if f.Expr {
+			v, ok, err := decodeExpr(x, false)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", i, err)
+			}
+			if ok {
+				out = append(out, v)
+				continue
+			}
+		}
+		return nil, fmt.Errorf("item %d: want a string, got %s", i, describe(x))
 	}
 	return out, nil
 }

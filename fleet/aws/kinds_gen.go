@@ -57,6 +57,36 @@ func (IAM) attrARN() {}
 
 func (IAM) attrID() {}
 
+// IAMPolicy is the iam-policy kind on AWS (an IAM customer managed policy,
+// named by its policy name, at the path /). It is the type argument of
+// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.IAMPolicy.
+type IAMPolicy struct{}
+
+// Provider returns "aws".
+func (IAMPolicy) Provider() spec.Provider { return "aws" }
+
+// Kind returns "iam-policy".
+func (IAMPolicy) Kind() spec.Kind { return "iam-policy" }
+
+func (IAMPolicy) attrARN() {}
+
+// IAMRole is the iam-role kind on AWS (an IAM role, named by its role name, at
+// the path /: who may assume it and the managed policies attached to it). It
+// is the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
+// kind; declare one with Cloud.IAMRole.
+type IAMRole struct{}
+
+// Provider returns "aws".
+func (IAMRole) Provider() spec.Provider { return "aws" }
+
+// Kind returns "iam-role".
+func (IAMRole) Kind() spec.Kind { return "iam-role" }
+
+func (IAMRole) attrARN() {}
+
+func (IAMRole) attrRoleID() {}
+
 // ImageRegistry is the image-registry kind on AWS (a container image registry:
 // ECR on AWS, Container Registry namespace on Scaleway, a docker Artifact
 // Registry repository on GCP). It is the type argument of fleet.Ref,
@@ -275,6 +305,82 @@ func (c *Cloud) IAM(name string, opts fleet.IAMSpec) fleet.Ref[IAM] {
 	})
 }
 
+// IAMPolicySpec holds the optional fields of the iam-policy kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type IAMPolicySpec struct {
+	// Description is field description. A description, up to 1000 characters; IAM
+	// cannot change one, so a change replaces the policy. Changing it replaces
+	// the resource. Unset, it stays unknown (never compared) and the cloud picks
+	// at create.
+	Description fleet.Optional[string] `infra:"description"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// IAMPolicy declares a resource of kind iam-policy on AWS (an IAM customer
+// managed policy, named by its policy name, at the path /) at address
+// aws/iam-policy/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - document: The policy document, as JSON; a change is a new default
+//     version. It may be known only after apply (an Output); fleet.Lit gives
+//     a value you have.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) IAMPolicy(name string, document fleet.Output[string], opts IAMPolicySpec) fleet.Ref[IAMPolicy] {
+	return declare[IAMPolicy](c, name, []sdk.Field{
+		{Name: "document", Value: document},
+		{Name: "description", Value: opts.Description},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// IAMRoleSpec holds the optional fields of the iam-role kind on AWS. The zero
+// value sets nothing, so every field stays unknown.
+type IAMRoleSpec struct {
+	// Description is field description. A description, up to 1000 characters.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	Description fleet.Optional[string] `infra:"description"`
+	// MaxSessionDurationSec is field maxSessionDurationSec. The longest session a
+	// caller may ask for, 3600 to 43200 seconds; a role made without it has IAM's
+	// 3600. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	MaxSessionDurationSec fleet.Optional[int] `infra:"maxSessionDurationSec"`
+	// Policies is field policies. Managed policies attached, by ARN: an AWS
+	// managed policy's, or the arn of a policy of the fleet ({"observed":
+	// "aws/iam-policy/NAME", "attribute": "arn"}), which is then made first. Each
+	// value may be known only after apply (an Output, such as another resource's
+	// ARNOf); fleet.Lit gives a value you have. Order does not matter. Unset, it
+	// stays unknown (never compared) and is created as empty.
+	Policies fleet.Outputs `infra:"policies"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// IAMRole declares a resource of kind iam-role on AWS (an IAM role, named by
+// its role name, at the path /: who may assume it and the managed policies
+// attached to it) at address aws/iam-role/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - trust: The trust policy (the assume-role policy document), as JSON:
+//     who may assume the role. It may be known only after apply (an Output);
+//     fleet.Lit gives a value you have.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) IAMRole(name string, trust fleet.Output[string], opts IAMRoleSpec) fleet.Ref[IAMRole] {
+	return declare[IAMRole](c, name, []sdk.Field{
+		{Name: "trust", Value: trust},
+		{Name: "description", Value: opts.Description},
+		{Name: "maxSessionDurationSec", Value: opts.MaxSessionDurationSec},
+		{Name: "policies", Value: opts.Policies},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // ImageRegistry declares a resource of kind image-registry on AWS (a container
 // image registry: ECR on AWS, Container Registry namespace on Scaleway, a
 // docker Artifact Registry repository on GCP) at address
@@ -447,7 +553,8 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 }
 
 // HasARN is satisfied by the AWS kinds that publish arn: Compute, IAM,
-// ImageRegistry, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets.
+// IAMPolicy, IAMRole, ImageRegistry, LogGroup, ObjectStore, Postgres, Queues,
+// S3Bucket, Secrets.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -456,8 +563,8 @@ type HasARN interface {
 // ARNOf is the arn of the resource r points at, known only after that resource
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
-// Compute, IAM, ImageRegistry, LogGroup, ObjectStore, Postgres, Queues,
-// S3Bucket, Secrets.
+// Compute, IAM, IAMPolicy, IAMRole, ImageRegistry, LogGroup, ObjectStore,
+// Postgres, Queues, S3Bucket, Secrets.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")
@@ -576,6 +683,22 @@ type HasRegion interface {
 func RegionOf[K HasRegion](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "region")
+	return out
+}
+
+// HasRoleID is satisfied by the AWS kinds that publish roleId: IAMRole.
+type HasRoleID interface {
+	fleet.Kind
+	attrRoleID()
+}
+
+// RoleIDOf is the roleId of the resource r points at, known only after that
+// resource is applied. It can flow into a field that takes a fleet.Output, or
+// into fleet.Format, and using it adds a dependency on r. Kinds that publish
+// it: IAMRole.
+func RoleIDOf[K HasRoleID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "roleId")
 	return out
 }
 

@@ -26,6 +26,7 @@ const (
 	RefMap                   // map[string] of fleet.Ref[Elem], or of fleet.SecretField[Elem] when Secret
 	BucketRef                // fleet.BucketRef, made with fleet.Bucket
 	Objects                  // map[string] of the field's item struct (Elem), generated beside the kind
+	Outputs                  // fleet.Outputs, literals made with fleet.Lit
 )
 
 // Type is the Go type of a field in one package.
@@ -79,6 +80,9 @@ func GoType(pkgName string, p spec.Provider, info *spec.KindInfo, f spec.Field, 
 	case spec.TypeBool:
 		return basic("bool")
 	case spec.TypeStringList:
+		if f.Expr {
+			return Type{Name: q + "Outputs", Expr: "$", Form: Outputs, Elem: "string"}, nil
+		}
 		return Type{Name: "[]string", Expr: "$", Form: Plain}, nil
 	case spec.TypeStringMap:
 		if f.Expr {

@@ -274,7 +274,7 @@ var sweepTargets = map[spec.Kind]SweepTarget{
 
 // SweepTargets returns how the sweep's role reaches kind k's debris, and
 // the actions of k's delete (every Delete, Detach and Terminate its driver
-// calls). False when the kind has no driver or no sweep target.
+// calls on k's own resources). False when the kind has no driver or no sweep target.
 func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 	e, ok := registry[k]
 	target, known := sweepTargets[k]
@@ -283,6 +283,9 @@ func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 	}
 	var deletes []string
 	for _, a := range e.actions {
+		if _, other := e.elsewhere[a]; other {
+			continue
+		}
 		_, name, _ := strings.Cut(a, ":")
 		if strings.HasPrefix(name, "Delete") || strings.HasPrefix(name, "Detach") || strings.HasPrefix(name, "Terminate") {
 			deletes = append(deletes, a)

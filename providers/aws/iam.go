@@ -2,7 +2,10 @@ package aws
 
 import (
 	"context"
+	"encoding/json"
+	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -37,10 +40,7 @@ func init() {
 			"iam:CreateUser", "iam:TagUser", "iam:UntagUser", "iam:AttachUserPolicy", "iam:DetachUserPolicy",
 			"iam:DeleteUserPolicy", "iam:DeleteAccessKey", "iam:DeleteLoginProfile", "iam:DeleteUser"},
 		deepScan: true, // IAM is global: the regional Tagging API never returns users
-		errors: map[string]providers.Code{
-			"NoSuchEntity": providers.NotFound, "EntityAlreadyExists": providers.AlreadyExists,
-			"DeleteConflict": providers.Conflict, "MalformedPolicyDocument": providers.InvalidArgument,
-		},
+		errors:   iamErrors,
 		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &users{clients: newRegional(cfg, func(c aws.Config) *iam.Client { return iam.NewFromConfig(c) })}
 		},
@@ -172,6 +172,18 @@ func (d *users) setPolicies(ctx context.Context, c *iam.Client, region, name str
 // attach detaches what the user has and should not, and attaches what it
 // should and has not.
 func (d *users) attach(ctx context.Context, c *iam.Client, name string, have, want []string) error {
+	return syncPolicies(have, want, func(p string) error {
+		_, err := c.DetachUserPolicy(ctx, &iam.DetachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)})
+		return err
+	}, func(p string) error {
+		_, err := c.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)})
+		return err
+	})
+}
+
+// syncPolicies detaches each of have that want lacks, then attaches each of
+// want that have lacks, once.
+func syncPolicies(have, want []string, detach, attach func(arn string) error) error {
 	wanted := map[string]bool{}
 	for _, p := range want {
 		wanted[p] = true
@@ -180,7 +192,7 @@ func (d *users) attach(ctx context.Context, c *iam.Client, name string, have, wa
 	for _, p := range have {
 		had[p] = true
 		if !wanted[p] {
-			if _, err := c.DetachUserPolicy(ctx, &iam.DetachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)}); err != nil {
+			if err := detach(p); err != nil {
 				return err
 			}
 		}
@@ -188,7 +200,7 @@ func (d *users) attach(ctx context.Context, c *iam.Client, name string, have, wa
 	for _, p := range want {
 		if !had[p] {
 			had[p] = true
-			if _, err := c.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)}); err != nil {
+			if err := attach(p); err != nil {
 				return err
 			}
 		}
@@ -223,20 +235,31 @@ func (d *users) retag(ctx context.Context, c *iam.Client, t providers.Target) er
 	if err != nil {
 		return err
 	}
+	name := aws.String(t.Name)
+	return retagIAM(t, iamTagMap(u.User.Tags), func(set []iamtypes.Tag) error {
+		_, err := c.TagUser(ctx, &iam.TagUserInput{UserName: name, Tags: set})
+		return err
+	}, func(keys []string) error {
+		_, err := c.UntagUser(ctx, &iam.UntagUserInput{UserName: name, TagKeys: keys})
+		return err
+	})
+}
+
+// retagIAM moves an IAM entity's tags from have to t's, with its kind's
+// tag and untag calls; the ownership tag stays.
+func retagIAM(t providers.Target, have map[string]string, tag func([]iamtypes.Tag) error, untag func([]string) error) error {
 	want, err := desiredTags(t)
 	if err != nil {
 		return err
 	}
-	set, remove := tagChanges(iamTagMap(u.User.Tags), want, spec.OwnershipTagKey)
+	set, remove := tagChanges(have, want, spec.OwnershipTagKey)
 	if len(set) > 0 {
-		if _, err := c.TagUser(ctx, &iam.TagUserInput{UserName: aws.String(t.Name), Tags: iamTags(set)}); err != nil {
+		if err := tag(iamTags(set)); err != nil {
 			return err
 		}
 	}
 	if len(remove) > 0 {
-		if _, err := c.UntagUser(ctx, &iam.UntagUserInput{UserName: aws.String(t.Name), TagKeys: remove}); err != nil {
-			return err
-		}
+		return untag(remove)
 	}
 	return nil
 }
@@ -304,11 +327,54 @@ func (d *users) Release(ctx context.Context, region, name, owner string) error {
 	if err != nil {
 		return err
 	}
-	if iamTagMap(u.User.Tags)[spec.OwnershipTagKey] != owner {
+	return releaseIAM(u.User.Tags, owner, func(keys []string) error {
+		_, err := c.UntagUser(ctx, &iam.UntagUserInput{UserName: aws.String(name), TagKeys: keys})
+		return err
+	})
+}
+
+// releaseIAM removes the ownership tag with untag when tags hold owner's.
+func releaseIAM(tags []iamtypes.Tag, owner string, untag func([]string) error) error {
+	if iamTagMap(tags)[spec.OwnershipTagKey] != owner {
 		return nil
 	}
-	_, err = c.UntagUser(ctx, &iam.UntagUserInput{UserName: aws.String(name), TagKeys: []string{spec.OwnershipTagKey}})
-	return err
+	return untag([]string{spec.OwnershipTagKey})
+}
+
+// iamErrors are the error codes of IAM's API, which every IAM kind shares.
+var iamErrors = map[string]providers.Code{
+	"NoSuchEntity": providers.NotFound, "EntityAlreadyExists": providers.AlreadyExists,
+	"DeleteConflict": providers.Conflict, "MalformedPolicyDocument": providers.InvalidArgument,
+	// Too many of something: versions of a policy, policies on a role.
+	"LimitExceeded": providers.Conflict, "InvalidInput": providers.InvalidArgument,
+	// A service-linked role, which only its service may change.
+	"UnmodifiableEntity": providers.Conflict, "PolicyNotAttachable": providers.InvalidArgument,
+}
+
+// iamDocument is a policy document as IAM hands it back: URL-encoded (RFC
+// 3986, so '+' is a plus), which the SDK does not undo. A document that
+// already reads as JSON is taken as it is, so that one holding a literal %
+// is never decoded twice.
+func iamDocument(encoded *string) string {
+	s := aws.ToString(encoded)
+	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return s
+	}
+	if plain, err := url.PathUnescape(s); err == nil {
+		return plain
+	}
+	return s
+}
+
+// checkDocument refuses, before any call, a policy document that is not
+// one JSON object: IAM would refuse it too, after the role or the policy
+// was half made.
+func checkDocument(kind spec.Kind, name, field, doc string) error {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		return providers.Errorf(providers.InvalidArgument, "aws/%s: %s: %s is not a JSON policy document: %v", kind, name, field, err)
+	}
+	return nil
 }
 
 func iamTags(m map[string]string) []iamtypes.Tag {

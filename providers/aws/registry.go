@@ -41,6 +41,12 @@ type entry struct {
 	// sweep is how the sweep's role reaches the kind's debris, where the
 	// arnFormat cannot say (the ARN holds an id: SweepTarget.NameTag).
 	sweep *SweepTarget
+	// elsewhere are the actions among actions that act on another kind's
+	// resources, not on this kind's, with that kind (a policy's delete
+	// detaches it from roles and users, which DetachRolePolicy authorizes
+	// on the role): the sweep's statement on this kind's names leaves them
+	// out, as they never match there, and ActsOn names the kind.
+	elsewhere map[string]spec.Kind
 	// arn names the resource behind the resource part of a Tagging API ARN
 	// of service, or says it is not one of this kind's. A security group's
 	// ARN holds its id (groupID), named by a describe. Nil: the scan never
@@ -92,6 +98,19 @@ func register(e entry) {
 		sweepTargets[e.kind] = SweepTarget{ARNs: []string{strings.NewReplacer("{region}", "*", "{name}", "{prefix}*").Replace(e.arnFormat)}}
 	}
 	registry[e.kind] = &e
+}
+
+// ActsOn is the kind whose resources action acts on when kind k's driver
+// calls it: k, unless k's entry says another (iam-policy's DetachRolePolicy
+// acts on an iam-role). A policy test samples the action on that kind's
+// ARN.
+func ActsOn(k spec.Kind, action string) spec.Kind {
+	if e, ok := registry[k]; ok {
+		if other, ok := e.elsewhere[action]; ok {
+			return other
+		}
+	}
+	return k
 }
 
 // Kinds lists the kinds this backend has drivers for, sorted.

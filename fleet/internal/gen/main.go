@@ -52,9 +52,10 @@ func main() {
 var handWritten = map[string][]string{
 	"fleet": {"Kind", "BucketKind", "Ref", "BucketRef", "Bucket", "Optional", "Set", "Output", "Lit", "Arg", "SecretArg", "Format", "Join", "Env", "Literals", "SecretSource", "FromEnv", "Composed", "SecretValue", "Fleet", "New", "Forget", "Adopt", "Exclude", "Main", "Run",
 		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "SecretField", "SecretFrom", "NewSecretExport", "NewSecretStringExport", "Raise", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
-		"Locality", "Global", "AccountLocal", "RegionLocal", "Capability", "ProvideOption", "OneConsumer", "Provide", "Expose", "Slot", "Use", "Wire", "WireOption", "StateAt",
+		"Outputs", "Locality", "Global", "AccountLocal", "RegionLocal", "Capability", "ProvideOption", "OneConsumer", "Provide", "Expose", "Slot", "Use", "Wire", "WireOption", "StateAt",
 		"Requirement", "PredicateValue", "Equals", "NotEquals", "AtLeast", "Above", "AtMost", "Below", "OneOf", "Anywhere"},
-	"aws": {"InstanceType", "InstanceTypeRaw", "Ingress"},
+	"aws": {"InstanceType", "InstanceTypeRaw", "Ingress", "PolicyDocument", "Statement", "Effect", "Allow", "Deny",
+		"Principal", "PrincipalType", "ServicePrincipal", "AWSPrincipal", "FederatedPrincipal", "AnyPrincipal", "Condition", "AssumedBy", "PolicyVersion"},
 }
 
 // pkg is one generated file's package: the names declared in it so far,
@@ -193,6 +194,8 @@ func fieldDoc(f spec.Field, param bool) string {
 	switch {
 	case f.Expr && f.Type == spec.TypeStringMap:
 		parts = append(parts, "Each value may be known only after apply (an Output); fleet.Literals lifts a plain map.")
+	case f.Expr && f.Type == spec.TypeStringList:
+		parts = append(parts, "Each value may be known only after apply (an Output, such as another resource's ARNOf); fleet.Lit gives a value you have.")
 	case f.Expr:
 		parts = append(parts, "It may be known only after apply (an Output); fleet.Lit gives a value you have.")
 	case f.Name == "instanceType":

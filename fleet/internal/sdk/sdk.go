@@ -44,6 +44,14 @@ var (
 	// SecretRef points out (a *fleet.SecretExport) at the reference of the
 	// secret at of, to publish through a capability.
 	SecretRef func(out any, of spec.Address)
+	// LiteralOf returns the string a *fleet.Output[string] holds when it is
+	// a literal (fleet.Lit), so a cloud package can write it into a value
+	// of its own; false for one known only after apply.
+	LiteralOf func(out any) (string, bool)
+	// Refuse adds problems to out (a *fleet.Output[T]): mistakes a cloud
+	// package found in a value it built, reported at the resource whose
+	// field holds it.
+	Refuse func(out any, problems []string)
 )
 
 // AnyMap turns a typed map into map[string]any so package fleet can

@@ -42,7 +42,7 @@ func sampleARN(k spec.Kind, s awsprovider.ActionScope) string {
 		}
 		return regional + strings.Replace(s.Resource, "*", "x1", 1)
 	}
-	if arn, ok := registeredARN(k, service, "app"); ok {
+	if arn, ok := registeredARN(awsprovider.ActsOn(k, s.Action), service, "app"); ok {
 		return arn
 	}
 	switch service {
@@ -278,7 +278,7 @@ func registeredARN(k spec.Kind, service, name string) (string, bool) {
 // sweepSample is kind k's resource named name, for the action's service.
 func sweepSample(k spec.Kind, s awsprovider.ActionScope, name string) string {
 	service, action, _ := strings.Cut(s.Action, ":")
-	if arn, ok := registeredARN(k, service, name); ok {
+	if arn, ok := registeredARN(awsprovider.ActsOn(k, s.Action), service, name); ok {
 		return arn
 	}
 	regional := fmt.Sprintf("arn:aws:%s:eu-west-3:%s:", service, evalAccount)

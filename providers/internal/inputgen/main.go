@@ -154,7 +154,6 @@ func itemOf(base, what string, f spec.Field, claim func(id, what string) error) 
 	return item, nil
 }
 
-
 // goType is the Go type of a field's resolved value, as the engine hands it
 // (references are the referenced name; a secret is a spec.Sensitive), and
 // the decoder method that reads it.

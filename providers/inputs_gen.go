@@ -139,6 +139,105 @@ func DecodeCompute(fields map[string]any) (ComputeInput, error) {
 	return in, nil
 }
 
+// DynamodbTableInput holds the fields of a target of kind dynamodb-table.
+type DynamodbTableInput struct {
+	// HashKey is "hashKey" (string).
+	HashKey string
+	// HashKeyType is "hashKeyType" (string).
+	HashKeyType string
+	// RangeKey is "rangeKey" (string).
+	RangeKey string
+	// RangeKeyType is "rangeKeyType" (string).
+	RangeKeyType string
+	// BillingMode is "billingMode" (string).
+	BillingMode string
+	// ReadCapacity is "readCapacity" (integer).
+	ReadCapacity float64
+	// WriteCapacity is "writeCapacity" (integer).
+	WriteCapacity float64
+	// TtlAttribute is "ttlAttribute" (string).
+	TtlAttribute string
+	// PointInTimeRecovery is "pointInTimeRecovery" (boolean).
+	PointInTimeRecovery bool
+	// DeletionProtection is "deletionProtection" (boolean).
+	DeletionProtection bool
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of dynamodb-table, as Update's changed list holds them.
+const (
+	DynamodbTableHashKey             = "hashKey"
+	DynamodbTableHashKeyType         = "hashKeyType"
+	DynamodbTableRangeKey            = "rangeKey"
+	DynamodbTableRangeKeyType        = "rangeKeyType"
+	DynamodbTableBillingMode         = "billingMode"
+	DynamodbTableReadCapacity        = "readCapacity"
+	DynamodbTableWriteCapacity       = "writeCapacity"
+	DynamodbTableTtlAttribute        = "ttlAttribute"
+	DynamodbTablePointInTimeRecovery = "pointInTimeRecovery"
+	DynamodbTableDeletionProtection  = "deletionProtection"
+	DynamodbTableTags                = "tags"
+)
+
+// HasHashKey reports whether the target set "hashKey".
+func (in DynamodbTableInput) HasHashKey() bool { return in.set&(1<<0) != 0 }
+
+// HasHashKeyType reports whether the target set "hashKeyType".
+func (in DynamodbTableInput) HasHashKeyType() bool { return in.set&(1<<1) != 0 }
+
+// HasRangeKey reports whether the target set "rangeKey".
+func (in DynamodbTableInput) HasRangeKey() bool { return in.set&(1<<2) != 0 }
+
+// HasRangeKeyType reports whether the target set "rangeKeyType".
+func (in DynamodbTableInput) HasRangeKeyType() bool { return in.set&(1<<3) != 0 }
+
+// HasBillingMode reports whether the target set "billingMode".
+func (in DynamodbTableInput) HasBillingMode() bool { return in.set&(1<<4) != 0 }
+
+// HasReadCapacity reports whether the target set "readCapacity".
+func (in DynamodbTableInput) HasReadCapacity() bool { return in.set&(1<<5) != 0 }
+
+// HasWriteCapacity reports whether the target set "writeCapacity".
+func (in DynamodbTableInput) HasWriteCapacity() bool { return in.set&(1<<6) != 0 }
+
+// HasTtlAttribute reports whether the target set "ttlAttribute".
+func (in DynamodbTableInput) HasTtlAttribute() bool { return in.set&(1<<7) != 0 }
+
+// HasPointInTimeRecovery reports whether the target set "pointInTimeRecovery".
+func (in DynamodbTableInput) HasPointInTimeRecovery() bool { return in.set&(1<<8) != 0 }
+
+// HasDeletionProtection reports whether the target set "deletionProtection".
+func (in DynamodbTableInput) HasDeletionProtection() bool { return in.set&(1<<9) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in DynamodbTableInput) HasTags() bool { return in.set&(1<<10) != 0 }
+
+// DecodeDynamodbTable reads the fields of a dynamodb-table target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeDynamodbTable(fields map[string]any) (DynamodbTableInput, error) {
+	d := decoder{fields: fields}
+	in := DynamodbTableInput{
+		HashKey:             d.str(0, DynamodbTableHashKey),
+		HashKeyType:         d.str(1, DynamodbTableHashKeyType),
+		RangeKey:            d.str(2, DynamodbTableRangeKey),
+		RangeKeyType:        d.str(3, DynamodbTableRangeKeyType),
+		BillingMode:         d.str(4, DynamodbTableBillingMode),
+		ReadCapacity:        d.number(5, DynamodbTableReadCapacity),
+		WriteCapacity:       d.number(6, DynamodbTableWriteCapacity),
+		TtlAttribute:        d.str(7, DynamodbTableTtlAttribute),
+		PointInTimeRecovery: d.boolean(8, DynamodbTablePointInTimeRecovery),
+		DeletionProtection:  d.boolean(9, DynamodbTableDeletionProtection),
+		Tags:                d.stringMap(10, DynamodbTableTags),
+	}
+	if d.err != nil {
+		return DynamodbTableInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // IAMInput holds the fields of a target of kind iam.
 type IAMInput struct {
 	// Policies is "policies" (list of strings).

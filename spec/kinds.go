@@ -23,6 +23,7 @@ const (
 	LogGroup                  Kind = "log-group"
 	IAMRole                   Kind = "iam-role"
 	IAMPolicy                 Kind = "iam-policy"
+	DynamoDBTable             Kind = "dynamodb-table"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -496,5 +497,27 @@ var kindTable = []KindInfo{
 			"document":    `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}`,
 			"description": "lets the example function write its logs",
 		},
+	},
+	{
+		Kind: DynamoDBTable, Providers: []Provider{AWS},
+		Doc: "a DynamoDB table, named by its table name (global secondary indexes are not offered yet)",
+		Fields: []Field{
+			{Name: "hashKey", Type: TypeString, Required: true, Replace: true, Doc: "the partition key's attribute name"},
+			{Name: "hashKeyType", Type: TypeString, Default: "S", Replace: true, Doc: `the partition key's type: "S", "N" or "B"`},
+			{Name: "rangeKey", Type: TypeString, Replace: true, Doc: "the sort key's attribute name; none when empty"},
+			{Name: "rangeKeyType", Type: TypeString, Default: "S", Replace: true, Doc: `the sort key's type: "S", "N" or "B", with rangeKey only`},
+			{Name: "billingMode", Type: TypeString, Default: "PAY_PER_REQUEST",
+				Doc: `"PAY_PER_REQUEST" or "PROVISIONED"; DynamoDB takes at most four switches to PAY_PER_REQUEST per table in 24 hours`},
+			{Name: "readCapacity", Type: TypeInt, Doc: "read capacity units, required when billingMode is PROVISIONED"},
+			{Name: "writeCapacity", Type: TypeInt, Doc: "write capacity units, required when billingMode is PROVISIONED"},
+			{Name: "ttlAttribute", Type: TypeString, Doc: "the attribute holding items' expiry time; TTL is off when empty. DynamoDB takes one TTL change per table per hour"},
+			{Name: "pointInTimeRecovery", Type: TypeBool, Default: false},
+			{Name: "deletionProtection", Type: TypeBool, Default: false,
+				Doc: "a protected table cannot be deleted, nor so replaced: set it false and apply first"},
+			tags(),
+		},
+		Attributes: []string{"arn"},
+		Example: map[string]any{"hashKey": "id", "rangeKey": "sk", "rangeKeyType": "N", "ttlAttribute": "expiresAt",
+			"pointInTimeRecovery": true, "tags": map[string]any{"team": "example"}},
 	},
 }

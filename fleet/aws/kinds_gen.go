@@ -41,6 +41,20 @@ func (Compute) attrARN() {}
 
 func (Compute) attrURL() {}
 
+// DynamodbTable is the dynamodb-table kind on AWS (a DynamoDB table, named by
+// its table name (global secondary indexes are not offered yet)). It is the
+// type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind;
+// declare one with Cloud.DynamodbTable.
+type DynamodbTable struct{}
+
+// Provider returns "aws".
+func (DynamodbTable) Provider() spec.Provider { return "aws" }
+
+// Kind returns "dynamodb-table".
+func (DynamodbTable) Kind() spec.Kind { return "dynamodb-table" }
+
+func (DynamodbTable) attrARN() {}
+
 // IAM is the iam kind on AWS (an identity: an IAM user on AWS, an IAM
 // application on Scaleway, a service account on GCP). It is the type argument
 // of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
@@ -289,6 +303,77 @@ func (c *Cloud) Compute(name string, image fleet.Output[string], executionRole f
 		{Name: "memoryMb", Value: opts.MemoryMB},
 		{Name: "timeoutSec", Value: opts.TimeoutSec},
 		{Name: "env", Value: opts.Env},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// DynamodbTableSpec holds the optional fields of the dynamodb-table kind on
+// AWS. The zero value sets nothing, so every field stays unknown.
+type DynamodbTableSpec struct {
+	// HashKeyType is field hashKeyType. The partition key's type: "S", "N" or
+	// "B". Changing it replaces the resource. Unset, it stays unknown (never
+	// compared) and is created as "S".
+	HashKeyType fleet.Optional[string] `infra:"hashKeyType"`
+	// RangeKey is field rangeKey. The sort key's attribute name; none when empty.
+	// Changing it replaces the resource. Unset, it stays unknown (never compared)
+	// and the cloud picks at create.
+	RangeKey fleet.Optional[string] `infra:"rangeKey"`
+	// RangeKeyType is field rangeKeyType. The sort key's type: "S", "N" or "B",
+	// with rangeKey only. Changing it replaces the resource. Unset, it stays
+	// unknown (never compared) and is created as "S".
+	RangeKeyType fleet.Optional[string] `infra:"rangeKeyType"`
+	// BillingMode is field billingMode. "PAY_PER_REQUEST" or "PROVISIONED";
+	// DynamoDB takes at most four switches to PAY_PER_REQUEST per table in 24
+	// hours. Unset, it stays unknown (never compared) and is created as
+	// "PAY_PER_REQUEST".
+	BillingMode fleet.Optional[string] `infra:"billingMode"`
+	// ReadCapacity is field readCapacity. Read capacity units, required when
+	// billingMode is PROVISIONED. Unset, it stays unknown (never compared) and
+	// the cloud picks at create.
+	ReadCapacity fleet.Optional[int] `infra:"readCapacity"`
+	// WriteCapacity is field writeCapacity. Write capacity units, required when
+	// billingMode is PROVISIONED. Unset, it stays unknown (never compared) and
+	// the cloud picks at create.
+	WriteCapacity fleet.Optional[int] `infra:"writeCapacity"`
+	// TtlAttribute is field ttlAttribute. The attribute holding items' expiry
+	// time; TTL is off when empty. DynamoDB takes one TTL change per table per
+	// hour. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	TtlAttribute fleet.Optional[string] `infra:"ttlAttribute"`
+	// PointInTimeRecovery is field pointInTimeRecovery. Unset, it stays unknown
+	// (never compared) and is created as false.
+	PointInTimeRecovery fleet.Optional[bool] `infra:"pointInTimeRecovery"`
+	// DeletionProtection is field deletionProtection. A protected table cannot be
+	// deleted, nor so replaced: set it false and apply first. Unset, it stays
+	// unknown (never compared) and is created as false.
+	DeletionProtection fleet.Optional[bool] `infra:"deletionProtection"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// DynamodbTable declares a resource of kind dynamodb-table on AWS (a DynamoDB
+// table, named by its table name (global secondary indexes are not offered
+// yet)) at address aws/dynamodb-table/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - hashKey: The partition key's attribute name. Changing it replaces the
+//     resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) DynamodbTable(name string, hashKey string, opts DynamodbTableSpec) fleet.Ref[DynamodbTable] {
+	return declare[DynamodbTable](c, name, []sdk.Field{
+		{Name: "hashKey", Value: hashKey},
+		{Name: "hashKeyType", Value: opts.HashKeyType},
+		{Name: "rangeKey", Value: opts.RangeKey},
+		{Name: "rangeKeyType", Value: opts.RangeKeyType},
+		{Name: "billingMode", Value: opts.BillingMode},
+		{Name: "readCapacity", Value: opts.ReadCapacity},
+		{Name: "writeCapacity", Value: opts.WriteCapacity},
+		{Name: "ttlAttribute", Value: opts.TtlAttribute},
+		{Name: "pointInTimeRecovery", Value: opts.PointInTimeRecovery},
+		{Name: "deletionProtection", Value: opts.DeletionProtection},
 		{Name: "tags", Value: opts.Tags},
 	})
 }
@@ -552,9 +637,9 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 	})
 }
 
-// HasARN is satisfied by the AWS kinds that publish arn: Compute, IAM,
-// IAMPolicy, IAMRole, ImageRegistry, LogGroup, ObjectStore, Postgres, Queues,
-// S3Bucket, Secrets.
+// HasARN is satisfied by the AWS kinds that publish arn: Compute,
+// DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry, LogGroup,
+// ObjectStore, Postgres, Queues, S3Bucket, Secrets.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -563,8 +648,8 @@ type HasARN interface {
 // ARNOf is the arn of the resource r points at, known only after that resource
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
-// Compute, IAM, IAMPolicy, IAMRole, ImageRegistry, LogGroup, ObjectStore,
-// Postgres, Queues, S3Bucket, Secrets.
+// Compute, DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry, LogGroup,
+// ObjectStore, Postgres, Queues, S3Bucket, Secrets.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")

@@ -2,6 +2,7 @@ package aws
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/aws/smithy-go"
 
@@ -53,4 +54,11 @@ func errorCode(err error) providers.Code {
 		}
 	}
 	return providers.Unknown
+}
+
+// coded is cause under a message and a code of infra's own, where the
+// cloud's code says less than the driver knows (a create of a name in use
+// that DynamoDB calls busy); errors.As still reaches the cause.
+func coded(code providers.Code, cause error, format string, args ...any) error {
+	return fmt.Errorf("%w: %w", providers.Errorf(code, format, args...), cause)
 }

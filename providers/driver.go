@@ -27,7 +27,10 @@ type Driver interface {
 	// ownership mark.
 	Update(ctx context.Context, t Target, changed []string) (Resource, error)
 	// Delete removes the resource. t.Fields is nil for an orphan, whose
-	// declaration is gone.
+	// declaration is gone. An error whose code is NotFound means the
+	// resource itself is gone, and counts as deleted: a driver must not
+	// return the NotFound of a call about something else (a policy it
+	// detaches, a rule it revokes) as it is.
 	Delete(ctx context.Context, t Target) error
 }
 

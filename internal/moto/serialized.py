@@ -41,6 +41,12 @@
 # lost answer held. With the snapshot, the same token gives the same page,
 # as a retry needs.
 #
+# And it makes RunInstances idempotent on its ClientToken, as EC2 is: a
+# request that repeats a token gets the reservation the first one made.
+# moto keeps the token on the instance but launches again, so an SDK retry
+# of a request whose answer was lost makes a second instance, which AWS
+# never does.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
 import copy
@@ -52,6 +58,7 @@ import xmltodict
 
 from moto.core.responses import ActionResult
 from moto.resourcegroupstaggingapi.exceptions import ResourceGroupsTaggingAPIError as RESTError
+from moto.ec2.models.instances import InstanceBackend
 from moto.iam.models import IAMBackend
 from moto.moto_api._internal import mock_random
 from moto.resourcegroupstaggingapi.models import ResourceGroupsTaggingAPIBackend
@@ -211,6 +218,22 @@ def _get_resources(self, pagination_token=None, resources_per_page=50, tags_per_
 
 
 ResourceGroupsTaggingAPIBackend.get_resources = _get_resources
+
+_run_instances = InstanceBackend.run_instances
+_launches = threading.Lock()
+
+
+def _run_instances_once(self, image_id, count, user_data, security_group_names, **kwargs):
+    token = kwargs.get("client_token")
+    with _launches:
+        if token and token != "ABCDE":  # moto's stand-in for an absent token
+            for reservation in self.reservations.values():
+                if reservation.instances and reservation.instances[0].client_token == token:
+                    return reservation
+        return _run_instances(self, image_id, count, user_data, security_group_names, **kwargs)
+
+
+InstanceBackend.run_instances = _run_instances_once
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

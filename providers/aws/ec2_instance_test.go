@@ -118,6 +118,27 @@ func TestInstanceBehaviour(t *testing.T) {
 		}
 	})
 
+	// Create relies on the SDK's ClientToken to make a retried launch
+	// launch once, as EC2 does; the harness holds moto to it.
+	t.Run("ClientTokenLaunchesOnce", func(t *testing.T) {
+		in := &ec2.RunInstancesInput{ImageId: aws.String(motoAMI1), InstanceType: ec2types.InstanceTypeT3Micro,
+			MinCount: aws.Int32(1), MaxCount: aws.Int32(1), ClientToken: aws.String("ct-token-once")}
+		var ids []string
+		for range 2 {
+			out, err := c.RunInstances(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, aws.ToString(out.Instances[0].InstanceId))
+		}
+		if ids[0] != ids[1] {
+			t.Errorf("two launches with one ClientToken made %v, want one instance", ids)
+		}
+		if _, err := c.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: ids[:1]}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	// Optional launch fields are reported truthfully when not declared: an
 	// empty key name, the subnet EC2 chose. The engine compares them only
 	// when declared.

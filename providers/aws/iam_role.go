@@ -239,7 +239,10 @@ func (d *roles) Create(ctx context.Context, t providers.Target) (providers.Resou
 // should and has not.
 func (d *roles) attach(ctx context.Context, c *iam.Client, name string, have, want []string) error {
 	return syncPolicies(have, want, func(p string) error {
-		if _, err := c.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String(name), PolicyArn: aws.String(p)}); err != nil {
+		// Detached already is done: the policy's own delete detaches it
+		// from the fleet's roles, and may run beside this. Returned, the
+		// NoSuchEntity would read as this role being gone.
+		if _, err := c.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String(name), PolicyArn: aws.String(p)}); err != nil && !isCode(err, "NoSuchEntity") {
 			return fmt.Errorf("aws/iam-role: %s: DetachRolePolicy %s: %w", name, p, err)
 		}
 		return nil

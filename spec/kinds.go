@@ -21,6 +21,9 @@ const (
 	ScalewayContainerNS       Kind = "scaleway-container-namespace"
 	ScalewayContainer         Kind = "scaleway-container"
 	LogGroup                  Kind = "log-group"
+	VPC                       Kind = "vpc"
+	Subnet                    Kind = "subnet"
+	InternetGateway           Kind = "internet-gateway"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -433,5 +436,54 @@ var kindTable = []KindInfo{
 			tags(),
 		},
 		Attributes: []string{"arn"},
+	},
+	{
+		Kind: VPC, Providers: []Provider{AWS},
+		Doc: "an EC2 VPC, named by its Name tag",
+		Fields: []Field{
+			{Name: "cidr", Type: TypeString, Required: true, Replace: true, CIDR: true,
+				Doc: "the VPC's primary IPv4 block, such as 10.0.0.0/16 (a /16 to a /28); EC2 cannot change it"},
+			{Name: "enableDnsSupport", Type: TypeBool, Default: true,
+				Doc: "the Amazon DNS server answers in the VPC"},
+			{Name: "enableDnsHostnames", Type: TypeBool, Default: false,
+				Doc: "instances with public addresses get public DNS names (needs enableDnsSupport)"},
+			tags(),
+		},
+		Attributes: []string{"vpcId", "arn"},
+		Identity:   "vpcId",
+		Example:    map[string]any{"cidr": "10.0.0.0/16"},
+	},
+	{
+		Kind: Subnet, Providers: []Provider{AWS},
+		Doc: "an EC2 subnet of a VPC, in one availability zone, named by its Name tag",
+		Fields: []Field{
+			{Name: "vpc", Type: TypeRef, Required: true, Replace: true, RefKinds: []Kind{VPC},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the VPC, {"ref": "aws/vpc/…"}; a subnet cannot move`},
+			{Name: "cidr", Type: TypeString, Required: true, Replace: true, CIDR: true, Within: &Within{Ref: "vpc", Field: "cidr"},
+				Doc: "the subnet's IPv4 block, inside its VPC's (a /16 to a /28); EC2 cannot change it"},
+			{Name: "availabilityZone", Type: TypeString, Required: true, Replace: true,
+				Doc: "the zone, in the subnet's region, such as eu-west-3a"},
+			{Name: "mapPublicIpOnLaunch", Type: TypeBool, Default: false,
+				Doc: "instances started in the subnet get a public IPv4 address"},
+			tags(),
+		},
+		Attributes: []string{"subnetId", "arn", "availabilityZone"},
+		Identity:   "subnetId",
+		Example: map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}, "cidr": "10.0.1.0/24",
+			"availabilityZone": "eu-west-3a"},
+	},
+	{
+		Kind: InternetGateway, Providers: []Provider{AWS},
+		Doc: "an EC2 internet gateway, attached to one VPC, named by its Name tag",
+		Fields: []Field{
+			{Name: "vpc", Type: TypeRef, Required: true, RefKinds: []Kind{VPC},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the VPC it is attached to, {"ref": "aws/vpc/…"}; a change detaches it and attaches it to the new one`},
+			tags(),
+		},
+		Attributes: []string{"internetGatewayId", "arn"},
+		Identity:   "internetGatewayId",
+		Example:    map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}},
 	},
 }

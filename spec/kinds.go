@@ -52,6 +52,11 @@ type KindInfo struct {
 	// security group's groupId): a replacement has a new one, so a
 	// dependent still pointing at the old is drift. Empty: the name.
 	Identity string
+	// NameTag is the tag that holds the name, where the cloud gives the
+	// resource an id and no name of its own (an EC2 instance's or VPC's
+	// Name): such names need not be unique in the cloud, so a replace
+	// cannot make the new one before the old is gone.
+	NameTag string
 	// Global: the cloud keeps the kind per account or organization, not
 	// per region (IAM), so every region's listing shows the same resources;
 	// whoever lists every region must list it once.
@@ -359,7 +364,7 @@ var kindTable = []KindInfo{
 		Identity:   "groupId",
 	},
 	{
-		Kind: AWSInstance, Providers: []Provider{AWS},
+		Kind: AWSInstance, Providers: []Provider{AWS}, NameTag: "Name",
 		Doc: "an EC2 instance",
 		Fields: []Field{
 			{Name: "imageId", Type: TypeString, Required: true, Replace: true, Instructions: []string{"latest"},
@@ -438,7 +443,7 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn"},
 	},
 	{
-		Kind: VPC, Providers: []Provider{AWS},
+		Kind: VPC, Providers: []Provider{AWS}, NameTag: "Name",
 		Doc: "an EC2 VPC, named by its Name tag",
 		Fields: []Field{
 			{Name: "cidr", Type: TypeString, Required: true, Replace: true, CIDR: true,
@@ -454,7 +459,7 @@ var kindTable = []KindInfo{
 		Example:    map[string]any{"cidr": "10.0.0.0/16"},
 	},
 	{
-		Kind: Subnet, Providers: []Provider{AWS},
+		Kind: Subnet, Providers: []Provider{AWS}, NameTag: "Name",
 		Doc: "an EC2 subnet of a VPC, in one availability zone, named by its Name tag",
 		Fields: []Field{
 			{Name: "vpc", Type: TypeRef, Required: true, Replace: true, RefKinds: []Kind{VPC},
@@ -474,7 +479,7 @@ var kindTable = []KindInfo{
 			"availabilityZone": "eu-west-3a"},
 	},
 	{
-		Kind: InternetGateway, Providers: []Provider{AWS},
+		Kind: InternetGateway, Providers: []Provider{AWS}, NameTag: "Name",
 		Doc: "an EC2 internet gateway, attached to one VPC, named by its Name tag",
 		Fields: []Field{
 			{Name: "vpc", Type: TypeRef, Required: true, RefKinds: []Kind{VPC},

@@ -281,8 +281,5 @@ func (d *internetGateways) Release(ctx context.Context, region, name, owner stri
 	if err != nil {
 		return err
 	}
-	if err := releaseEC2(ctx, d.clients.get(region), aws.ToString(g.InternetGatewayId), ec2TagMap(g.Tags), owner); err != nil {
-		return fmt.Errorf("aws/internet-gateway: %s: DeleteTags: %w", name, err)
-	}
-	return nil
+	return releaseNamed(ctx, d.clients.get(region), spec.InternetGateway, name, gatewayNamed(g), owner)
 }

@@ -179,3 +179,12 @@ func ec2Describe[Out, Opts, T any](ctx context.Context, p pager[Out, Opts], k sp
 func untilVisible(codes ...string) func(*ec2.Options) {
 	return func(o *ec2.Options) { o.Retryer = retry.AddWithErrorCodes(o.Retryer, codes...) }
 }
+
+// releaseNamed removes owner's ownership tag from a resource found by its
+// name, keeping every other tag.
+func releaseNamed(ctx context.Context, c *ec2.Client, k spec.Kind, name string, n named, owner string) error {
+	if err := releaseEC2(ctx, c, n.id, n.tags, owner); err != nil {
+		return fmt.Errorf("aws/%s: %s: DeleteTags: %w", k, name, err)
+	}
+	return nil
+}

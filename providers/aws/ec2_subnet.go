@@ -272,8 +272,5 @@ func (d *subnets) Release(ctx context.Context, region, name, owner string) error
 	if err != nil {
 		return err
 	}
-	if err := releaseEC2(ctx, d.clients.get(region), aws.ToString(s.SubnetId), ec2TagMap(s.Tags), owner); err != nil {
-		return fmt.Errorf("aws/subnet: %s: DeleteTags: %w", name, err)
-	}
-	return nil
+	return releaseNamed(ctx, d.clients.get(region), spec.Subnet, name, subnetNamed(s), owner)
 }

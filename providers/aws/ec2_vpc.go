@@ -225,27 +225,23 @@ func (d *vpcs) Create(ctx context.Context, t providers.Target) (providers.Resour
 // hostnames, hostnames off before support, since EC2 gives DNS names only
 // where its DNS server answers.
 func (d *vpcs) setDNS(ctx context.Context, c *ec2.Client, name, id string, support, setSupport, hostnames, setHostnames bool) error {
-	sup := func() error {
-		if !setSupport {
+	modify := func(set bool, attr string, in *ec2.ModifyVpcAttributeInput) error {
+		if !set {
 			return nil
 		}
-		_, err := c.ModifyVpcAttribute(ctx, &ec2.ModifyVpcAttributeInput{VpcId: aws.String(id),
-			EnableDnsSupport: &ec2types.AttributeBooleanValue{Value: aws.Bool(support)}})
-		if err != nil {
-			return fmt.Errorf("aws/vpc: %s: ModifyVpcAttribute enableDnsSupport: %w", name, err)
+		in.VpcId = aws.String(id)
+		if _, err := c.ModifyVpcAttribute(ctx, in); err != nil {
+			return fmt.Errorf("aws/vpc: %s: ModifyVpcAttribute %s: %w", name, attr, err)
 		}
 		return nil
 	}
+	sup := func() error {
+		return modify(setSupport, providers.VPCEnableDnsSupport, &ec2.ModifyVpcAttributeInput{
+			EnableDnsSupport: &ec2types.AttributeBooleanValue{Value: aws.Bool(support)}})
+	}
 	host := func() error {
-		if !setHostnames {
-			return nil
-		}
-		_, err := c.ModifyVpcAttribute(ctx, &ec2.ModifyVpcAttributeInput{VpcId: aws.String(id),
+		return modify(setHostnames, providers.VPCEnableDnsHostnames, &ec2.ModifyVpcAttributeInput{
 			EnableDnsHostnames: &ec2types.AttributeBooleanValue{Value: aws.Bool(hostnames)}})
-		if err != nil {
-			return fmt.Errorf("aws/vpc: %s: ModifyVpcAttribute enableDnsHostnames: %w", name, err)
-		}
-		return nil
 	}
 	first, then := sup, host
 	if setSupport && !support {
@@ -399,8 +395,5 @@ func (d *vpcs) Release(ctx context.Context, region, name, owner string) error {
 	if err != nil {
 		return err
 	}
-	if err := releaseEC2(ctx, c, aws.ToString(v.VpcId), ec2TagMap(v.Tags), owner); err != nil {
-		return fmt.Errorf("aws/vpc: %s: DeleteTags: %w", name, err)
-	}
-	return nil
+	return releaseNamed(ctx, c, spec.VPC, name, vpcNamed(v), owner)
 }

@@ -649,11 +649,15 @@ func (pl *planner) causeReason(d *spec.Declared, changes []Change, held bool) st
 // holds an attachment to it is deleted before it and created after.
 func (pl *planner) orderReason(a spec.Address) string {
 	why := fmt.Sprintf("deletes first: a %s name is unique, so the old and the new cannot exist at once", a.Kind)
-	if a.Kind == spec.AWSInstance {
-		// Instance names are Name tags, which need not be unique; but infra
-		// finds an instance by its name, so two at once could not be told
-		// apart.
-		why = "deletes first: infra finds an instance by its Name tag, so the old and the new cannot be told apart"
+	if info, _ := spec.Lookup(a.Kind); info != nil && info.NameTag != "" {
+		// Names kept in a tag (an instance's, a VPC's Name) need not be
+		// unique; but infra finds the resource by its name, so two at once
+		// could not be told apart.
+		what := "a " + string(a.Kind)
+		if strings.ContainsRune("aeiou", rune(a.Kind[0])) {
+			what = "an " + string(a.Kind)
+		}
+		why = fmt.Sprintf("deletes first: infra finds %s by its %s tag, so the old and the new cannot be told apart", what, info.NameTag)
 	}
 	var held []string
 	for _, h := range pl.holdersOf(a) {

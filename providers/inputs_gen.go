@@ -410,6 +410,42 @@ func DecodeImageRegistry(fields map[string]any) (ImageRegistryInput, error) {
 	return in, nil
 }
 
+// InternetGatewayInput holds the fields of a target of kind internet-gateway.
+type InternetGatewayInput struct {
+	// VPC is "vpc" (a reference, resolved to the referenced resource's name).
+	VPC string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of internet-gateway, as Update's changed list holds them.
+const (
+	InternetGatewayVPC  = "vpc"
+	InternetGatewayTags = "tags"
+)
+
+// HasVPC reports whether the target set "vpc".
+func (in InternetGatewayInput) HasVPC() bool { return in.set&(1<<0) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in InternetGatewayInput) HasTags() bool { return in.set&(1<<1) != 0 }
+
+// DecodeInternetGateway reads the fields of a internet-gateway target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeInternetGateway(fields map[string]any) (InternetGatewayInput, error) {
+	d := decoder{fields: fields}
+	in := InternetGatewayInput{
+		VPC:  d.str(0, InternetGatewayVPC),
+		Tags: d.stringMap(1, InternetGatewayTags),
+	}
+	if d.err != nil {
+		return InternetGatewayInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // LogGroupInput holds the fields of a target of kind log-group.
 type LogGroupInput struct {
 	// RetentionDays is "retentionDays" (integer).
@@ -962,6 +998,113 @@ func DecodeSecurityGroup(fields map[string]any) (SecurityGroupInput, error) {
 	}
 	if d.err != nil {
 		return SecurityGroupInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// SubnetInput holds the fields of a target of kind subnet.
+type SubnetInput struct {
+	// VPC is "vpc" (a reference, resolved to the referenced resource's name).
+	VPC string
+	// Cidr is "cidr" (string).
+	Cidr string
+	// AvailabilityZone is "availabilityZone" (string).
+	AvailabilityZone string
+	// MapPublicIPOnLaunch is "mapPublicIpOnLaunch" (boolean).
+	MapPublicIPOnLaunch bool
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of subnet, as Update's changed list holds them.
+const (
+	SubnetVPC                 = "vpc"
+	SubnetCidr                = "cidr"
+	SubnetAvailabilityZone    = "availabilityZone"
+	SubnetMapPublicIPOnLaunch = "mapPublicIpOnLaunch"
+	SubnetTags                = "tags"
+)
+
+// HasVPC reports whether the target set "vpc".
+func (in SubnetInput) HasVPC() bool { return in.set&(1<<0) != 0 }
+
+// HasCidr reports whether the target set "cidr".
+func (in SubnetInput) HasCidr() bool { return in.set&(1<<1) != 0 }
+
+// HasAvailabilityZone reports whether the target set "availabilityZone".
+func (in SubnetInput) HasAvailabilityZone() bool { return in.set&(1<<2) != 0 }
+
+// HasMapPublicIPOnLaunch reports whether the target set "mapPublicIpOnLaunch".
+func (in SubnetInput) HasMapPublicIPOnLaunch() bool { return in.set&(1<<3) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in SubnetInput) HasTags() bool { return in.set&(1<<4) != 0 }
+
+// DecodeSubnet reads the fields of a subnet target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeSubnet(fields map[string]any) (SubnetInput, error) {
+	d := decoder{fields: fields}
+	in := SubnetInput{
+		VPC:                 d.str(0, SubnetVPC),
+		Cidr:                d.str(1, SubnetCidr),
+		AvailabilityZone:    d.str(2, SubnetAvailabilityZone),
+		MapPublicIPOnLaunch: d.boolean(3, SubnetMapPublicIPOnLaunch),
+		Tags:                d.stringMap(4, SubnetTags),
+	}
+	if d.err != nil {
+		return SubnetInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// VPCInput holds the fields of a target of kind vpc.
+type VPCInput struct {
+	// Cidr is "cidr" (string).
+	Cidr string
+	// EnableDnsSupport is "enableDnsSupport" (boolean).
+	EnableDnsSupport bool
+	// EnableDnsHostnames is "enableDnsHostnames" (boolean).
+	EnableDnsHostnames bool
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of vpc, as Update's changed list holds them.
+const (
+	VPCCidr               = "cidr"
+	VPCEnableDnsSupport   = "enableDnsSupport"
+	VPCEnableDnsHostnames = "enableDnsHostnames"
+	VPCTags               = "tags"
+)
+
+// HasCidr reports whether the target set "cidr".
+func (in VPCInput) HasCidr() bool { return in.set&(1<<0) != 0 }
+
+// HasEnableDnsSupport reports whether the target set "enableDnsSupport".
+func (in VPCInput) HasEnableDnsSupport() bool { return in.set&(1<<1) != 0 }
+
+// HasEnableDnsHostnames reports whether the target set "enableDnsHostnames".
+func (in VPCInput) HasEnableDnsHostnames() bool { return in.set&(1<<2) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in VPCInput) HasTags() bool { return in.set&(1<<3) != 0 }
+
+// DecodeVPC reads the fields of a vpc target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeVPC(fields map[string]any) (VPCInput, error) {
+	d := decoder{fields: fields}
+	in := VPCInput{
+		Cidr:               d.str(0, VPCCidr),
+		EnableDnsSupport:   d.boolean(1, VPCEnableDnsSupport),
+		EnableDnsHostnames: d.boolean(2, VPCEnableDnsHostnames),
+		Tags:               d.stringMap(3, VPCTags),
+	}
+	if d.err != nil {
+		return VPCInput{}, d.err
 	}
 	in.set = d.set
 	return in, nil

@@ -140,12 +140,26 @@ type Field struct {
 	// update that finishes such a create writes it again
 	// (KindInfo.Finishing).
 	Finish bool
+	// CIDR: the value is an IPv4 CIDR block in its canonical form (no
+	// host bits set, as EC2 stores it); check refuses anything else.
+	CIDR bool
+	// Within, on a CIDR field, names the block the value must lie inside:
+	// a CIDR field of the resource another field of this kind refers to
+	// (a subnet's cidr, inside its VPC's). Check holds literals to it.
+	Within *Within
 	// Instructions are literal values that say what to do at create rather
 	// than what must stay true (an imageId of "latest"): the cloud reports
 	// what it made of them, which never equals them, so a target holding
 	// one is never drift.
 	Instructions []string
 	Doc          string
+}
+
+// Within is where a CIDR field's block must lie: inside the CIDR field
+// Field of the resource that this kind's reference field Ref names.
+type Within struct {
+	Ref   string
+	Field string
 }
 
 // IsInstruction reports whether v is one of the field's instructions.

@@ -24,6 +24,9 @@ const (
 	IAMRole                   Kind = "iam-role"
 	IAMPolicy                 Kind = "iam-policy"
 	DynamoDBTable             Kind = "dynamodb-table"
+	VPC                       Kind = "vpc"
+	Subnet                    Kind = "subnet"
+	InternetGateway           Kind = "internet-gateway"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -52,6 +55,11 @@ type KindInfo struct {
 	// security group's groupId): a replacement has a new one, so a
 	// dependent still pointing at the old is drift. Empty: the name.
 	Identity string
+	// NameTag is the tag that holds the name, where the cloud gives the
+	// resource an id and no name of its own (an EC2 instance's or VPC's
+	// Name): such names need not be unique in the cloud, so a replace
+	// cannot make the new one before the old is gone.
+	NameTag string
 	// Global: the cloud keeps the kind per account or organization, not
 	// per region (IAM), so every region's listing shows the same resources;
 	// whoever lists every region must list it once.
@@ -377,7 +385,7 @@ var kindTable = []KindInfo{
 		Identity:   "groupId",
 	},
 	{
-		Kind: AWSInstance, Providers: []Provider{AWS},
+		Kind: AWSInstance, Providers: []Provider{AWS}, NameTag: "Name",
 		Example: map[string]any{"imageId": "latest", "instanceType": "t3.micro", "securityGroup": map[string]any{"ref": "aws/security-group/example"}},
 		Doc:     "an EC2 instance",
 		Fields: []Field{
@@ -519,5 +527,54 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn"},
 		Example: map[string]any{"hashKey": "id", "rangeKey": "sk", "rangeKeyType": "N", "ttlAttribute": "expiresAt",
 			"pointInTimeRecovery": true, "tags": map[string]any{"team": "example"}},
+	},
+	{
+		Kind: VPC, Providers: []Provider{AWS}, NameTag: "Name",
+		Doc: "an EC2 VPC, named by its Name tag",
+		Fields: []Field{
+			{Name: "cidr", Type: TypeString, Required: true, Replace: true, CIDR: true,
+				Doc: "the VPC's primary IPv4 block, such as 10.0.0.0/16 (a /16 to a /28); EC2 cannot change it"},
+			{Name: "enableDnsSupport", Type: TypeBool, Default: true,
+				Doc: "the Amazon DNS server answers in the VPC"},
+			{Name: "enableDnsHostnames", Type: TypeBool, Default: false,
+				Doc: "instances with public addresses get public DNS names (needs enableDnsSupport)"},
+			tags(),
+		},
+		Attributes: []string{"vpcId", "arn"},
+		Identity:   "vpcId",
+		Example:    map[string]any{"cidr": "10.0.0.0/16"},
+	},
+	{
+		Kind: Subnet, Providers: []Provider{AWS}, NameTag: "Name",
+		Doc: "an EC2 subnet of a VPC, in one availability zone, named by its Name tag",
+		Fields: []Field{
+			{Name: "vpc", Type: TypeRef, Required: true, Replace: true, RefKinds: []Kind{VPC},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the VPC, {"ref": "aws/vpc/…"}; a subnet cannot move`},
+			{Name: "cidr", Type: TypeString, Required: true, Replace: true, CIDR: true, Within: &Within{Ref: "vpc", Field: "cidr"},
+				Doc: "the subnet's IPv4 block, inside its VPC's (a /16 to a /28); EC2 cannot change it"},
+			{Name: "availabilityZone", Type: TypeString, Required: true, Replace: true,
+				Doc: "the zone, in the subnet's region, such as eu-west-3a"},
+			{Name: "mapPublicIpOnLaunch", Type: TypeBool, Default: false,
+				Doc: "instances started in the subnet get a public IPv4 address"},
+			tags(),
+		},
+		Attributes: []string{"subnetId", "arn", "availabilityZone"},
+		Identity:   "subnetId",
+		Example: map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}, "cidr": "10.0.1.0/24",
+			"availabilityZone": "eu-west-3a"},
+	},
+	{
+		Kind: InternetGateway, Providers: []Provider{AWS}, NameTag: "Name",
+		Doc: "an EC2 internet gateway, attached to one VPC, named by its Name tag",
+		Fields: []Field{
+			{Name: "vpc", Type: TypeRef, Required: true, RefKinds: []Kind{VPC},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the VPC it is attached to, {"ref": "aws/vpc/…"}; a change detaches it and attaches it to the new one`},
+			tags(),
+		},
+		Attributes: []string{"internetGatewayId", "arn"},
+		Identity:   "internetGatewayId",
+		Example:    map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}},
 	},
 }

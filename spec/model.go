@@ -171,6 +171,7 @@ func Compile(doc *Document) (*Model, []Diagnostic) {
 	c.wiring()
 	c.components()
 	c.references()
+	c.within()
 	c.cycles()
 	c.forgets()
 	c.adopts()
@@ -448,6 +449,7 @@ func (c *compiler) fields(where string, kind Kind, info *KindInfo, r Resource, f
 			}
 			v = Lit{code}
 		}
+		c.cidrField(where, f, v)
 		fields[name] = v
 	}
 	for _, f := range info.Fields {

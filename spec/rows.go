@@ -93,6 +93,9 @@ const (
 	// A product without tags or labels keeps the ownership mark and the tags in its description (a GCP service account, a Scaleway registry namespace), which they overflow.
 	RowMarkDoesNotFit RowID = "mark-does-not-fit"
 
+	// A CIDR field's value is not an IPv4 block in canonical form (a malformed block, an IPv6 one, or host bits set).
+	RowInvalidCIDR RowID = "invalid-cidr"
+
 	// References between resources.
 
 	// A reference (ref, observed, secretValue) names an address not in the document; the evidence is that address.
@@ -105,6 +108,8 @@ const (
 	RowCrossCloudReference RowID = "cross-cloud-reference"
 	// A region-local field refers to a resource in another region; the evidence is the target.
 	RowCrossRegionReference RowID = "cross-region-reference"
+	// A CIDR block is not inside the block of the resource it must lie within (a subnet's, inside its VPC's); the evidence is that resource.
+	RowCIDROutside RowID = "cidr-outside"
 	// Resources refer to each other in a cycle; the evidence is its members.
 	RowCycle RowID = "cycle"
 

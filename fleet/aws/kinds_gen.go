@@ -118,6 +118,22 @@ func (ImageRegistry) attrURI() {}
 
 func (ImageRegistry) attrARN() {}
 
+// InternetGateway is the internet-gateway kind on AWS (an EC2 internet
+// gateway, attached to one VPC, named by its Name tag). It is the type
+// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
+// one with Cloud.InternetGateway.
+type InternetGateway struct{}
+
+// Provider returns "aws".
+func (InternetGateway) Provider() spec.Provider { return "aws" }
+
+// Kind returns "internet-gateway".
+func (InternetGateway) Kind() spec.Kind { return "internet-gateway" }
+
+func (InternetGateway) attrInternetGatewayID() {}
+
+func (InternetGateway) attrARN() {}
+
 // LogGroup is the log-group kind on AWS (a CloudWatch Logs log group, named by
 // its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME
 // groups)). It is the type argument of fleet.Ref, fleet.Forget and
@@ -243,6 +259,39 @@ func (SecurityGroup) Kind() spec.Kind { return "security-group" }
 func (SecurityGroup) attrGroupID() {}
 
 func (SecurityGroup) attrVPCID() {}
+
+// Subnet is the subnet kind on AWS (an EC2 subnet of a VPC, in one
+// availability zone, named by its Name tag). It is the type argument of
+// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.Subnet.
+type Subnet struct{}
+
+// Provider returns "aws".
+func (Subnet) Provider() spec.Provider { return "aws" }
+
+// Kind returns "subnet".
+func (Subnet) Kind() spec.Kind { return "subnet" }
+
+func (Subnet) attrSubnetID() {}
+
+func (Subnet) attrARN() {}
+
+func (Subnet) attrAvailabilityZone() {}
+
+// VPC is the vpc kind on AWS (an EC2 VPC, named by its Name tag). It is the
+// type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind;
+// declare one with Cloud.VPC.
+type VPC struct{}
+
+// Provider returns "aws".
+func (VPC) Provider() spec.Provider { return "aws" }
+
+// Kind returns "vpc".
+func (VPC) Kind() spec.Kind { return "vpc" }
+
+func (VPC) attrVPCID() {}
+
+func (VPC) attrARN() {}
 
 // InstanceSpec holds the optional fields of the aws-instance kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
@@ -479,6 +528,33 @@ func (c *Cloud) ImageRegistry(name string, opts fleet.ImageRegistrySpec) fleet.R
 	})
 }
 
+// InternetGatewaySpec holds the optional fields of the internet-gateway kind
+// on AWS. The zero value sets nothing, so every field stays unknown.
+type InternetGatewaySpec struct {
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// InternetGateway declares a resource of kind internet-gateway on AWS (an EC2
+// internet gateway, attached to one VPC, named by its Name tag) at address
+// aws/internet-gateway/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - vpc: The VPC it is attached to, {"ref": "aws/vpc/…"}; a change
+//     detaches it and attaches it to the new one. A handle on the vpc it
+//     uses; the reference is also an ordering edge. It must be in the same
+//     region as this resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) InternetGateway(name string, vpc fleet.Ref[VPC], opts InternetGatewaySpec) fleet.Ref[InternetGateway] {
+	return declare[InternetGateway](c, name, []sdk.Field{
+		{Name: "vpc", Value: vpc},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // LogGroupSpec holds the optional fields of the log-group kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
 type LogGroupSpec struct {
@@ -637,9 +713,81 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 	})
 }
 
+// SubnetSpec holds the optional fields of the subnet kind on AWS. The zero
+// value sets nothing, so every field stays unknown.
+type SubnetSpec struct {
+	// MapPublicIPOnLaunch is field mapPublicIpOnLaunch. Instances started in the
+	// subnet get a public IPv4 address. Unset, it stays unknown (never compared)
+	// and is created as false.
+	MapPublicIPOnLaunch fleet.Optional[bool] `infra:"mapPublicIpOnLaunch"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// Subnet declares a resource of kind subnet on AWS (an EC2 subnet of a VPC, in
+// one availability zone, named by its Name tag) at address aws/subnet/NAME, in
+// the Cloud's region.
+//
+// Its required fields are parameters:
+//   - vpc: The VPC, {"ref": "aws/vpc/…"}; a subnet cannot move. A handle
+//     on the vpc it uses; the reference is also an ordering edge. It must be
+//     in the same region as this resource. Changing it replaces the
+//     resource.
+//   - cidr: The subnet's IPv4 block, inside its VPC's (a /16 to a /28); EC2
+//     cannot change it. Changing it replaces the resource.
+//   - availabilityZone: The zone, in the subnet's region, such as
+//     eu-west-3a. Changing it replaces the resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) Subnet(name string, vpc fleet.Ref[VPC], cidr string, availabilityZone string, opts SubnetSpec) fleet.Ref[Subnet] {
+	return declare[Subnet](c, name, []sdk.Field{
+		{Name: "vpc", Value: vpc},
+		{Name: "cidr", Value: cidr},
+		{Name: "availabilityZone", Value: availabilityZone},
+		{Name: "mapPublicIpOnLaunch", Value: opts.MapPublicIPOnLaunch},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// VPCSpec holds the optional fields of the vpc kind on AWS. The zero value
+// sets nothing, so every field stays unknown.
+type VPCSpec struct {
+	// EnableDnsSupport is field enableDnsSupport. The Amazon DNS server answers
+	// in the VPC. Unset, it stays unknown (never compared) and is created as
+	// true.
+	EnableDnsSupport fleet.Optional[bool] `infra:"enableDnsSupport"`
+	// EnableDnsHostnames is field enableDnsHostnames. Instances with public
+	// addresses get public DNS names (needs enableDnsSupport). Unset, it stays
+	// unknown (never compared) and is created as false.
+	EnableDnsHostnames fleet.Optional[bool] `infra:"enableDnsHostnames"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// VPC declares a resource of kind vpc on AWS (an EC2 VPC, named by its Name
+// tag) at address aws/vpc/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - cidr: The VPC's primary IPv4 block, such as 10.0.0.0/16 (a /16 to a
+//     /28); EC2 cannot change it. Changing it replaces the resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) VPC(name string, cidr string, opts VPCSpec) fleet.Ref[VPC] {
+	return declare[VPC](c, name, []sdk.Field{
+		{Name: "cidr", Value: cidr},
+		{Name: "enableDnsSupport", Value: opts.EnableDnsSupport},
+		{Name: "enableDnsHostnames", Value: opts.EnableDnsHostnames},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // HasARN is satisfied by the AWS kinds that publish arn: Compute,
-// DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry, LogGroup,
-// ObjectStore, Postgres, Queues, S3Bucket, Secrets.
+// DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry, InternetGateway,
+// LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets, Subnet, VPC.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -648,11 +796,29 @@ type HasARN interface {
 // ARNOf is the arn of the resource r points at, known only after that resource
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
-// Compute, DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry, LogGroup,
-// ObjectStore, Postgres, Queues, S3Bucket, Secrets.
+// Compute, DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry,
+// InternetGateway, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets,
+// Subnet, VPC.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")
+	return out
+}
+
+// HasAvailabilityZone is satisfied by the AWS kinds that publish
+// availabilityZone: Subnet.
+type HasAvailabilityZone interface {
+	fleet.Kind
+	attrAvailabilityZone()
+}
+
+// AvailabilityZoneOf is the availabilityZone of the resource r points at,
+// known only after that resource is applied. It can flow into a field that
+// takes a fleet.Output, or into fleet.Format, and using it adds a dependency
+// on r. Kinds that publish it: Subnet.
+func AvailabilityZoneOf[K HasAvailabilityZone](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "availabilityZone")
 	return out
 }
 
@@ -719,6 +885,23 @@ type HasInstanceID interface {
 func InstanceIDOf[K HasInstanceID](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "instanceId")
+	return out
+}
+
+// HasInternetGatewayID is satisfied by the AWS kinds that publish
+// internetGatewayId: InternetGateway.
+type HasInternetGatewayID interface {
+	fleet.Kind
+	attrInternetGatewayID()
+}
+
+// InternetGatewayIDOf is the internetGatewayId of the resource r points at,
+// known only after that resource is applied. It can flow into a field that
+// takes a fleet.Output, or into fleet.Format, and using it adds a dependency
+// on r. Kinds that publish it: InternetGateway.
+func InternetGatewayIDOf[K HasInternetGatewayID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "internetGatewayId")
 	return out
 }
 
@@ -803,6 +986,22 @@ func StateOf[K HasState](r fleet.Ref[K]) fleet.Output[string] {
 	return out
 }
 
+// HasSubnetID is satisfied by the AWS kinds that publish subnetId: Subnet.
+type HasSubnetID interface {
+	fleet.Kind
+	attrSubnetID()
+}
+
+// SubnetIDOf is the subnetId of the resource r points at, known only after
+// that resource is applied. It can flow into a field that takes a
+// fleet.Output, or into fleet.Format, and using it adds a dependency on r.
+// Kinds that publish it: Subnet.
+func SubnetIDOf[K HasSubnetID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "subnetId")
+	return out
+}
+
 // HasURI is satisfied by the AWS kinds that publish uri: ImageRegistry.
 type HasURI interface {
 	fleet.Kind
@@ -853,7 +1052,8 @@ func VersionOf[K HasVersion](r fleet.Ref[K]) fleet.Output[string] {
 	return out
 }
 
-// HasVPCID is satisfied by the AWS kinds that publish vpcId: SecurityGroup.
+// HasVPCID is satisfied by the AWS kinds that publish vpcId: SecurityGroup,
+// VPC.
 type HasVPCID interface {
 	fleet.Kind
 	attrVPCID()
@@ -862,7 +1062,7 @@ type HasVPCID interface {
 // VPCIDOf is the vpcId of the resource r points at, known only after that
 // resource is applied. It can flow into a field that takes a fleet.Output, or
 // into fleet.Format, and using it adds a dependency on r. Kinds that publish
-// it: SecurityGroup.
+// it: SecurityGroup, VPC.
 func VPCIDOf[K HasVPCID](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "vpcId")

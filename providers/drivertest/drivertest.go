@@ -133,6 +133,11 @@ type Case struct {
 	// (references are names, secrets are spec.Sensitive). The kind's
 	// defaults fill the fields it leaves out.
 	Create map[string]any
+	// Apart, when set, is applied to the fields of each resource the suite
+	// makes (after Create's, before defaults), for a kind whose resources
+	// must differ in more than their name to exist at once: subnets of one
+	// VPC cannot share a block, nor two internet gateways a VPC.
+	Apart func(fields map[string]any)
 	// Updates are applied in order, each as one Update call whose changed
 	// fields are the entry's keys. Together they must change every mutable
 	// field (tags are the suite's own business).
@@ -737,6 +742,9 @@ func (s *suite) name(suffix string) string {
 // kind's defaults for the ones left out, the fleet as owner.
 func (s *suite) target(name string, fields map[string]any) providers.Target {
 	f := spec.CloneMap(fields)
+	if s.c.Apart != nil {
+		s.c.Apart(f)
+	}
 	for _, field := range s.info.Fields {
 		if _, set := f[field.Name]; !set && field.Default != nil {
 			f[field.Name] = spec.CloneValue(field.Default)

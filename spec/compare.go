@@ -56,8 +56,8 @@ func Canon(v any) any {
 
 // Equal compares a target with a reported value under field f's rule:
 // lists the service may reorder compare as sets (by each element's JSON
-// form, so lists of objects too), versions by dot-prefix, everything else
-// exactly. Duplicates are
+// form, so lists of objects too), versions by dot-prefix, objects of
+// labelled values by their values, everything else exactly. Duplicates are
 // kept, and an empty list is not a nil one.
 func Equal(f Field, target, reported any) bool {
 	a, b := Canon(target), Canon(reported)
@@ -74,7 +74,21 @@ func Equal(f Field, target, reported any) bool {
 			return ok && reflect.DeepEqual(setOf(la), setOf(lb))
 		}
 	}
+	if f.Compare == CompareValues {
+		if ma, ok := a.(map[string]any); ok {
+			mb, ok := b.(map[string]any)
+			return ok && reflect.DeepEqual(setOf(valuesOf(ma)), setOf(valuesOf(mb)))
+		}
+	}
 	return reflect.DeepEqual(a, b)
+}
+
+func valuesOf(m map[string]any) []any {
+	out := make([]any, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // WithoutOwnershipTag returns reported tags without the ownership tag: the

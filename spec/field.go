@@ -59,6 +59,11 @@ const (
 	// password reference, a behaviour flag such as forceDestroy). It is never
 	// a reason to act.
 	CompareNever
+	// CompareValues: an object whose keys are the declaration's own labels,
+	// which the cloud does not keep (an ALB's security groups), compares as
+	// the set of its values: the cloud reports the values under keys of its
+	// choosing.
+	CompareValues
 )
 
 // Field is one field of a kind's spec, with everything the engine and check

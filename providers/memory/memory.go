@@ -445,12 +445,18 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 			v = id
 		}
 		if m, ok := v.(map[string]any); ok && f.Type == spec.TypeRefMap {
-			// Each value, likewise (an ALB's subnets).
+			// Each value, likewise (an ALB's subnets). Labels the cloud
+			// does not keep (CompareValues: an ALB's security groups) are
+			// lost, as on the cloud: the values come back under
+			// themselves.
 			ids := make(map[string]any, len(m))
 			for k, x := range m {
 				id, err := d.identityOf(f, t.Region, x)
 				if err != nil {
 					return err
+				}
+				if f.Compare == spec.CompareValues {
+					k = id
 				}
 				ids[k] = id
 			}

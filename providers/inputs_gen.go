@@ -4,6 +4,212 @@ package providers
 
 import "github.com/infra-iac/infra/spec"
 
+// ALBInput holds the fields of a target of kind alb.
+type ALBInput struct {
+	// Subnets is "subnets" (an object of references, each resolved to the referenced resource's name).
+	Subnets map[string]string
+	// SecurityGroups is "securityGroups" (an object of references, each resolved to the referenced resource's name).
+	SecurityGroups map[string]string
+	// Scheme is "scheme" (string).
+	Scheme string
+	// IdleTimeoutSec is "idleTimeoutSec" (integer).
+	IdleTimeoutSec float64
+	// DeletionProtection is "deletionProtection" (boolean).
+	DeletionProtection bool
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of alb, as Update's changed list holds them.
+const (
+	ALBSubnets            = "subnets"
+	ALBSecurityGroups     = "securityGroups"
+	ALBScheme             = "scheme"
+	ALBIdleTimeoutSec     = "idleTimeoutSec"
+	ALBDeletionProtection = "deletionProtection"
+	ALBTags               = "tags"
+)
+
+// HasSubnets reports whether the target set "subnets".
+func (in ALBInput) HasSubnets() bool { return in.set&(1<<0) != 0 }
+
+// HasSecurityGroups reports whether the target set "securityGroups".
+func (in ALBInput) HasSecurityGroups() bool { return in.set&(1<<1) != 0 }
+
+// HasScheme reports whether the target set "scheme".
+func (in ALBInput) HasScheme() bool { return in.set&(1<<2) != 0 }
+
+// HasIdleTimeoutSec reports whether the target set "idleTimeoutSec".
+func (in ALBInput) HasIdleTimeoutSec() bool { return in.set&(1<<3) != 0 }
+
+// HasDeletionProtection reports whether the target set "deletionProtection".
+func (in ALBInput) HasDeletionProtection() bool { return in.set&(1<<4) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in ALBInput) HasTags() bool { return in.set&(1<<5) != 0 }
+
+// DecodeALB reads the fields of a alb target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeALB(fields map[string]any) (ALBInput, error) {
+	d := decoder{fields: fields}
+	in := ALBInput{
+		Subnets:            d.stringMap(0, ALBSubnets),
+		SecurityGroups:     d.stringMap(1, ALBSecurityGroups),
+		Scheme:             d.str(2, ALBScheme),
+		IdleTimeoutSec:     d.number(3, ALBIdleTimeoutSec),
+		DeletionProtection: d.boolean(4, ALBDeletionProtection),
+		Tags:               d.stringMap(5, ALBTags),
+	}
+	if d.err != nil {
+		return ALBInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// ALBListenerInput holds the fields of a target of kind alb-listener.
+type ALBListenerInput struct {
+	// LoadBalancer is "loadBalancer" (a reference, resolved to the referenced resource's name).
+	LoadBalancer string
+	// Port is "port" (integer).
+	Port float64
+	// Protocol is "protocol" (string).
+	Protocol string
+	// CertificateARN is "certificateArn" (string).
+	CertificateARN string
+	// TargetGroup is "targetGroup" (a reference, resolved to the referenced resource's name).
+	TargetGroup string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of alb-listener, as Update's changed list holds them.
+const (
+	ALBListenerLoadBalancer   = "loadBalancer"
+	ALBListenerPort           = "port"
+	ALBListenerProtocol       = "protocol"
+	ALBListenerCertificateARN = "certificateArn"
+	ALBListenerTargetGroup    = "targetGroup"
+	ALBListenerTags           = "tags"
+)
+
+// HasLoadBalancer reports whether the target set "loadBalancer".
+func (in ALBListenerInput) HasLoadBalancer() bool { return in.set&(1<<0) != 0 }
+
+// HasPort reports whether the target set "port".
+func (in ALBListenerInput) HasPort() bool { return in.set&(1<<1) != 0 }
+
+// HasProtocol reports whether the target set "protocol".
+func (in ALBListenerInput) HasProtocol() bool { return in.set&(1<<2) != 0 }
+
+// HasCertificateARN reports whether the target set "certificateArn".
+func (in ALBListenerInput) HasCertificateARN() bool { return in.set&(1<<3) != 0 }
+
+// HasTargetGroup reports whether the target set "targetGroup".
+func (in ALBListenerInput) HasTargetGroup() bool { return in.set&(1<<4) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in ALBListenerInput) HasTags() bool { return in.set&(1<<5) != 0 }
+
+// DecodeALBListener reads the fields of a alb-listener target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeALBListener(fields map[string]any) (ALBListenerInput, error) {
+	d := decoder{fields: fields}
+	in := ALBListenerInput{
+		LoadBalancer:   d.str(0, ALBListenerLoadBalancer),
+		Port:           d.number(1, ALBListenerPort),
+		Protocol:       d.str(2, ALBListenerProtocol),
+		CertificateARN: d.str(3, ALBListenerCertificateARN),
+		TargetGroup:    d.str(4, ALBListenerTargetGroup),
+		Tags:           d.stringMap(5, ALBListenerTags),
+	}
+	if d.err != nil {
+		return ALBListenerInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// ALBTargetGroupInput holds the fields of a target of kind alb-target-group.
+type ALBTargetGroupInput struct {
+	// TargetType is "targetType" (string).
+	TargetType string
+	// VPC is "vpc" (a reference, resolved to the referenced resource's name).
+	VPC string
+	// Protocol is "protocol" (string).
+	Protocol string
+	// Port is "port" (integer).
+	Port float64
+	// HealthCheckPath is "healthCheckPath" (string).
+	HealthCheckPath string
+	// HealthCheckIntervalSec is "healthCheckIntervalSec" (integer).
+	HealthCheckIntervalSec float64
+	// HealthyThreshold is "healthyThreshold" (integer).
+	HealthyThreshold float64
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of alb-target-group, as Update's changed list holds them.
+const (
+	ALBTargetGroupTargetType             = "targetType"
+	ALBTargetGroupVPC                    = "vpc"
+	ALBTargetGroupProtocol               = "protocol"
+	ALBTargetGroupPort                   = "port"
+	ALBTargetGroupHealthCheckPath        = "healthCheckPath"
+	ALBTargetGroupHealthCheckIntervalSec = "healthCheckIntervalSec"
+	ALBTargetGroupHealthyThreshold       = "healthyThreshold"
+	ALBTargetGroupTags                   = "tags"
+)
+
+// HasTargetType reports whether the target set "targetType".
+func (in ALBTargetGroupInput) HasTargetType() bool { return in.set&(1<<0) != 0 }
+
+// HasVPC reports whether the target set "vpc".
+func (in ALBTargetGroupInput) HasVPC() bool { return in.set&(1<<1) != 0 }
+
+// HasProtocol reports whether the target set "protocol".
+func (in ALBTargetGroupInput) HasProtocol() bool { return in.set&(1<<2) != 0 }
+
+// HasPort reports whether the target set "port".
+func (in ALBTargetGroupInput) HasPort() bool { return in.set&(1<<3) != 0 }
+
+// HasHealthCheckPath reports whether the target set "healthCheckPath".
+func (in ALBTargetGroupInput) HasHealthCheckPath() bool { return in.set&(1<<4) != 0 }
+
+// HasHealthCheckIntervalSec reports whether the target set "healthCheckIntervalSec".
+func (in ALBTargetGroupInput) HasHealthCheckIntervalSec() bool { return in.set&(1<<5) != 0 }
+
+// HasHealthyThreshold reports whether the target set "healthyThreshold".
+func (in ALBTargetGroupInput) HasHealthyThreshold() bool { return in.set&(1<<6) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in ALBTargetGroupInput) HasTags() bool { return in.set&(1<<7) != 0 }
+
+// DecodeALBTargetGroup reads the fields of a alb-target-group target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeALBTargetGroup(fields map[string]any) (ALBTargetGroupInput, error) {
+	d := decoder{fields: fields}
+	in := ALBTargetGroupInput{
+		TargetType:             d.str(0, ALBTargetGroupTargetType),
+		VPC:                    d.str(1, ALBTargetGroupVPC),
+		Protocol:               d.str(2, ALBTargetGroupProtocol),
+		Port:                   d.number(3, ALBTargetGroupPort),
+		HealthCheckPath:        d.str(4, ALBTargetGroupHealthCheckPath),
+		HealthCheckIntervalSec: d.number(5, ALBTargetGroupHealthCheckIntervalSec),
+		HealthyThreshold:       d.number(6, ALBTargetGroupHealthyThreshold),
+		Tags:                   d.stringMap(7, ALBTargetGroupTags),
+	}
+	if d.err != nil {
+		return ALBTargetGroupInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // AWSInstanceInput holds the fields of a target of kind aws-instance.
 type AWSInstanceInput struct {
 	// ImageID is "imageId" (string).

@@ -57,8 +57,9 @@ func Canon(v any) any {
 // Equal compares a target with a reported value under field f's rule:
 // lists the service may reorder compare as sets (by each element's JSON
 // form, so lists of objects too), versions by dot-prefix, policy documents
-// by meaning (CompareJSON), everything else exactly. Duplicates are
-// kept, and an empty list is not a nil one.
+// by meaning (CompareJSON), objects of labelled values by their values,
+// everything else exactly. Duplicates are kept, and an empty list is not a
+// nil one.
 func Equal(f Field, target, reported any) bool {
 	a, b := Canon(target), Canon(reported)
 	if f.Compare == CompareVersion {
@@ -80,6 +81,12 @@ func Equal(f Field, target, reported any) bool {
 		if la, ok := a.([]any); ok {
 			lb, ok := b.([]any)
 			return ok && reflect.DeepEqual(setOf(la), setOf(lb))
+		}
+	}
+	if f.Compare == CompareValues {
+		if ma, ok := a.(map[string]any); ok {
+			mb, ok := b.(map[string]any)
+			return ok && reflect.DeepEqual(setOf(valuesOf(ma)), setOf(valuesOf(mb)))
 		}
 	}
 	return reflect.DeepEqual(a, b)
@@ -108,6 +115,14 @@ func equalItems(f Field, target, reported any) bool {
 		}
 	}
 	return true
+}
+
+func valuesOf(m map[string]any) []any {
+	out := make([]any, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // WithoutOwnershipTag returns reported tags without the ownership tag: the

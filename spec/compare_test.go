@@ -6,6 +6,7 @@ func TestEqualRules(t *testing.T) {
 	version := Field{Name: "engineVersion", Type: TypeString, Compare: CompareVersion}
 	set := Field{Name: "policies", Type: TypeStringList, Compare: CompareSet}
 	exact := Field{Name: "visibilityTimeoutSec", Type: TypeInt}
+	values := Field{Name: "securityGroups", Type: TypeRefMap, Compare: CompareValues}
 	for _, c := range []struct {
 		f    Field
 		a, b any
@@ -19,6 +20,10 @@ func TestEqualRules(t *testing.T) {
 		{set, []any{"a"}, []any{"a", "a"}, false},
 		{exact, 30.0, int32(30), true},
 		{exact, 30.0, 31, false},
+		{values, map[string]any{"web": "sg-1", "db": "sg-2"}, map[string]any{"sg-2": "sg-2", "sg-1": "sg-1"}, true},
+		{values, map[string]any{"web": "sg-1"}, map[string]any{"sg-1": "sg-1", "sg-2": "sg-2"}, false},
+		{values, map[string]any{"web": "sg-1", "db": "sg-1"}, map[string]any{"sg-1": "sg-1"}, false},
+		{values, map[string]any{"web": "sg-1"}, "sg-1", false},
 	} {
 		if got := Equal(c.f, c.a, c.b); got != c.want {
 			t.Errorf("%s: Equal(%v, %v) = %v, want %v", c.f.Name, c.a, c.b, got, c.want)

@@ -71,6 +71,11 @@ const (
 	// URL-encoded and as it stored them, which is not as they were sent. A
 	// value that is not JSON compares exactly.
 	CompareJSON
+	// CompareValues: an object whose keys are the declaration's own labels,
+	// which the cloud does not keep (an ALB's security groups), compares as
+	// the set of its values: the cloud reports the values under keys of its
+	// choosing.
+	CompareValues
 )
 
 // Field is one field of a kind's spec, with everything the engine and check

@@ -27,6 +27,9 @@ const (
 	VPC                       Kind = "vpc"
 	Subnet                    Kind = "subnet"
 	InternetGateway           Kind = "internet-gateway"
+	ALB                       Kind = "alb"
+	ALBTargetGroup            Kind = "alb-target-group"
+	ALBListener               Kind = "alb-listener"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -576,5 +579,74 @@ var kindTable = []KindInfo{
 		Attributes: []string{"internetGatewayId", "arn"},
 		Identity:   "internetGatewayId",
 		Example:    map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}},
+	},
+	{
+		Kind: ALB, Providers: []Provider{AWS},
+		Doc: "an Elastic Load Balancing Application Load Balancer, named by its name (1 to 32 letters, digits and hyphens, not starting or ending with a hyphen, nor starting with internal-)",
+		Fields: []Field{
+			{Name: "subnets", Type: TypeRefMap, Required: true, Compare: CompareSet, RefKinds: []Kind{Subnet},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `one subnet per availability zone, at least two zones, keyed by the zone: {"eu-west-3a": {"ref": "aws/subnet/…"}, …}; all in one VPC`},
+			{Name: "securityGroups", Type: TypeRefMap, Compare: CompareValues, RefKinds: []Kind{SecurityGroup},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the security groups, under labels of your choosing: {"web": {"ref": "aws/security-group/…"}}; in the subnets' VPC; unset, the VPC's default group`},
+			{Name: "scheme", Type: TypeString, Default: "internet-facing", Replace: true,
+				Doc: "internet-facing or internal; Elastic Load Balancing cannot change it"},
+			{Name: "idleTimeoutSec", Type: TypeInt, Default: 60.0,
+				Doc: "seconds a connection may stay idle, 1 to 4000"},
+			{Name: "deletionProtection", Type: TypeBool, Default: false,
+				Doc: "while true, the load balancer cannot be deleted (nor replaced): set it to false first"},
+			tags(),
+		},
+		Attributes: []string{"arn", "dnsName", "canonicalHostedZoneId", "vpcId"},
+		Identity:   "arn",
+		Example: map[string]any{"subnets": map[string]any{"eu-west-3a": map[string]any{"ref": "aws/subnet/example"}},
+			"securityGroups": map[string]any{"web": map[string]any{"ref": "aws/security-group/example"}},
+			"idleTimeoutSec": 120.0, "tags": map[string]any{"team": "web"}},
+	},
+	{
+		Kind: ALBTargetGroup, Providers: []Provider{AWS},
+		Doc: "an Elastic Load Balancing target group of an Application Load Balancer, named by its name (1 to 32 letters, digits and hyphens, not starting or ending with a hyphen)",
+		Fields: []Field{
+			{Name: "targetType", Type: TypeString, Default: "instance", Replace: true,
+				Doc: "instance, ip or lambda; Elastic Load Balancing cannot change it"},
+			{Name: "vpc", Type: TypeRef, Replace: true, RefKinds: []Kind{VPC}, RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the VPC of the targets, {"ref": "aws/vpc/…"}: required for instance and ip targets, refused for lambda`},
+			{Name: "protocol", Type: TypeString, Replace: true,
+				Doc: "HTTP or HTTPS, to the targets: required for instance and ip targets, refused for lambda"},
+			{Name: "port", Type: TypeInt, Replace: true,
+				Doc: "the targets' port, 1 to 65535: required for instance and ip targets, refused for lambda"},
+			{Name: "healthCheckPath", Type: TypeString,
+				Doc: "the path health checks ask for, starting with /; unset, Elastic Load Balancing's (/); refused for lambda"},
+			{Name: "healthCheckIntervalSec", Type: TypeInt,
+				Doc: "seconds between health checks, 5 to 300 and longer than the check's timeout (6 s for HTTP, 10 s for HTTPS); unset, 30; refused for lambda"},
+			{Name: "healthyThreshold", Type: TypeInt,
+				Doc: "consecutive passed checks before a target is healthy, 2 to 10; unset, 5; refused for lambda"},
+			tags(),
+		},
+		Attributes: []string{"arn"},
+		Identity:   "arn",
+		Example: map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}, "protocol": "HTTP", "port": 8080.0,
+			"healthCheckPath": "/health", "tags": map[string]any{"team": "web"}},
+	},
+	{
+		Kind: ALBListener, Providers: []Provider{AWS},
+		Doc: "a listener of an Application Load Balancer, forwarding to one target group; listeners have no name in Elastic Load Balancing, so its name is its Name tag",
+		Fields: []Field{
+			{Name: "loadBalancer", Type: TypeRef, Required: true, Replace: true, RefKinds: []Kind{ALB},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the load balancer, {"ref": "aws/alb/…"}; a listener cannot move`},
+			{Name: "port", Type: TypeInt, Required: true, Doc: "the port it listens on, 1 to 65535, one listener per port of a load balancer"},
+			{Name: "protocol", Type: TypeString, Default: "HTTP", Doc: "HTTP or HTTPS"},
+			{Name: "certificateArn", Type: TypeString, Expr: true,
+				Doc: "the default certificate's ARN (ACM or IAM): required for HTTPS, refused for HTTP"},
+			{Name: "targetGroup", Type: TypeRef, Required: true, RefKinds: []Kind{ALBTargetGroup},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `where the default action forwards, {"ref": "aws/alb-target-group/…"}`},
+			tags(),
+		},
+		Attributes: []string{"arn"},
+		Example: map[string]any{"loadBalancer": map[string]any{"ref": "aws/alb/example"}, "port": 80.0,
+			"targetGroup": map[string]any{"ref": "aws/alb-target-group/example"}},
 	},
 }

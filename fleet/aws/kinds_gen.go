@@ -8,6 +8,57 @@ import (
 	"github.com/infra-iac/infra/spec"
 )
 
+// ALB is the alb kind on AWS (an Elastic Load Balancing Application Load
+// Balancer, named by its name (1 to 32 letters, digits and hyphens, not
+// starting or ending with a hyphen, nor starting with internal-)). It is the
+// type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind;
+// declare one with Cloud.ALB.
+type ALB struct{}
+
+// Provider returns "aws".
+func (ALB) Provider() spec.Provider { return "aws" }
+
+// Kind returns "alb".
+func (ALB) Kind() spec.Kind { return "alb" }
+
+func (ALB) attrARN() {}
+
+func (ALB) attrDnsName() {}
+
+func (ALB) attrCanonicalHostedZoneID() {}
+
+func (ALB) attrVPCID() {}
+
+// ALBListener is the alb-listener kind on AWS (a listener of an Application
+// Load Balancer, forwarding to one target group; listeners have no name in
+// Elastic Load Balancing, so its name is its Name tag). It is the type
+// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
+// one with Cloud.ALBListener.
+type ALBListener struct{}
+
+// Provider returns "aws".
+func (ALBListener) Provider() spec.Provider { return "aws" }
+
+// Kind returns "alb-listener".
+func (ALBListener) Kind() spec.Kind { return "alb-listener" }
+
+func (ALBListener) attrARN() {}
+
+// ALBTargetGroup is the alb-target-group kind on AWS (an Elastic Load
+// Balancing target group of an Application Load Balancer, named by its name (1
+// to 32 letters, digits and hyphens, not starting or ending with a hyphen)).
+// It is the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for
+// this kind; declare one with Cloud.ALBTargetGroup.
+type ALBTargetGroup struct{}
+
+// Provider returns "aws".
+func (ALBTargetGroup) Provider() spec.Provider { return "aws" }
+
+// Kind returns "alb-target-group".
+func (ALBTargetGroup) Kind() spec.Kind { return "alb-target-group" }
+
+func (ALBTargetGroup) attrARN() {}
+
 // Instance is the aws-instance kind on AWS (an EC2 instance). It is the type
 // argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
 // one with Cloud.Instance.
@@ -292,6 +343,162 @@ func (VPC) Kind() spec.Kind { return "vpc" }
 func (VPC) attrVPCID() {}
 
 func (VPC) attrARN() {}
+
+// ALBSpec holds the optional fields of the alb kind on AWS. The zero value
+// sets nothing, so every field stays unknown.
+type ALBSpec struct {
+	// SecurityGroups is field securityGroups. The security groups, under labels
+	// of your choosing: {"web": {"ref": "aws/security-group/…"}}; in the
+	// subnets' VPC; unset, the VPC's default group. A handle on the
+	// security-group it uses; the reference is also an ordering edge. It must be
+	// in the same region as this resource. Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
+	SecurityGroups map[string]fleet.Ref[SecurityGroup] `infra:"securityGroups"`
+	// Scheme is field scheme. Internet-facing or internal; Elastic Load Balancing
+	// cannot change it. Changing it replaces the resource. Unset, it stays
+	// unknown (never compared) and is created as "internet-facing".
+	Scheme fleet.Optional[string] `infra:"scheme"`
+	// IdleTimeoutSec is field idleTimeoutSec. Seconds a connection may stay idle,
+	// 1 to 4000. Unset, it stays unknown (never compared) and is created as 60.
+	IdleTimeoutSec fleet.Optional[int] `infra:"idleTimeoutSec"`
+	// DeletionProtection is field deletionProtection. While true, the load
+	// balancer cannot be deleted (nor replaced): set it to false first. Unset, it
+	// stays unknown (never compared) and is created as false.
+	DeletionProtection fleet.Optional[bool] `infra:"deletionProtection"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// ALB declares a resource of kind alb on AWS (an Elastic Load Balancing
+// Application Load Balancer, named by its name (1 to 32 letters, digits and
+// hyphens, not starting or ending with a hyphen, nor starting with internal-))
+// at address aws/alb/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - subnets: One subnet per availability zone, at least two zones, keyed
+//     by the zone: {"eu-west-3a": {"ref": "aws/subnet/…"}, …}; all in
+//     one VPC. A handle on the subnet it uses; the reference is also an
+//     ordering edge. It must be in the same region as this resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) ALB(name string, subnets map[string]fleet.Ref[Subnet], opts ALBSpec) fleet.Ref[ALB] {
+	return declare[ALB](c, name, []sdk.Field{
+		{Name: "subnets", Value: sdk.AnyMap(subnets)},
+		{Name: "securityGroups", Value: sdk.AnyMap(opts.SecurityGroups)},
+		{Name: "scheme", Value: opts.Scheme},
+		{Name: "idleTimeoutSec", Value: opts.IdleTimeoutSec},
+		{Name: "deletionProtection", Value: opts.DeletionProtection},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// ALBListenerSpec holds the optional fields of the alb-listener kind on AWS.
+// The zero value sets nothing, so every field stays unknown.
+type ALBListenerSpec struct {
+	// Protocol is field protocol. HTTP or HTTPS. Unset, it stays unknown (never
+	// compared) and is created as "HTTP".
+	Protocol fleet.Optional[string] `infra:"protocol"`
+	// CertificateARN is field certificateArn. The default certificate's ARN (ACM
+	// or IAM): required for HTTPS, refused for HTTP. It may be known only after
+	// apply (an Output); fleet.Lit gives a value you have. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	CertificateARN fleet.Output[string] `infra:"certificateArn"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// ALBListener declares a resource of kind alb-listener on AWS (a listener of
+// an Application Load Balancer, forwarding to one target group; listeners have
+// no name in Elastic Load Balancing, so its name is its Name tag) at address
+// aws/alb-listener/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - loadBalancer: The load balancer, {"ref": "aws/alb/…"}; a listener
+//     cannot move. A handle on the alb it uses; the reference is also an
+//     ordering edge. It must be in the same region as this resource.
+//     Changing it replaces the resource.
+//   - port: The port it listens on, 1 to 65535, one listener per port of a
+//     load balancer.
+//   - targetGroup: Where the default action forwards, {"ref":
+//     "aws/alb-target-group/…"}. A handle on the alb-target-group it uses;
+//     the reference is also an ordering edge. It must be in the same region
+//     as this resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) ALBListener(name string, loadBalancer fleet.Ref[ALB], port int, targetGroup fleet.Ref[ALBTargetGroup], opts ALBListenerSpec) fleet.Ref[ALBListener] {
+	return declare[ALBListener](c, name, []sdk.Field{
+		{Name: "loadBalancer", Value: loadBalancer},
+		{Name: "port", Value: port},
+		{Name: "targetGroup", Value: targetGroup},
+		{Name: "protocol", Value: opts.Protocol},
+		{Name: "certificateArn", Value: opts.CertificateARN},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// ALBTargetGroupSpec holds the optional fields of the alb-target-group kind on
+// AWS. The zero value sets nothing, so every field stays unknown.
+type ALBTargetGroupSpec struct {
+	// TargetType is field targetType. Instance, ip or lambda; Elastic Load
+	// Balancing cannot change it. Changing it replaces the resource. Unset, it
+	// stays unknown (never compared) and is created as "instance".
+	TargetType fleet.Optional[string] `infra:"targetType"`
+	// VPC is field vpc. The VPC of the targets, {"ref": "aws/vpc/…"}: required
+	// for instance and ip targets, refused for lambda. A handle on the vpc it
+	// uses; the reference is also an ordering edge. It must be in the same region
+	// as this resource. Changing it replaces the resource. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	VPC fleet.Ref[VPC] `infra:"vpc"`
+	// Protocol is field protocol. HTTP or HTTPS, to the targets: required for
+	// instance and ip targets, refused for lambda. Changing it replaces the
+	// resource. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	Protocol fleet.Optional[string] `infra:"protocol"`
+	// Port is field port. The targets' port, 1 to 65535: required for instance
+	// and ip targets, refused for lambda. Changing it replaces the resource.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	Port fleet.Optional[int] `infra:"port"`
+	// HealthCheckPath is field healthCheckPath. The path health checks ask for,
+	// starting with /; unset, Elastic Load Balancing's (/); refused for lambda.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	HealthCheckPath fleet.Optional[string] `infra:"healthCheckPath"`
+	// HealthCheckIntervalSec is field healthCheckIntervalSec. Seconds between
+	// health checks, 5 to 300 and longer than the check's timeout (6 s for HTTP,
+	// 10 s for HTTPS); unset, 30; refused for lambda. Unset, it stays unknown
+	// (never compared) and the cloud picks at create.
+	HealthCheckIntervalSec fleet.Optional[int] `infra:"healthCheckIntervalSec"`
+	// HealthyThreshold is field healthyThreshold. Consecutive passed checks
+	// before a target is healthy, 2 to 10; unset, 5; refused for lambda. Unset,
+	// it stays unknown (never compared) and the cloud picks at create.
+	HealthyThreshold fleet.Optional[int] `infra:"healthyThreshold"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// ALBTargetGroup declares a resource of kind alb-target-group on AWS (an
+// Elastic Load Balancing target group of an Application Load Balancer, named
+// by its name (1 to 32 letters, digits and hyphens, not starting or ending
+// with a hyphen)) at address aws/alb-target-group/NAME, in the Cloud's region.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) ALBTargetGroup(name string, opts ALBTargetGroupSpec) fleet.Ref[ALBTargetGroup] {
+	return declare[ALBTargetGroup](c, name, []sdk.Field{
+		{Name: "targetType", Value: opts.TargetType},
+		{Name: "vpc", Value: opts.VPC},
+		{Name: "protocol", Value: opts.Protocol},
+		{Name: "port", Value: opts.Port},
+		{Name: "healthCheckPath", Value: opts.HealthCheckPath},
+		{Name: "healthCheckIntervalSec", Value: opts.HealthCheckIntervalSec},
+		{Name: "healthyThreshold", Value: opts.HealthyThreshold},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
 
 // InstanceSpec holds the optional fields of the aws-instance kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
@@ -785,9 +992,10 @@ func (c *Cloud) VPC(name string, cidr string, opts VPCSpec) fleet.Ref[VPC] {
 	})
 }
 
-// HasARN is satisfied by the AWS kinds that publish arn: Compute,
-// DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry, InternetGateway,
-// LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets, Subnet, VPC.
+// HasARN is satisfied by the AWS kinds that publish arn: ALB, ALBListener,
+// ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy, IAMRole,
+// ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres, Queues,
+// S3Bucket, Secrets, Subnet, VPC.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -796,9 +1004,9 @@ type HasARN interface {
 // ARNOf is the arn of the resource r points at, known only after that resource
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
-// Compute, DynamodbTable, IAM, IAMPolicy, IAMRole, ImageRegistry,
-// InternetGateway, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets,
-// Subnet, VPC.
+// ALB, ALBListener, ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy,
+// IAMRole, ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres,
+// Queues, S3Bucket, Secrets, Subnet, VPC.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")
@@ -819,6 +1027,39 @@ type HasAvailabilityZone interface {
 func AvailabilityZoneOf[K HasAvailabilityZone](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "availabilityZone")
+	return out
+}
+
+// HasCanonicalHostedZoneID is satisfied by the AWS kinds that publish
+// canonicalHostedZoneId: ALB.
+type HasCanonicalHostedZoneID interface {
+	fleet.Kind
+	attrCanonicalHostedZoneID()
+}
+
+// CanonicalHostedZoneIDOf is the canonicalHostedZoneId of the resource r
+// points at, known only after that resource is applied. It can flow into a
+// field that takes a fleet.Output, or into fleet.Format, and using it adds a
+// dependency on r. Kinds that publish it: ALB.
+func CanonicalHostedZoneIDOf[K HasCanonicalHostedZoneID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "canonicalHostedZoneId")
+	return out
+}
+
+// HasDnsName is satisfied by the AWS kinds that publish dnsName: ALB.
+type HasDnsName interface {
+	fleet.Kind
+	attrDnsName()
+}
+
+// DnsNameOf is the dnsName of the resource r points at, known only after that
+// resource is applied. It can flow into a field that takes a fleet.Output, or
+// into fleet.Format, and using it adds a dependency on r. Kinds that publish
+// it: ALB.
+func DnsNameOf[K HasDnsName](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "dnsName")
 	return out
 }
 
@@ -1052,8 +1293,8 @@ func VersionOf[K HasVersion](r fleet.Ref[K]) fleet.Output[string] {
 	return out
 }
 
-// HasVPCID is satisfied by the AWS kinds that publish vpcId: SecurityGroup,
-// VPC.
+// HasVPCID is satisfied by the AWS kinds that publish vpcId: ALB,
+// SecurityGroup, VPC.
 type HasVPCID interface {
 	fleet.Kind
 	attrVPCID()
@@ -1062,7 +1303,7 @@ type HasVPCID interface {
 // VPCIDOf is the vpcId of the resource r points at, known only after that
 // resource is applied. It can flow into a field that takes a fleet.Output, or
 // into fleet.Format, and using it adds a dependency on r. Kinds that publish
-// it: SecurityGroup, VPC.
+// it: ALB, SecurityGroup, VPC.
 func VPCIDOf[K HasVPCID](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "vpcId")

@@ -8,7 +8,7 @@ import "strings"
 
 var acronyms = map[string]string{
 	"arn": "ARN", "id": "ID", "url": "URL", "uri": "URI", "vpc": "VPC", "ip": "IP", "mb": "MB",
-	"cpu": "CPU", "iam": "IAM", "aws": "AWS", "sql": "SQL", "uae": "UAE", "ns": "NS",
+	"cpu": "CPU", "iam": "IAM", "alb": "ALB", "aws": "AWS", "sql": "SQL", "uae": "UAE", "ns": "NS",
 }
 
 // Of turns a kebab-case or camelCase name into an exported Go name.

@@ -42,7 +42,7 @@ func newTestBackend(t *testing.T, opts ...func(*config.LoadOptions) error) (*Bac
 // region is the suite's alone (Exclusive). It is not reset before each
 // subtest: a reset costs more than a subtest's calls, seconds on a loaded
 // machine.
-func conformance(t *testing.T, b *Backend, srv *moto.Server, cases ...drivertest.Case) {
+func conformance(t *testing.T, b providers.Backend, srv *moto.Server, cases ...drivertest.Case) {
 	t.Helper()
 	drivertest.RunConformanceTests(t, drivertest.Harness{
 		Backend:     b,

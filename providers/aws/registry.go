@@ -95,7 +95,8 @@ func register(e entry) {
 	if e.sweep != nil {
 		sweepTargets[e.kind] = *e.sweep
 	} else if strings.Contains(e.arnFormat, "{name}") {
-		sweepTargets[e.kind] = SweepTarget{ARNs: []string{strings.NewReplacer("{region}", "*", "{name}", "{prefix}*").Replace(e.arnFormat)}}
+		// An id beside the name (a load balancer's) is any id.
+		sweepTargets[e.kind] = SweepTarget{ARNs: []string{strings.NewReplacer("{region}", "*", "{name}", "{prefix}*", "{id}", "*").Replace(e.arnFormat)}}
 	}
 	registry[e.kind] = &e
 }

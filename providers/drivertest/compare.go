@@ -21,7 +21,8 @@ import (
 //
 // A reference field's target is a name, but the driver reports the
 // identity the cloud records it by (a security group's groupId): identity
-// turns the one into the other, as the engine does when it plans.
+// turns the one into the other, as the engine does when it plans; in an
+// object of references, each value.
 func diverging(info *spec.KindInfo, target, reported map[string]any, identity func(spec.Field, any) any) []string {
 	var out []string
 	for _, name := range sortedKeys(target) {
@@ -34,8 +35,17 @@ func diverging(info *spec.KindInfo, target, reported map[string]any, identity fu
 			continue
 		}
 		want := target[name]
-		if f.Type == spec.TypeRef {
+		switch f.Type {
+		case spec.TypeRef:
 			want = identity(f, want)
+		case spec.TypeRefMap:
+			if m, ok := want.(map[string]any); ok {
+				ids := make(map[string]any, len(m))
+				for k, v := range m {
+					ids[k] = identity(f, v)
+				}
+				want = ids
+			}
 		}
 		if name == spec.TagsField {
 			got = spec.WithoutOwnershipTag(got)

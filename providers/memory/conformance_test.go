@@ -58,8 +58,18 @@ func caseFor(cloud *memory.Cloud, provider spec.Provider, region string, info *s
 			f := f
 			referenced = append(referenced, func(t *testing.T) {
 				d, _ := cloud.Backend(provider).Driver(held)
+				var names []string
 				for v := 0; v < 2; v++ {
-					name := sample(f, v).(string)
+					switch x := sample(f, v).(type) {
+					case string:
+						names = append(names, x)
+					case map[string]any:
+						for _, n := range x {
+							names = append(names, n.(string))
+						}
+					}
+				}
+				for _, name := range names {
 					if _, err := d.Create(context.Background(), providers.Target{Name: name, Region: region, Owner: "fixture"}); err != nil &&
 						providers.CodeOf(cloud.Backend(provider), err) != providers.AlreadyExists {
 						t.Fatal(err)
@@ -93,7 +103,7 @@ func caseFor(cloud *memory.Cloud, provider spec.Provider, region string, info *s
 // identityKind returns the kind a reference field names when the cloud
 // records such references by an identity other than the name.
 func identityKind(f spec.Field) (spec.Kind, bool) {
-	if f.Type != spec.TypeRef {
+	if f.Type != spec.TypeRef && (f.Type != spec.TypeRefMap || f.Secret) {
 		return "", false
 	}
 	for _, k := range f.RefKinds {
@@ -123,6 +133,9 @@ func sample(f spec.Field, variant int) any {
 	case spec.TypeIngress:
 		return []any{map[string]any{"port": 443.0, "cidr": "10.0.0.0/8"}, map[string]any{"port": float64(80 + variant), "cidr": "0.0.0.0/0"}}
 	case spec.TypeRefMap:
+		if !f.Secret {
+			return map[string]any{"k": fmt.Sprintf("%s-%d", f.Name, variant)}
+		}
 		return map[string]any{"DB": fmt.Sprintf("secret-%d", variant)}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -443,6 +444,24 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 			}
 			v = id
 		}
+		if m, ok := v.(map[string]any); ok && f.Type == spec.TypeRefMap {
+			// Each value, likewise (an ALB's subnets). Labels the cloud
+			// does not keep (CompareValues: an ALB's security groups) are
+			// lost, as on the cloud: the values come back under
+			// themselves.
+			ids := make(map[string]any, len(m))
+			for k, x := range m {
+				id, err := d.identityOf(f, t.Region, x)
+				if err != nil {
+					return err
+				}
+				if f.Compare == spec.CompareValues {
+					k = id
+				}
+				ids[k] = id
+			}
+			v = ids
+		}
 		if name == spec.TagsField {
 			tags := map[string]any{}
 			if m, ok := v.(map[string]any); ok {
@@ -515,10 +534,19 @@ func (d *driver) usedBy(name, region string) string {
 			continue
 		}
 		for _, f := range info.Fields {
-			if f.Type != spec.TypeRef || !refersTo(f, d.kind) {
+			if !f.IsRef() || !refersTo(f, d.kind) {
 				continue
 			}
-			if v, ok := r.Resource.Fields[f.Name].(string); ok && v == d.identity(name, region) {
+			var refs []any
+			switch v := r.Resource.Fields[f.Name].(type) {
+			case string:
+				refs = []any{v}
+			case map[string]any:
+				for _, x := range v {
+					refs = append(refs, x)
+				}
+			}
+			if slices.Contains(refs, any(d.identity(name, region))) {
 				users = append(users, string(r.Provider)+"/"+string(r.Kind)+"/"+r.Resource.Name)
 			}
 		}

@@ -371,10 +371,12 @@ func sweepPolicy(in policyInput, prefix string) (string, error) {
 	return doc.String(), nil
 }
 
-// camel writes a kind as a Sid's part: object-store → ObjectStore.
+// camel writes a kind or a resource type as a Sid's part, which takes
+// letters and digits only: object-store → ObjectStore, loadbalancer/app/*
+// → LoadbalancerApp.
 func camel(s string) string {
 	var b strings.Builder
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' }) {
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '/' || r == '*' }) {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
 	return b.String()

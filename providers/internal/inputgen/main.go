@@ -192,6 +192,8 @@ func describe(f spec.Field) string {
 		return "an object of secrets' values"
 	case f.Type == spec.TypeRef:
 		return "a reference, resolved to the referenced resource's name"
+	case f.Type == spec.TypeRefMap:
+		return "an object of references, each resolved to the referenced resource's name"
 	}
 	return f.Type.String()
 }

@@ -1,0 +1,130 @@
+package aws
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/providers/drivertest"
+	"github.com/infra-iac/infra/spec"
+)
+
+// The load balancers go in the default VPC, where the security-group
+// kind's groups are.
+func TestALBConformance(t *testing.T) {
+	b, srv := newTestBackend(t)
+	net := makeNet(t, b, "albnet", "", "172.31.200.0/24", "172.31.201.0/24", "172.31.202.0/24")
+	makeGroup(t, b, "alb-web")
+	makeGroup(t, b, "alb-admin")
+	conformance(t, netReads{b}, srv, drivertest.Case{
+		Kind: spec.ALB,
+		Create: map[string]any{"subnets": net.zones("ab"),
+			"securityGroups": map[string]any{"web": "alb-web"}},
+		Updates: []map[string]any{
+			{"subnets": net.zones("bc")},
+			{"securityGroups": map[string]any{"web": "alb-web", "admin": "alb-admin"}},
+			{"idleTimeoutSec": 4000.0, "deletionProtection": true},
+			// Off again, or the suite's cleanup could not delete it.
+			{"idleTimeoutSec": 1.0, "deletionProtection": false},
+		},
+		Replaces: []map[string]any{{"scheme": "internal"}},
+		OddNames: []string{"Mixed-Case-0", strings.Repeat("b", 32), "internal"},
+	})
+}
+
+// What Elastic Load Balancing's API reference refuses is refused before
+// any call, saying why.
+func TestALBRefusesBadValuesBeforeAnyCall(t *testing.T) {
+	var calls callCounter
+	b, _ := newTestBackend(t, calls.option())
+	d, _ := b.Driver(spec.ALB)
+	two := map[string]any{"eu-west-3a": "a", "eu-west-3b": "b"}
+	wantRefused(t, d, []refusal{
+		{"internal-web", map[string]any{"subnets": two}, "cannot begin with internal-"},
+		{"-web", map[string]any{"subnets": two}, "begin or end with a hyphen"},
+		{"web_1", map[string]any{"subnets": two}, `character '_'`},
+		{strings.Repeat("w", 33), map[string]any{"subnets": two}, "1 to 32 characters"},
+		{"web", map[string]any{"subnets": map[string]any{"eu-west-3a": "a"}}, "at least two availability zones"},
+		{"web", map[string]any{"subnets": map[string]any{"eu-west-3a": "a", "us-east-1b": "b"}}, `key "us-east-1b" is not an availability zone of eu-west-3`},
+		{"web", map[string]any{"subnets": two, "scheme": "public"}, "internet-facing or internal"},
+		{"web", map[string]any{"subnets": two, "idleTimeoutSec": 0.0}, "from 1 to 4000"},
+		{"web", map[string]any{"subnets": two, "idleTimeoutSec": 4001.0}, "from 1 to 4000"},
+		{"web", map[string]any{"subnets": two, "securityGroups": map[string]any{}}, "at least one"},
+	})
+	if n := calls.total(); n != 0 {
+		t.Errorf("%d calls were made", n)
+	}
+}
+
+// A subnet keyed by another zone than its own, subnets of two VPCs, and a
+// group of the security-group kind (default VPC) with subnets of another
+// VPC are refused before the load balancer is made.
+func TestALBRefusesWhatTheSubnetsContradict(t *testing.T) {
+	var calls callCounter
+	b, _ := newTestBackend(t, calls.option())
+	def := makeNet(t, b, "def", "", "172.31.210.0/24", "172.31.211.0/24", "172.31.212.0/24")
+	own := makeNet(t, b, "own", "10.20.0.0/16", "10.20.1.0/24", "10.20.2.0/24", "10.20.3.0/24")
+	makeGroup(t, b, "web")
+	d, _ := b.Driver(spec.ALB)
+	wantRefused(t, d, []refusal{
+		{"web", map[string]any{"subnets": map[string]any{"eu-west-3a": own.subnets["eu-west-3b"], "eu-west-3c": own.subnets["eu-west-3c"]}},
+			"own-b is keyed by eu-west-3a but is in eu-west-3b"},
+		{"web", map[string]any{"subnets": map[string]any{"eu-west-3a": own.subnets["eu-west-3a"], "eu-west-3b": def.subnets["eu-west-3b"]}},
+			"more than one VPC"},
+		{"web", map[string]any{"subnets": own.zones("ab"), "securityGroups": map[string]any{"web": "web"}},
+			"the security-group kind makes its groups in the region's default VPC"},
+		{"web", map[string]any{"subnets": map[string]any{"eu-west-3a": "nothing-a", "eu-west-3b": own.subnets["eu-west-3b"]}},
+			`no subnet named "nothing-a"`},
+	})
+	if n := calls.count("CreateLoadBalancer"); n != 0 {
+		t.Errorf("CreateLoadBalancer was called %d times", n)
+	}
+}
+
+// refuseDelete answers DeleteLoadBalancer as Elastic Load Balancing does
+// for a load balancer whose deletion protection is on (OperationNotPermitted,
+// in DeleteLoadBalancer's API reference). moto deletes such a load
+// balancer.
+func refuseDelete() func(*config.LoadOptions) error {
+	return config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("protected", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if middleware.GetOperationName(ctx) == "DeleteLoadBalancer" {
+				return middleware.InitializeOutput{}, middleware.Metadata{}, &smithy.GenericAPIError{Code: "OperationNotPermitted",
+					Message: "Load balancer 'arn:…' cannot be deleted because deletion protection is enabled"}
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.Before)
+	}})
+}
+
+// A protected load balancer's delete fails naming the field and the fix;
+// the driver never turns the protection off itself.
+func TestALBDeleteOfAProtectedOneSaysWhatToDo(t *testing.T) {
+	var calls callCounter
+	b, _ := newTestBackend(t, calls.option(), refuseDelete())
+	net := makeNet(t, b, "dp", "", "172.31.220.0/24", "172.31.221.0/24", "172.31.222.0/24")
+	d, _ := b.Driver(spec.ALB)
+	ctx := context.Background()
+	tg := providers.Target{Name: "kept", Region: testRegion, Owner: "fleet",
+		Fields: map[string]any{"subnets": net.zones("ab"), "deletionProtection": true}}
+	if _, err := d.Create(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	before := calls.count("ModifyLoadBalancerAttributes")
+	err := d.Delete(ctx, tg)
+	if errorCode(err) != providers.Conflict || !strings.Contains(err.Error(), "set deletionProtection to false") {
+		t.Fatalf("Delete = %v (code %s), want a conflict naming deletionProtection and the fix", err, errorCode(err))
+	}
+	if n := calls.count("ModifyLoadBalancerAttributes"); n != before {
+		t.Errorf("the delete changed the attributes (%d calls)", n-before)
+	}
+	r, err := d.Read(ctx, testRegion, "kept")
+	if err != nil || r.Fields["deletionProtection"] != true {
+		t.Errorf("after the refused delete: %v, %v", r.Fields, err)
+	}
+}

@@ -1,0 +1,371 @@
+package aws
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbtypes "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
+)
+
+// albTargetGroups is the alb-target-group kind: an Elastic Load Balancing
+// target group an Application Load Balancer forwards to, named by its name.
+// Its VPC is this fleet's vpc resource, found through EC2.
+type albTargetGroups struct{ elbAndEC2 }
+
+var (
+	_ providers.Driver   = (*albTargetGroups)(nil)
+	_ providers.Releaser = (*albTargetGroups)(nil)
+)
+
+func init() {
+	register(entry{
+		kind: spec.ALBTargetGroup, service: "elasticloadbalancing",
+		actions: []string{"elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTags", "ec2:DescribeVpcs",
+			"elasticloadbalancing:CreateTargetGroup", "elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags",
+			"elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:DeleteTargetGroup"},
+		scopes: elbScopes(map[string][]ActionScope{
+			"elasticloadbalancing:DescribeTargetGroups": {{Scope: ScopeAny}},
+			"elasticloadbalancing:CreateTargetGroup":    {{Scope: ScopeCreate}},
+			"elasticloadbalancing:ModifyTargetGroup":    {{Scope: ScopeOwned}},
+			"elasticloadbalancing:DeleteTargetGroup":    {{Scope: ScopeOwned}},
+		}),
+		arnFormat: "arn:{partition}:elasticloadbalancing:{region}:{account}:targetgroup/{name}/{id}",
+		// targetgroup/NAME/ID. A Network Load Balancer's target groups
+		// share the form; the read that follows the scan finds them not
+		// this kind's.
+		arn: namedBeforeID("targetgroup/"),
+		errors: elbErrors,
+		new: func(cfg aws.Config, _ accountOf) providers.Driver {
+			return &albTargetGroups{newELBAndEC2(cfg)}
+		},
+	})
+}
+
+// Health check timeouts infra leaves at Elastic Load Balancing's defaults
+// (CreateTargetGroup's HealthCheckTimeoutSeconds), which the interval
+// must exceed.
+var defaultHealthTimeout = map[string]int{"HTTP": 6, "HTTPS": 10}
+
+// target decodes and checks a target before any call, by the rules of
+// CreateTargetGroup's API reference.
+func (d *albTargetGroups) target(t providers.Target) (providers.ALBTargetGroupInput, error) {
+	k := spec.ALBTargetGroup
+	if err := checkELBName(k, t.Name); err != nil {
+		return providers.ALBTargetGroupInput{}, err
+	}
+	in, err := providers.DecodeALBTargetGroup(t.Fields)
+	if err != nil {
+		return in, providers.Errorf(providers.InvalidArgument, "aws/alb-target-group: %s: %v", t.Name, err)
+	}
+	refuse := func(format string, args ...any) error {
+		return providers.Errorf(providers.InvalidArgument, "aws/alb-target-group: %s: "+format, append([]any{t.Name}, args...)...)
+	}
+	switch tt := targetType(in); tt {
+	case elbtypes.TargetTypeEnumLambda:
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{providers.ALBTargetGroupVPC, in.HasVPC()}, {providers.ALBTargetGroupProtocol, in.HasProtocol()}, {providers.ALBTargetGroupPort, in.HasPort()},
+			{providers.ALBTargetGroupHealthCheckPath, in.HasHealthCheckPath()}, {providers.ALBTargetGroupHealthCheckIntervalSec, in.HasHealthCheckIntervalSec()},
+			{providers.ALBTargetGroupHealthyThreshold, in.HasHealthyThreshold()}} {
+			if f.set {
+				return in, refuse("%s does not apply to a lambda target group (its health checks are off, and infra leaves them so)", f.name)
+			}
+		}
+		return in, nil
+	case elbtypes.TargetTypeEnumInstance, elbtypes.TargetTypeEnumIp:
+	default:
+		return in, refuse("targetType %q: write instance, ip or lambda", tt)
+	}
+	if !in.HasVPC() || !in.HasProtocol() || !in.HasPort() {
+		return in, refuse("vpc, protocol and port are required for %s targets", targetType(in))
+	}
+	timeout, ok := defaultHealthTimeout[in.Protocol]
+	if !ok {
+		return in, refuse("protocol %q: an Application Load Balancer's target group takes HTTP or HTTPS", in.Protocol)
+	}
+	if err := checkWhole(k, t.Name, providers.ALBTargetGroupPort, in.Port, 1, 65535); err != nil {
+		return in, err
+	}
+	if in.HasHealthCheckPath() && (!strings.HasPrefix(in.HealthCheckPath, "/") || len(in.HealthCheckPath) > 1024) {
+		return in, refuse("healthCheckPath %q: write a path starting with /, of at most 1024 characters", in.HealthCheckPath)
+	}
+	if in.HasHealthCheckIntervalSec() {
+		if err := checkWhole(k, t.Name, providers.ALBTargetGroupHealthCheckIntervalSec, in.HealthCheckIntervalSec, 5, 300); err != nil {
+			return in, err
+		}
+		if int(in.HealthCheckIntervalSec) <= timeout {
+			return in, refuse("healthCheckIntervalSec %v: it must be longer than the health check's timeout, %d s for %s", in.HealthCheckIntervalSec, timeout, in.Protocol)
+		}
+	}
+	if in.HasHealthyThreshold() {
+		if err := checkWhole(k, t.Name, providers.ALBTargetGroupHealthyThreshold, in.HealthyThreshold, 2, 10); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// targetType is the target's, or Elastic Load Balancing's default.
+func targetType(in providers.ALBTargetGroupInput) elbtypes.TargetTypeEnum {
+	if !in.HasTargetType() {
+		return elbtypes.TargetTypeEnumInstance
+	}
+	return elbtypes.TargetTypeEnum(in.TargetType)
+}
+
+// vpcID is the target's VPC's id: what this run observed or made, else a
+// look-up by its Name tag.
+func (d *albTargetGroups) vpcID(ctx context.Context, t providers.Target, name string) (string, error) {
+	if id := identity(t, spec.VPC, name); id != "" {
+		return id, nil
+	}
+	var ids []string
+	p := ec2.NewDescribeVpcsPaginator(d.ec2.get(t.Region), &ec2.DescribeVpcsInput{
+		Filters: []ec2types.Filter{{Name: aws.String("tag:Name"), Values: []string{filterPattern(name)}}}})
+	err := eachPage(ctx, p, spec.ALBTargetGroup, t.Region, func(page *ec2.DescribeVpcsOutput) error {
+		for _, v := range page.Vpcs {
+			if ec2TagMap(v.Tags)["Name"] == name {
+				ids = append(ids, aws.ToString(v.VpcId))
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("aws/alb-target-group: %s: DescribeVpcs: %w", t.Name, err)
+	case len(ids) == 0:
+		return "", providers.Errorf(providers.InvalidArgument, "aws/alb-target-group: %s: vpc: no VPC named %q in %s", t.Name, name, t.Region)
+	case len(ids) > 1:
+		return "", providers.Errorf(providers.InvalidArgument, "aws/alb-target-group: %s: vpc: %d VPCs carry Name=%q (%s); infra cannot tell which is meant",
+			t.Name, len(ids), name, strings.Join(ids, ", "))
+	}
+	return ids[0], nil
+}
+
+func (d *albTargetGroups) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
+	in, err := d.target(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	tags, err := desiredTags(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	req := &elbv2.CreateTargetGroupInput{Name: aws.String(t.Name), TargetType: targetType(in), Tags: elbTags(tags)}
+	if in.HasVPC() {
+		vpc, err := d.vpcID(ctx, t, in.VPC)
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		req.VpcId, req.Protocol, req.Port = aws.String(vpc), elbtypes.ProtocolEnum(in.Protocol), aws.Int32(int32(in.Port))
+	}
+	if in.HasHealthCheckPath() {
+		req.HealthCheckPath = aws.String(in.HealthCheckPath)
+	}
+	if in.HasHealthCheckIntervalSec() {
+		req.HealthCheckIntervalSeconds = aws.Int32(int32(in.HealthCheckIntervalSec))
+	}
+	if in.HasHealthyThreshold() {
+		req.HealthyThresholdCount = aws.Int32(int32(in.HealthyThreshold))
+	}
+	out, err := d.elb.get(t.Region).CreateTargetGroup(ctx, req)
+	if err != nil {
+		return providers.Resource{}, fmt.Errorf("aws/alb-target-group: %s: CreateTargetGroup: %w", t.Name, err)
+	}
+	if len(out.TargetGroups) != 1 {
+		return providers.Resource{}, fmt.Errorf("aws/alb-target-group: %s: CreateTargetGroup answered %d target groups", t.Name, len(out.TargetGroups))
+	}
+	// The answer is the target group as made; its tags are what was sent.
+	return targetGroupResource(t.Region, out.TargetGroups[0], tags), nil
+}
+
+// albTargetGroup reports whether a target group is one an Application
+// Load Balancer forwards to, this kind's: HTTP or HTTPS to instances or
+// IP addresses, or a Lambda function's.
+func albTargetGroup(g elbtypes.TargetGroup) bool {
+	switch g.TargetType {
+	case elbtypes.TargetTypeEnumLambda:
+		return true
+	case elbtypes.TargetTypeEnumInstance, elbtypes.TargetTypeEnumIp:
+		return g.Protocol == elbtypes.ProtocolEnumHttp || g.Protocol == elbtypes.ProtocolEnumHttps
+	}
+	return false
+}
+
+func targetGroupResource(region string, g elbtypes.TargetGroup, tags map[string]string) providers.Resource {
+	f := map[string]any{
+		providers.ALBTargetGroupTargetType: string(g.TargetType),
+		spec.TagsField:                     reportedTags(tags),
+	}
+	if v := aws.ToString(g.VpcId); v != "" {
+		f[providers.ALBTargetGroupVPC] = v
+	}
+	if g.Protocol != "" {
+		f[providers.ALBTargetGroupProtocol] = string(g.Protocol)
+	}
+	if g.Port != nil {
+		f[providers.ALBTargetGroupPort] = float64(*g.Port)
+	}
+	if g.HealthCheckPath != nil {
+		f[providers.ALBTargetGroupHealthCheckPath] = aws.ToString(g.HealthCheckPath)
+	}
+	if g.HealthCheckIntervalSeconds != nil {
+		f[providers.ALBTargetGroupHealthCheckIntervalSec] = float64(*g.HealthCheckIntervalSeconds)
+	}
+	if g.HealthyThresholdCount != nil {
+		f[providers.ALBTargetGroupHealthyThreshold] = float64(*g.HealthyThresholdCount)
+	}
+	return providers.Resource{Name: aws.ToString(g.TargetGroupName), Region: region, Owner: tags[spec.OwnershipTagKey], Fields: f,
+		Attributes: map[string]string{"arn": aws.ToString(g.TargetGroupArn)}}
+}
+
+// List reads every target group and their tags (twenty a call), which is
+// all Read reports: the listing is complete.
+func (d *albTargetGroups) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	c := d.elb.get(region)
+	var groups []elbtypes.TargetGroup
+	var arns []string
+	err := eachPage(ctx, elbv2.NewDescribeTargetGroupsPaginator(c, &elbv2.DescribeTargetGroupsInput{}), spec.ALBTargetGroup, region,
+		func(page *elbv2.DescribeTargetGroupsOutput) error {
+			for _, g := range page.TargetGroups {
+				if albTargetGroup(g) {
+					groups, arns = append(groups, g), append(arns, aws.ToString(g.TargetGroupArn))
+				}
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("aws/alb-target-group: DescribeTargetGroups in %s: %w", region, err)
+	}
+	tags, err := tagsOf(ctx, c, arns)
+	if err != nil {
+		return nil, fmt.Errorf("aws/alb-target-group: DescribeTags in %s: %w", region, err)
+	}
+	out := make([]providers.Resource, 0, len(groups))
+	for _, g := range groups {
+		r := targetGroupResource(region, g, tags[aws.ToString(g.TargetGroupArn)])
+		r.Complete = true
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// describe finds the target group called name.
+func (d *albTargetGroups) describe(ctx context.Context, c *elbv2.Client, name string) (elbtypes.TargetGroup, error) {
+	out, err := c.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{Names: []string{name}})
+	if err != nil {
+		return elbtypes.TargetGroup{}, fmt.Errorf("aws/alb-target-group: %s: DescribeTargetGroups: %w", name, err)
+	}
+	for _, g := range out.TargetGroups {
+		if aws.ToString(g.TargetGroupName) != name {
+			continue
+		}
+		if !albTargetGroup(g) {
+			return elbtypes.TargetGroup{}, providers.Errorf(providers.NotFound, "aws/alb-target-group: %s is a %s %s target group, not an Application Load Balancer's",
+				name, g.Protocol, g.TargetType)
+		}
+		return g, nil
+	}
+	return elbtypes.TargetGroup{}, providers.Errorf(providers.NotFound, "aws/alb-target-group: no target group named %q", name)
+}
+
+func (d *albTargetGroups) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	c := d.elb.get(region)
+	g, err := d.describe(ctx, c, name)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	arn := aws.ToString(g.TargetGroupArn)
+	tags, err := tagsOf(ctx, c, []string{arn})
+	if err != nil {
+		return providers.Resource{}, fmt.Errorf("aws/alb-target-group: %s: DescribeTags: %w", name, err)
+	}
+	return targetGroupResource(region, g, tags[arn]), nil
+}
+
+// arnOf is the target group's ARN: the one this run observed, else the
+// describe's.
+func (d *albTargetGroups) arnOf(ctx context.Context, c *elbv2.Client, name string, attrs map[string]string) (string, error) {
+	if a := attrs["arn"]; a != "" {
+		return a, nil
+	}
+	g, err := d.describe(ctx, c, name)
+	if err != nil {
+		return "", err
+	}
+	return aws.ToString(g.TargetGroupArn), nil
+}
+
+func (d *albTargetGroups) Update(ctx context.Context, t providers.Target, changed []string) (providers.Resource, error) {
+	in, err := d.target(t)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	c := d.elb.get(t.Region)
+	arn, err := d.arnOf(ctx, c, t.Name, t.Attributes)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	health := &elbv2.ModifyTargetGroupInput{TargetGroupArn: aws.String(arn)}
+	modify := false
+	for _, f := range changed {
+		switch f {
+		case providers.ALBTargetGroupHealthCheckPath:
+			health.HealthCheckPath, modify = aws.String(in.HealthCheckPath), true
+		case providers.ALBTargetGroupHealthCheckIntervalSec:
+			health.HealthCheckIntervalSeconds, modify = aws.Int32(int32(in.HealthCheckIntervalSec)), true
+		case providers.ALBTargetGroupHealthyThreshold:
+			health.HealthyThresholdCount, modify = aws.Int32(int32(in.HealthyThreshold)), true
+		case providers.ALBTargetGroupTags:
+			want, err := desiredTags(t)
+			if err == nil {
+				err = retagELB(ctx, c, spec.ALBTargetGroup, t.Name, arn, want)
+			}
+			if err != nil {
+				return providers.Resource{}, err
+			}
+		default:
+			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "aws/alb-target-group: %s: field %q cannot be updated in place", t.Name, f)
+		}
+	}
+	if modify {
+		if _, err := c.ModifyTargetGroup(ctx, health); err != nil {
+			return providers.Resource{}, fmt.Errorf("aws/alb-target-group: %s: ModifyTargetGroup: %w", t.Name, err)
+		}
+	}
+	return d.Read(ctx, t.Region, t.Name)
+}
+
+// Delete deletes the target group. One a listener still forwards to is
+// refused (ResourceInUse, a conflict the engine retries once the listener
+// is gone).
+func (d *albTargetGroups) Delete(ctx context.Context, t providers.Target) error {
+	c := d.elb.get(t.Region)
+	arn, err := d.arnOf(ctx, c, t.Name, t.Attributes)
+	if err != nil {
+		return err
+	}
+	if _, err := c.DeleteTargetGroup(ctx, &elbv2.DeleteTargetGroupInput{TargetGroupArn: aws.String(arn)}); err != nil && !isCode(err, "TargetGroupNotFound") {
+		return fmt.Errorf("aws/alb-target-group: %s: DeleteTargetGroup: %w", t.Name, err)
+	}
+	return nil
+}
+
+// Release removes this fleet's ownership tag and keeps every other tag.
+func (d *albTargetGroups) Release(ctx context.Context, region, name, owner string) error {
+	c := d.elb.get(region)
+	arn, err := d.arnOf(ctx, c, name, nil)
+	if err != nil {
+		return err
+	}
+	return releaseELB(ctx, c, spec.ALBTargetGroup, name, arn, owner)
+}

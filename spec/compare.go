@@ -68,6 +68,12 @@ func Equal(f Field, target, reported any) bool {
 			return got == want || strings.HasPrefix(got, want+".")
 		}
 	}
+	if f.Compare == CompareJSON {
+		if ja, ok := parsedJSON(a); ok {
+			jb, ok := parsedJSON(b)
+			return ok && reflect.DeepEqual(ja, jb)
+		}
+	}
 	if f.Compare == CompareSet {
 		if la, ok := a.([]any); ok {
 			lb, ok := b.([]any)
@@ -75,6 +81,19 @@ func Equal(f Field, target, reported any) bool {
 		}
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// parsedJSON is v parsed, when v is a string holding JSON.
+func parsedJSON(v any) (any, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, false
+	}
+	var out any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, false
+	}
+	return out, true
 }
 
 // WithoutOwnershipTag returns reported tags without the ownership tag: the

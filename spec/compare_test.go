@@ -6,6 +6,7 @@ func TestEqualRules(t *testing.T) {
 	version := Field{Name: "engineVersion", Type: TypeString, Compare: CompareVersion}
 	set := Field{Name: "policies", Type: TypeStringList, Compare: CompareSet}
 	exact := Field{Name: "visibilityTimeoutSec", Type: TypeInt}
+	doc := Field{Name: "filterPolicy", Type: TypeString, Compare: CompareJSON}
 	for _, c := range []struct {
 		f    Field
 		a, b any
@@ -19,6 +20,12 @@ func TestEqualRules(t *testing.T) {
 		{set, []any{"a"}, []any{"a", "a"}, false},
 		{exact, 30.0, int32(30), true},
 		{exact, 30.0, 31, false},
+		{doc, `{"event": ["created"], "n": [{"numeric": [">", 1]}]}`, `{"n":[{"numeric":[">",1.0]}],"event":["created"]}`, true},
+		{doc, `{"event": ["created"]}`, `{"event": ["deleted"]}`, false},
+		{doc, `{"event": ["a", "b"]}`, `{"event": ["b", "a"]}`, false},
+		{doc, "", "", true},
+		{doc, "", `{}`, false},
+		{doc, "{not json", "{not json", true},
 	} {
 		if got := Equal(c.f, c.a, c.b); got != c.want {
 			t.Errorf("%s: Equal(%v, %v) = %v, want %v", c.f.Name, c.a, c.b, got, c.want)

@@ -143,7 +143,7 @@ func renderFields() string {
 			if f.Replace {
 				change = "replace"
 			}
-			compared := map[Compare]string{CompareExact: "exact", CompareSet: "as a set", CompareVersion: "by version prefix", CompareNever: "never"}[f.Compare]
+			compared := map[Compare]string{CompareExact: "exact", CompareSet: "as a set", CompareVersion: "by version prefix", CompareNever: "never", CompareJSON: "as JSON"}[f.Compare]
 			if f.Compare == CompareNever {
 				change = "—"
 			}

@@ -59,6 +59,10 @@ const (
 	// password reference, a behaviour flag such as forceDestroy). It is never
 	// a reason to act.
 	CompareNever
+	// CompareJSON: a string holding JSON compares by what it means, not
+	// how it is written: the cloud keeps a JSON document in its own
+	// spacing and key order. A string that is not JSON compares exactly.
+	CompareJSON
 )
 
 // Field is one field of a kind's spec, with everything the engine and check

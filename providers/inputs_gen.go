@@ -767,3 +767,53 @@ func DecodeSecurityGroup(fields map[string]any) (SecurityGroupInput, error) {
 	in.set = d.set
 	return in, nil
 }
+
+// SnsTopicInput holds the fields of a target of kind sns-topic.
+type SnsTopicInput struct {
+	// DisplayName is "displayName" (string).
+	DisplayName string
+	// Fifo is "fifo" (boolean).
+	Fifo bool
+	// ContentBasedDeduplication is "contentBasedDeduplication" (boolean).
+	ContentBasedDeduplication bool
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of sns-topic, as Update's changed list holds them.
+const (
+	SnsTopicDisplayName               = "displayName"
+	SnsTopicFifo                      = "fifo"
+	SnsTopicContentBasedDeduplication = "contentBasedDeduplication"
+	SnsTopicTags                      = "tags"
+)
+
+// HasDisplayName reports whether the target set "displayName".
+func (in SnsTopicInput) HasDisplayName() bool { return in.set&(1<<0) != 0 }
+
+// HasFifo reports whether the target set "fifo".
+func (in SnsTopicInput) HasFifo() bool { return in.set&(1<<1) != 0 }
+
+// HasContentBasedDeduplication reports whether the target set "contentBasedDeduplication".
+func (in SnsTopicInput) HasContentBasedDeduplication() bool { return in.set&(1<<2) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in SnsTopicInput) HasTags() bool { return in.set&(1<<3) != 0 }
+
+// DecodeSnsTopic reads the fields of a sns-topic target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeSnsTopic(fields map[string]any) (SnsTopicInput, error) {
+	d := decoder{fields: fields}
+	in := SnsTopicInput{
+		DisplayName:               d.str(0, SnsTopicDisplayName),
+		Fifo:                      d.boolean(1, SnsTopicFifo),
+		ContentBasedDeduplication: d.boolean(2, SnsTopicContentBasedDeduplication),
+		Tags:                      d.stringMap(3, SnsTopicTags),
+	}
+	if d.err != nil {
+		return SnsTopicInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}

@@ -21,6 +21,7 @@ const (
 	ScalewayContainerNS       Kind = "scaleway-container-namespace"
 	ScalewayContainer         Kind = "scaleway-container"
 	LogGroup                  Kind = "log-group"
+	SNSTopic                  Kind = "sns-topic"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -433,5 +434,20 @@ var kindTable = []KindInfo{
 			tags(),
 		},
 		Attributes: []string{"arn"},
+	},
+	{
+		Kind: SNSTopic, Providers: []Provider{AWS}, Identity: "arn",
+		Doc: "an SNS topic, named by its topic name; a name ending in .fifo is a FIFO topic",
+		Fields: []Field{
+			{Name: "displayName", Type: TypeString,
+				Doc: "the name shown as the sender of email and SMS notifications"},
+			{Name: "fifo", Type: TypeBool, Replace: true,
+				Doc: "a FIFO topic; it must agree with the name, which ends in .fifo for a FIFO topic and only then (unset, the name decides); SNS cannot convert a topic, so a change replaces it"},
+			{Name: "contentBasedDeduplication", Type: TypeBool,
+				Doc: "FIFO topics only: SNS derives each message's deduplication id from its body"},
+			tags(),
+		},
+		Attributes: []string{"arn"},
+		Example:    map[string]any{"displayName": "Orders", "tags": map[string]any{"team": "shop"}},
 	},
 }

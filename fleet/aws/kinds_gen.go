@@ -200,6 +200,20 @@ func (SecurityGroup) attrGroupID() {}
 
 func (SecurityGroup) attrVPCID() {}
 
+// SnsTopic is the sns-topic kind on AWS (an SNS topic, named by its topic
+// name; a name ending in .fifo is a FIFO topic). It is the type argument of
+// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.SnsTopic.
+type SnsTopic struct{}
+
+// Provider returns "aws".
+func (SnsTopic) Provider() spec.Provider { return "aws" }
+
+// Kind returns "sns-topic".
+func (SnsTopic) Kind() spec.Kind { return "sns-topic" }
+
+func (SnsTopic) attrARN() {}
+
 // InstanceSpec holds the optional fields of the aws-instance kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
 type InstanceSpec struct {
@@ -446,8 +460,46 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 	})
 }
 
+// SnsTopicSpec holds the optional fields of the sns-topic kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type SnsTopicSpec struct {
+	// DisplayName is field displayName. The name shown as the sender of email and
+	// SMS notifications. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	DisplayName fleet.Optional[string] `infra:"displayName"`
+	// Fifo is field fifo. A FIFO topic; it must agree with the name, which ends
+	// in .fifo for a FIFO topic and only then (unset, the name decides); SNS
+	// cannot convert a topic, so a change replaces it. Changing it replaces the
+	// resource. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	Fifo fleet.Optional[bool] `infra:"fifo"`
+	// ContentBasedDeduplication is field contentBasedDeduplication. FIFO topics
+	// only: SNS derives each message's deduplication id from its body. Unset, it
+	// stays unknown (never compared) and the cloud picks at create.
+	ContentBasedDeduplication fleet.Optional[bool] `infra:"contentBasedDeduplication"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// SnsTopic declares a resource of kind sns-topic on AWS (an SNS topic, named
+// by its topic name; a name ending in .fifo is a FIFO topic) at address
+// aws/sns-topic/NAME, in the Cloud's region.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) SnsTopic(name string, opts SnsTopicSpec) fleet.Ref[SnsTopic] {
+	return declare[SnsTopic](c, name, []sdk.Field{
+		{Name: "displayName", Value: opts.DisplayName},
+		{Name: "fifo", Value: opts.Fifo},
+		{Name: "contentBasedDeduplication", Value: opts.ContentBasedDeduplication},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // HasARN is satisfied by the AWS kinds that publish arn: Compute, IAM,
-// ImageRegistry, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets.
+// ImageRegistry, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets,
+// SnsTopic.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -457,7 +509,7 @@ type HasARN interface {
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
 // Compute, IAM, ImageRegistry, LogGroup, ObjectStore, Postgres, Queues,
-// S3Bucket, Secrets.
+// S3Bucket, Secrets, SnsTopic.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")

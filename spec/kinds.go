@@ -22,6 +22,7 @@ const (
 	ScalewayContainer         Kind = "scaleway-container"
 	LogGroup                  Kind = "log-group"
 	SNSTopic                  Kind = "sns-topic"
+	SNSSubscription           Kind = "sns-subscription"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -97,6 +98,12 @@ const (
 	// MarkNamePrefix: the product has neither; a name starting with
 	// <fleet>- is the fleet's.
 	MarkNamePrefix Mark = "name prefix"
+	// MarkStatement: the product has no tags and no free field of its own,
+	// but the resource adds a statement to another's access policy (an SNS
+	// subscription's to its queue's), and that statement's Sid holds the
+	// resource's name and the fleet. Without a name of its own in the
+	// cloud, the resource is found by that Sid.
+	MarkStatement Mark = "policy statement"
 )
 
 // DescriptionLimit is how long the description that holds kind k's mark
@@ -449,5 +456,24 @@ var kindTable = []KindInfo{
 		},
 		Attributes: []string{"arn"},
 		Example:    map[string]any{"displayName": "Orders", "tags": map[string]any{"team": "shop"}},
+	},
+	{
+		Kind: SNSSubscription, Providers: []Provider{AWS},
+		On: map[Provider]OnProvider{AWS: {Mark: MarkStatement}},
+		Doc: "an SNS subscription of an SQS queue to a topic, with the statement in the queue's access policy that lets the topic send to it; " +
+			"SNS gives a subscription no name and no tags, so that statement's Sid holds its name and the ownership mark",
+		Fields: []Field{
+			{Name: "topic", Type: TypeRef, Required: true, Replace: true, SameProvider: true, RegionLocal: true,
+				RefKinds: []Kind{SNSTopic}, Doc: `the topic, {"ref": "aws/sns-topic/…"}; the subscription lives in the topic's region`},
+			{Name: "queue", Type: TypeRef, Required: true, Replace: true, SameProvider: true, RegionLocal: true,
+				RefKinds: []Kind{Queues}, Doc: `the queue the topic delivers to, {"ref": "aws/queues/…"}, in the topic's region and account`},
+			{Name: "rawMessageDelivery", Type: TypeBool, Default: false,
+				Doc: "deliver the message body alone, without SNS's JSON envelope"},
+			{Name: "filterPolicy", Type: TypeString, Compare: CompareJSON,
+				Doc: `a JSON object matched against each message's attributes, such as {"event": ["created"]}; only matching messages are delivered ("" for none)`},
+		},
+		Attributes: []string{"arn"},
+		Example: map[string]any{"topic": map[string]any{"ref": "aws/sns-topic/example"}, "queue": map[string]any{"ref": "aws/queues/example"},
+			"rawMessageDelivery": true, "filterPolicy": `{"event": ["created"]}`},
 	},
 }

@@ -200,6 +200,22 @@ func (SecurityGroup) attrGroupID() {}
 
 func (SecurityGroup) attrVPCID() {}
 
+// SnsSubscription is the sns-subscription kind on AWS (an SNS subscription of
+// an SQS queue to a topic, with the statement in the queue's access policy
+// that lets the topic send to it; SNS gives a subscription no name and no
+// tags, so that statement's Sid holds its name and the ownership mark). It is
+// the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
+// kind; declare one with Cloud.SnsSubscription.
+type SnsSubscription struct{}
+
+// Provider returns "aws".
+func (SnsSubscription) Provider() spec.Provider { return "aws" }
+
+// Kind returns "sns-subscription".
+func (SnsSubscription) Kind() spec.Kind { return "sns-subscription" }
+
+func (SnsSubscription) attrARN() {}
+
 // SnsTopic is the sns-topic kind on AWS (an SNS topic, named by its topic
 // name; a name ending in .fifo is a FIFO topic). It is the type argument of
 // fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
@@ -460,6 +476,46 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 	})
 }
 
+// SnsSubscriptionSpec holds the optional fields of the sns-subscription kind
+// on AWS. The zero value sets nothing, so every field stays unknown.
+type SnsSubscriptionSpec struct {
+	// RawMessageDelivery is field rawMessageDelivery. Deliver the message body
+	// alone, without SNS's JSON envelope. Unset, it stays unknown (never
+	// compared) and is created as false.
+	RawMessageDelivery fleet.Optional[bool] `infra:"rawMessageDelivery"`
+	// FilterPolicy is field filterPolicy. A JSON object matched against each
+	// message's attributes, such as {"event": ["created"]}; only matching
+	// messages are delivered ("" for none). Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
+	FilterPolicy fleet.Optional[string] `infra:"filterPolicy"`
+}
+
+// SnsSubscription declares a resource of kind sns-subscription on AWS (an SNS
+// subscription of an SQS queue to a topic, with the statement in the queue's
+// access policy that lets the topic send to it; SNS gives a subscription no
+// name and no tags, so that statement's Sid holds its name and the ownership
+// mark) at address aws/sns-subscription/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - topic: The topic, {"ref": "aws/sns-topic/…"}; the subscription lives
+//     in the topic's region. A handle on the sns-topic it uses; the
+//     reference is also an ordering edge. It must be in the same region as
+//     this resource. Changing it replaces the resource.
+//   - queue: The queue the topic delivers to, {"ref": "aws/queues/…"}, in
+//     the topic's region and account. A handle on the queues it uses; the
+//     reference is also an ordering edge. It must be in the same region as
+//     this resource. Changing it replaces the resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) SnsSubscription(name string, topic fleet.Ref[SnsTopic], queue fleet.Ref[Queues], opts SnsSubscriptionSpec) fleet.Ref[SnsSubscription] {
+	return declare[SnsSubscription](c, name, []sdk.Field{
+		{Name: "topic", Value: topic},
+		{Name: "queue", Value: queue},
+		{Name: "rawMessageDelivery", Value: opts.RawMessageDelivery},
+		{Name: "filterPolicy", Value: opts.FilterPolicy},
+	})
+}
+
 // SnsTopicSpec holds the optional fields of the sns-topic kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
 type SnsTopicSpec struct {
@@ -499,7 +555,7 @@ func (c *Cloud) SnsTopic(name string, opts SnsTopicSpec) fleet.Ref[SnsTopic] {
 
 // HasARN is satisfied by the AWS kinds that publish arn: Compute, IAM,
 // ImageRegistry, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets,
-// SnsTopic.
+// SnsSubscription, SnsTopic.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -509,7 +565,7 @@ type HasARN interface {
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
 // Compute, IAM, ImageRegistry, LogGroup, ObjectStore, Postgres, Queues,
-// S3Bucket, Secrets, SnsTopic.
+// S3Bucket, Secrets, SnsSubscription, SnsTopic.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")

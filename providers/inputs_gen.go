@@ -1209,6 +1209,106 @@ func DecodeSecurityGroup(fields map[string]any) (SecurityGroupInput, error) {
 	return in, nil
 }
 
+// SnsSubscriptionInput holds the fields of a target of kind sns-subscription.
+type SnsSubscriptionInput struct {
+	// Topic is "topic" (a reference, resolved to the referenced resource's name).
+	Topic string
+	// Queue is "queue" (a reference, resolved to the referenced resource's name).
+	Queue string
+	// RawMessageDelivery is "rawMessageDelivery" (boolean).
+	RawMessageDelivery bool
+	// FilterPolicy is "filterPolicy" (string).
+	FilterPolicy string
+	set          uint64 // bit i: the target set field i
+}
+
+// The field names of sns-subscription, as Update's changed list holds them.
+const (
+	SnsSubscriptionTopic              = "topic"
+	SnsSubscriptionQueue              = "queue"
+	SnsSubscriptionRawMessageDelivery = "rawMessageDelivery"
+	SnsSubscriptionFilterPolicy       = "filterPolicy"
+)
+
+// HasTopic reports whether the target set "topic".
+func (in SnsSubscriptionInput) HasTopic() bool { return in.set&(1<<0) != 0 }
+
+// HasQueue reports whether the target set "queue".
+func (in SnsSubscriptionInput) HasQueue() bool { return in.set&(1<<1) != 0 }
+
+// HasRawMessageDelivery reports whether the target set "rawMessageDelivery".
+func (in SnsSubscriptionInput) HasRawMessageDelivery() bool { return in.set&(1<<2) != 0 }
+
+// HasFilterPolicy reports whether the target set "filterPolicy".
+func (in SnsSubscriptionInput) HasFilterPolicy() bool { return in.set&(1<<3) != 0 }
+
+// DecodeSnsSubscription reads the fields of a sns-subscription target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeSnsSubscription(fields map[string]any) (SnsSubscriptionInput, error) {
+	d := decoder{fields: fields}
+	in := SnsSubscriptionInput{
+		Topic:              d.str(0, SnsSubscriptionTopic),
+		Queue:              d.str(1, SnsSubscriptionQueue),
+		RawMessageDelivery: d.boolean(2, SnsSubscriptionRawMessageDelivery),
+		FilterPolicy:       d.str(3, SnsSubscriptionFilterPolicy),
+	}
+	if d.err != nil {
+		return SnsSubscriptionInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// SnsTopicInput holds the fields of a target of kind sns-topic.
+type SnsTopicInput struct {
+	// DisplayName is "displayName" (string).
+	DisplayName string
+	// Fifo is "fifo" (boolean).
+	Fifo bool
+	// ContentBasedDeduplication is "contentBasedDeduplication" (boolean).
+	ContentBasedDeduplication bool
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of sns-topic, as Update's changed list holds them.
+const (
+	SnsTopicDisplayName               = "displayName"
+	SnsTopicFifo                      = "fifo"
+	SnsTopicContentBasedDeduplication = "contentBasedDeduplication"
+	SnsTopicTags                      = "tags"
+)
+
+// HasDisplayName reports whether the target set "displayName".
+func (in SnsTopicInput) HasDisplayName() bool { return in.set&(1<<0) != 0 }
+
+// HasFifo reports whether the target set "fifo".
+func (in SnsTopicInput) HasFifo() bool { return in.set&(1<<1) != 0 }
+
+// HasContentBasedDeduplication reports whether the target set "contentBasedDeduplication".
+func (in SnsTopicInput) HasContentBasedDeduplication() bool { return in.set&(1<<2) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in SnsTopicInput) HasTags() bool { return in.set&(1<<3) != 0 }
+
+// DecodeSnsTopic reads the fields of a sns-topic target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeSnsTopic(fields map[string]any) (SnsTopicInput, error) {
+	d := decoder{fields: fields}
+	in := SnsTopicInput{
+		DisplayName:               d.str(0, SnsTopicDisplayName),
+		Fifo:                      d.boolean(1, SnsTopicFifo),
+		ContentBasedDeduplication: d.boolean(2, SnsTopicContentBasedDeduplication),
+		Tags:                      d.stringMap(3, SnsTopicTags),
+	}
+	if d.err != nil {
+		return SnsTopicInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // SubnetInput holds the fields of a target of kind subnet.
 type SubnetInput struct {
 	// VPC is "vpc" (a reference, resolved to the referenced resource's name).

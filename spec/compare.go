@@ -57,9 +57,9 @@ func Canon(v any) any {
 // Equal compares a target with a reported value under field f's rule:
 // lists the service may reorder compare as sets (by each element's JSON
 // form, so lists of objects too), versions by dot-prefix, policy documents
-// by meaning (CompareJSON), objects of labelled values by their values,
-// everything else exactly. Duplicates are kept, and an empty list is not a
-// nil one.
+// by meaning (ComparePolicy), other JSON by its value (CompareJSON),
+// objects of labelled values by their values, everything else exactly.
+// Duplicates are kept, and an empty list is not a nil one.
 func Equal(f Field, target, reported any) bool {
 	a, b := Canon(target), Canon(reported)
 	if f.Compare == CompareVersion {
@@ -72,9 +72,15 @@ func Equal(f Field, target, reported any) bool {
 	if f.Type == TypeObjects {
 		return equalItems(f, a, b)
 	}
-	if f.Compare == CompareJSON {
-		if equal, ok := jsonEqual(a, b); ok {
+	if f.Compare == ComparePolicy {
+		if equal, ok := policyEqual(a, b); ok {
 			return equal
+		}
+	}
+	if f.Compare == CompareJSON {
+		if ja, ok := parsedJSON(a); ok {
+			jb, ok := parsedJSON(b)
+			return ok && reflect.DeepEqual(ja, jb)
 		}
 	}
 	if f.Compare == CompareSet {
@@ -179,4 +185,17 @@ func CloneValue(v any) any {
 		return out
 	}
 	return v
+}
+
+// parsedJSON is v parsed, when v is a string holding JSON.
+func parsedJSON(v any) (any, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, false
+	}
+	var out any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, false
+	}
+	return out, true
 }

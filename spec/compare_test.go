@@ -7,6 +7,7 @@ func TestEqualRules(t *testing.T) {
 	set := Field{Name: "policies", Type: TypeStringList, Compare: CompareSet}
 	exact := Field{Name: "visibilityTimeoutSec", Type: TypeInt}
 	values := Field{Name: "securityGroups", Type: TypeRefMap, Compare: CompareValues}
+	doc := Field{Name: "filterPolicy", Type: TypeString, Compare: CompareJSON}
 	for _, c := range []struct {
 		f    Field
 		a, b any
@@ -24,6 +25,12 @@ func TestEqualRules(t *testing.T) {
 		{values, map[string]any{"web": "sg-1"}, map[string]any{"sg-1": "sg-1", "sg-2": "sg-2"}, false},
 		{values, map[string]any{"web": "sg-1", "db": "sg-1"}, map[string]any{"sg-1": "sg-1"}, false},
 		{values, map[string]any{"web": "sg-1"}, "sg-1", false},
+		{doc, `{"event": ["created"], "n": [{"numeric": [">", 1]}]}`, `{"n":[{"numeric":[">",1.0]}],"event":["created"]}`, true},
+		{doc, `{"event": ["created"]}`, `{"event": ["deleted"]}`, false},
+		{doc, `{"event": ["a", "b"]}`, `{"event": ["b", "a"]}`, false},
+		{doc, "", "", true},
+		{doc, "", `{}`, false},
+		{doc, "{not json", "{not json", true},
 	} {
 		if got := Equal(c.f, c.a, c.b); got != c.want {
 			t.Errorf("%s: Equal(%v, %v) = %v, want %v", c.f.Name, c.a, c.b, got, c.want)

@@ -157,7 +157,7 @@ func renderFields() string {
 				}
 			}
 			compared := map[Compare]string{CompareExact: "exact", CompareSet: "as a set", CompareVersion: "by version prefix", CompareNever: "never",
-				CompareJSON: "as a policy document", CompareValues: "as a set of its values"}[f.Compare]
+				ComparePolicy: "as a policy document", CompareValues: "as a set of its values", CompareJSON: "as JSON"}[f.Compare]
 			if f.Compare == CompareNever {
 				change = "—"
 			}

@@ -62,7 +62,7 @@ const (
 	// password reference, a behaviour flag such as forceDestroy). It is never
 	// a reason to act.
 	CompareNever
-	// CompareJSON: the values are JSON documents in IAM's policy grammar
+	// ComparePolicy: the values are JSON documents in IAM's policy grammar
 	// (a policy, a role's trust), compared by meaning, as IAM reads them:
 	// whitespace and key order never matter, every list is a set (IAM
 	// evaluates statements, actions, resources, principals and condition
@@ -70,12 +70,18 @@ const (
 	// and a number or a boolean equals its text. IAM hands documents back
 	// URL-encoded and as it stored them, which is not as they were sent. A
 	// value that is not JSON compares exactly.
-	CompareJSON
+	ComparePolicy
 	// CompareValues: an object whose keys are the declaration's own labels,
 	// which the cloud does not keep (an ALB's security groups), compares as
 	// the set of its values: the cloud reports the values under keys of its
 	// choosing.
 	CompareValues
+	// CompareJSON: a string holding JSON compares by what it means, not
+	// how it is written: the cloud keeps a JSON document in its own
+	// spacing and key order. Lists keep their order (an SNS filter's
+	// numeric range is a list whose order is its meaning). A string that
+	// is not JSON compares exactly.
+	CompareJSON
 )
 
 // Field is one field of a kind's spec, with everything the engine and check

@@ -10,8 +10,8 @@ import (
 // A policy document is compared as IAM reads it. The pairs are what a user
 // writes and what IAM may hand back (its own re-serialisation, URL-decoded):
 // key order, whitespace and a one-element list differ, the meaning does not.
-func TestCompareJSONReadsPolicyDocumentsAsIAMDoes(t *testing.T) {
-	doc := Field{Name: "document", Type: TypeString, Compare: CompareJSON}
+func TestComparePolicyReadsPolicyDocumentsAsIAMDoes(t *testing.T) {
+	doc := Field{Name: "document", Type: TypeString, Compare: ComparePolicy}
 	const written = `{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": "arn:aws:s3:::b/*"}]}`
 	for _, c := range []struct {
 		name string

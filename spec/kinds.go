@@ -30,6 +30,8 @@ const (
 	ALB                       Kind = "alb"
 	ALBTargetGroup            Kind = "alb-target-group"
 	ALBListener               Kind = "alb-listener"
+	SNSTopic                  Kind = "sns-topic"
+	SNSSubscription           Kind = "sns-subscription"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -113,6 +115,12 @@ const (
 	// MarkNamePrefix: the product has neither; a name starting with
 	// <fleet>- is the fleet's.
 	MarkNamePrefix Mark = "name prefix"
+	// MarkStatement: the product has no tags and no free field of its own,
+	// but the resource adds a statement to another's access policy (an SNS
+	// subscription's to its queue's), and that statement's Sid holds the
+	// resource's name and the fleet. Without a name of its own in the
+	// cloud, the resource is found by that Sid.
+	MarkStatement Mark = "policy statement"
 )
 
 // DescriptionLimit is how long the description that holds kind k's mark
@@ -476,7 +484,7 @@ var kindTable = []KindInfo{
 		Kind: IAMRole, Providers: []Provider{AWS}, Global: true,
 		Doc: "an IAM role, named by its role name, at the path /: who may assume it and the managed policies attached to it",
 		Fields: []Field{
-			{Name: "trust", Type: TypeString, Required: true, Expr: true, Compare: CompareJSON,
+			{Name: "trust", Type: TypeString, Required: true, Expr: true, Compare: ComparePolicy,
 				Doc: "the trust policy (the assume-role policy document), as JSON: who may assume the role"},
 			{Name: "description", Type: TypeString, Doc: "a description, up to 1000 characters"},
 			{Name: "maxSessionDurationSec", Type: TypeInt,
@@ -497,7 +505,7 @@ var kindTable = []KindInfo{
 		Kind: IAMPolicy, Providers: []Provider{AWS}, Global: true,
 		Doc: "an IAM customer managed policy, named by its policy name, at the path /",
 		Fields: []Field{
-			{Name: "document", Type: TypeString, Required: true, Expr: true, Compare: CompareJSON,
+			{Name: "document", Type: TypeString, Required: true, Expr: true, Compare: ComparePolicy,
 				Doc: "the policy document, as JSON; a change is a new default version"},
 			{Name: "description", Type: TypeString, Replace: true,
 				Doc: "a description, up to 1000 characters; IAM cannot change one, so a change replaces the policy"},
@@ -648,5 +656,39 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn"},
 		Example: map[string]any{"loadBalancer": map[string]any{"ref": "aws/alb/example"}, "port": 80.0,
 			"targetGroup": map[string]any{"ref": "aws/alb-target-group/example"}},
+	},
+	{
+		Kind: SNSTopic, Providers: []Provider{AWS}, Identity: "arn",
+		Doc: "an SNS topic, named by its topic name; a name ending in .fifo is a FIFO topic",
+		Fields: []Field{
+			{Name: "displayName", Type: TypeString,
+				Doc: "the name shown as the sender of email and SMS notifications"},
+			{Name: "fifo", Type: TypeBool, Replace: true,
+				Doc: "a FIFO topic; it must agree with the name, which ends in .fifo for a FIFO topic and only then (unset, the name decides); SNS cannot convert a topic, so a change replaces it"},
+			{Name: "contentBasedDeduplication", Type: TypeBool,
+				Doc: "FIFO topics only: SNS derives each message's deduplication id from its body"},
+			tags(),
+		},
+		Attributes: []string{"arn"},
+		Example:    map[string]any{"displayName": "Orders", "tags": map[string]any{"team": "shop"}},
+	},
+	{
+		Kind: SNSSubscription, Providers: []Provider{AWS},
+		On: map[Provider]OnProvider{AWS: {Mark: MarkStatement}},
+		Doc: "an SNS subscription of an SQS queue to a topic, with the statement in the queue's access policy that lets the topic send to it; " +
+			"SNS gives a subscription no name and no tags, so that statement's Sid holds its name and the ownership mark",
+		Fields: []Field{
+			{Name: "topic", Type: TypeRef, Required: true, Replace: true, SameProvider: true, RegionLocal: true,
+				RefKinds: []Kind{SNSTopic}, Doc: `the topic, {"ref": "aws/sns-topic/…"}; the subscription lives in the topic's region`},
+			{Name: "queue", Type: TypeRef, Required: true, Replace: true, SameProvider: true, RegionLocal: true,
+				RefKinds: []Kind{Queues}, Doc: `the queue the topic delivers to, {"ref": "aws/queues/…"}, in the topic's region and account`},
+			{Name: "rawMessageDelivery", Type: TypeBool, Default: false,
+				Doc: "deliver the message body alone, without SNS's JSON envelope"},
+			{Name: "filterPolicy", Type: TypeString, Compare: CompareJSON,
+				Doc: `a JSON object matched against each message's attributes, such as {"event": ["created"]}; only matching messages are delivered ("" for none)`},
+		},
+		Attributes: []string{"arn"},
+		Example: map[string]any{"topic": map[string]any{"ref": "aws/sns-topic/example"}, "queue": map[string]any{"ref": "aws/queues/example"},
+			"rawMessageDelivery": true, "filterPolicy": `{"event": ["created"]}`},
 	},
 }

@@ -27,6 +27,8 @@ func TestKindTableProviderFacts(t *testing.T) {
 		Scaleway: {Queues: MarkNamePrefix, Postgres: MarkNamePrefix, ImageRegistry: MarkDescription},
 		// Service accounts take no labels but have a description.
 		GCP: {IAM: MarkDescription},
+		// A subscription has neither tags nor a field of its own to hold it.
+		AWS: {SNSSubscription: MarkStatement},
 	}
 	for _, info := range Kinds() {
 		for _, p := range info.Providers {

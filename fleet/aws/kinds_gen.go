@@ -311,6 +311,36 @@ func (SecurityGroup) attrGroupID() {}
 
 func (SecurityGroup) attrVPCID() {}
 
+// SnsSubscription is the sns-subscription kind on AWS (an SNS subscription of
+// an SQS queue to a topic, with the statement in the queue's access policy
+// that lets the topic send to it; SNS gives a subscription no name and no
+// tags, so that statement's Sid holds its name and the ownership mark). It is
+// the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
+// kind; declare one with Cloud.SnsSubscription.
+type SnsSubscription struct{}
+
+// Provider returns "aws".
+func (SnsSubscription) Provider() spec.Provider { return "aws" }
+
+// Kind returns "sns-subscription".
+func (SnsSubscription) Kind() spec.Kind { return "sns-subscription" }
+
+func (SnsSubscription) attrARN() {}
+
+// SnsTopic is the sns-topic kind on AWS (an SNS topic, named by its topic
+// name; a name ending in .fifo is a FIFO topic). It is the type argument of
+// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.SnsTopic.
+type SnsTopic struct{}
+
+// Provider returns "aws".
+func (SnsTopic) Provider() spec.Provider { return "aws" }
+
+// Kind returns "sns-topic".
+func (SnsTopic) Kind() spec.Kind { return "sns-topic" }
+
+func (SnsTopic) attrARN() {}
+
 // Subnet is the subnet kind on AWS (an EC2 subnet of a VPC, in one
 // availability zone, named by its Name tag). It is the type argument of
 // fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
@@ -920,6 +950,83 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 	})
 }
 
+// SnsSubscriptionSpec holds the optional fields of the sns-subscription kind
+// on AWS. The zero value sets nothing, so every field stays unknown.
+type SnsSubscriptionSpec struct {
+	// RawMessageDelivery is field rawMessageDelivery. Deliver the message body
+	// alone, without SNS's JSON envelope. Unset, it stays unknown (never
+	// compared) and is created as false.
+	RawMessageDelivery fleet.Optional[bool] `infra:"rawMessageDelivery"`
+	// FilterPolicy is field filterPolicy. A JSON object matched against each
+	// message's attributes, such as {"event": ["created"]}; only matching
+	// messages are delivered ("" for none). Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
+	FilterPolicy fleet.Optional[string] `infra:"filterPolicy"`
+}
+
+// SnsSubscription declares a resource of kind sns-subscription on AWS (an SNS
+// subscription of an SQS queue to a topic, with the statement in the queue's
+// access policy that lets the topic send to it; SNS gives a subscription no
+// name and no tags, so that statement's Sid holds its name and the ownership
+// mark) at address aws/sns-subscription/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - topic: The topic, {"ref": "aws/sns-topic/…"}; the subscription lives
+//     in the topic's region. A handle on the sns-topic it uses; the
+//     reference is also an ordering edge. It must be in the same region as
+//     this resource. Changing it replaces the resource.
+//   - queue: The queue the topic delivers to, {"ref": "aws/queues/…"}, in
+//     the topic's region and account. A handle on the queues it uses; the
+//     reference is also an ordering edge. It must be in the same region as
+//     this resource. Changing it replaces the resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) SnsSubscription(name string, topic fleet.Ref[SnsTopic], queue fleet.Ref[Queues], opts SnsSubscriptionSpec) fleet.Ref[SnsSubscription] {
+	return declare[SnsSubscription](c, name, []sdk.Field{
+		{Name: "topic", Value: topic},
+		{Name: "queue", Value: queue},
+		{Name: "rawMessageDelivery", Value: opts.RawMessageDelivery},
+		{Name: "filterPolicy", Value: opts.FilterPolicy},
+	})
+}
+
+// SnsTopicSpec holds the optional fields of the sns-topic kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type SnsTopicSpec struct {
+	// DisplayName is field displayName. The name shown as the sender of email and
+	// SMS notifications. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	DisplayName fleet.Optional[string] `infra:"displayName"`
+	// Fifo is field fifo. A FIFO topic; it must agree with the name, which ends
+	// in .fifo for a FIFO topic and only then (unset, the name decides); SNS
+	// cannot convert a topic, so a change replaces it. Changing it replaces the
+	// resource. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	Fifo fleet.Optional[bool] `infra:"fifo"`
+	// ContentBasedDeduplication is field contentBasedDeduplication. FIFO topics
+	// only: SNS derives each message's deduplication id from its body. Unset, it
+	// stays unknown (never compared) and the cloud picks at create.
+	ContentBasedDeduplication fleet.Optional[bool] `infra:"contentBasedDeduplication"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// SnsTopic declares a resource of kind sns-topic on AWS (an SNS topic, named
+// by its topic name; a name ending in .fifo is a FIFO topic) at address
+// aws/sns-topic/NAME, in the Cloud's region.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) SnsTopic(name string, opts SnsTopicSpec) fleet.Ref[SnsTopic] {
+	return declare[SnsTopic](c, name, []sdk.Field{
+		{Name: "displayName", Value: opts.DisplayName},
+		{Name: "fifo", Value: opts.Fifo},
+		{Name: "contentBasedDeduplication", Value: opts.ContentBasedDeduplication},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // SubnetSpec holds the optional fields of the subnet kind on AWS. The zero
 // value sets nothing, so every field stays unknown.
 type SubnetSpec struct {
@@ -995,7 +1102,7 @@ func (c *Cloud) VPC(name string, cidr string, opts VPCSpec) fleet.Ref[VPC] {
 // HasARN is satisfied by the AWS kinds that publish arn: ALB, ALBListener,
 // ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy, IAMRole,
 // ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres, Queues,
-// S3Bucket, Secrets, Subnet, VPC.
+// S3Bucket, Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -1006,7 +1113,7 @@ type HasARN interface {
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
 // ALB, ALBListener, ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy,
 // IAMRole, ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres,
-// Queues, S3Bucket, Secrets, Subnet, VPC.
+// Queues, S3Bucket, Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")

@@ -49,7 +49,7 @@ func init() {
 		arnFormat: "arn:{partition}:elasticloadbalancing:{region}:{account}:loadbalancer/app/{name}/{id}",
 		// loadbalancer/app/NAME/ID; a Network Load Balancer's is
 		// loadbalancer/net/…, not this kind's.
-		arn: namedBeforeID("loadbalancer/app/"),
+		arn:    namedBeforeID("loadbalancer/app/"),
 		errors: elbErrors,
 		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &albs{newELBAndEC2(cfg)}

@@ -41,7 +41,7 @@ func init() {
 		// targetgroup/NAME/ID. A Network Load Balancer's target groups
 		// share the form; the read that follows the scan finds them not
 		// this kind's.
-		arn: namedBeforeID("targetgroup/"),
+		arn:    namedBeforeID("targetgroup/"),
 		errors: elbErrors,
 		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &albTargetGroups{newELBAndEC2(cfg)}

@@ -172,6 +172,11 @@ type Case struct {
 	// InvalidArgument and leaves nothing behind, and that an update to no
 	// user tags is accepted.
 	NoUserTags string
+	// Vary, when set, changes each target's fields by its name before its
+	// create, for a kind of which two resources cannot share every field
+	// (an SNS subscription: SNS keeps one per topic and queue, so each
+	// needs a queue of its own). It may make what the fields then refer to.
+	Vary func(t *testing.T, name string, fields map[string]any)
 	// Untested are fields the Coverage subtest need not find in Updates or
 	// Replaces, each with the reason (a field of another cloud, say).
 	Untested map[string]string
@@ -292,7 +297,7 @@ func (s *suite) coverage(t *testing.T) {
 }
 
 func (s *suite) createRead(t *testing.T) {
-	tg := s.target(s.name("create"), s.c.Create)
+	tg := s.target(t, s.name("create"), s.c.Create)
 	res := s.create(t, tg)
 	if res.Name != tg.Name {
 		t.Errorf("Create reported name %q, want %q", res.Name, tg.Name)
@@ -305,7 +310,7 @@ func (s *suite) createRead(t *testing.T) {
 }
 
 func (s *suite) update(t *testing.T) {
-	tg := s.target(s.name("update"), s.c.Create)
+	tg := s.target(t, s.name("update"), s.c.Create)
 	s.create(t, tg)
 	for i, u := range s.c.Updates {
 		changed := sortedKeys(u)
@@ -325,7 +330,7 @@ func (s *suite) update(t *testing.T) {
 }
 
 func (s *suite) replace(t *testing.T) {
-	tg := s.target(s.name("replace"), s.c.Create)
+	tg := s.target(t, s.name("replace"), s.c.Create)
 	s.create(t, tg)
 	for i, u := range s.c.Replaces {
 		if err := s.d.Delete(ctx(t), s.copyTarget(tg)); err != nil {
@@ -347,7 +352,7 @@ func (s *suite) tags(t *testing.T) {
 		odd, oddValue = "cost_centre-1", "x-y_z"
 	}
 	fields[spec.TagsField] = map[string]any{"team": "conformance", odd: "42", "keep": "yes"}
-	tg := s.target(s.name("tags"), fields)
+	tg := s.target(t, s.name("tags"), fields)
 	s.create(t, tg)
 	s.readBack(t, tg)
 	steps := []map[string]any{
@@ -369,7 +374,7 @@ func (s *suite) tags(t *testing.T) {
 func (s *suite) tagsRefused(t *testing.T) {
 	fields := spec.CloneMap(s.c.Create)
 	fields[spec.TagsField] = map[string]any{"team": "conformance"}
-	tg := s.target(s.name("notags"), fields)
+	tg := s.target(t, s.name("notags"), fields)
 	_, err := s.d.Create(ctx(t), s.copyTarget(tg))
 	if err == nil {
 		_ = s.d.Delete(context.Background(), s.copyTarget(tg))
@@ -388,8 +393,8 @@ func (s *suite) tagsRefused(t *testing.T) {
 }
 
 func (s *suite) delete(t *testing.T) {
-	declared := s.target(s.name("delete"), s.c.Create)
-	orphan := s.target(s.name("orphan"), s.c.Create)
+	declared := s.target(t, s.name("delete"), s.c.Create)
+	orphan := s.target(t, s.name("orphan"), s.c.Create)
 	s.create(t, declared)
 	s.create(t, orphan)
 	if err := s.d.Delete(ctx(t), s.copyTarget(declared)); err != nil {
@@ -430,7 +435,7 @@ func (s *suite) list(t *testing.T) {
 	}
 	targets := map[string]providers.Target{}
 	for i := 0; i < n; i++ {
-		tg := s.target(s.name(fmt.Sprintf("list%d", i)), s.c.Create)
+		tg := s.target(t, s.name(fmt.Sprintf("list%d", i)), s.c.Create)
 		s.create(t, tg)
 		targets[tg.Name] = tg
 	}
@@ -501,7 +506,7 @@ func (s *suite) checkListing(rs []providers.Resource, targets map[string]provide
 
 func (s *suite) oddNames(t *testing.T) {
 	for _, name := range s.c.OddNames {
-		tg := s.target(name, s.c.Create)
+		tg := s.target(t, name, s.c.Create)
 		s.create(t, tg)
 		s.readBack(t, tg)
 		s.eventually(t, "the listing to show "+name, func() error {
@@ -528,7 +533,7 @@ func (s *suite) release(t *testing.T) {
 	if _, ok := s.info.Field(spec.TagsField); ok {
 		fields[spec.TagsField] = map[string]any{"team": "conformance"}
 	}
-	tg := s.target(s.name("release"), fields)
+	tg := s.target(t, s.name("release"), fields)
 	s.create(t, tg)
 	r := s.d.(providers.Releaser)
 	if err := r.Release(ctx(t), tg.Region, tg.Name, s.h.Owner+"-other"); err != nil {
@@ -739,8 +744,10 @@ func (s *suite) name(suffix string) string {
 }
 
 // target builds a create target the way the engine does: the fields, the
-// kind's defaults for the ones left out, the fleet as owner.
-func (s *suite) target(name string, fields map[string]any) providers.Target {
+// kind's defaults for the ones left out, the fleet as owner; then the
+// case's Vary.
+func (s *suite) target(t *testing.T, name string, fields map[string]any) providers.Target {
+	t.Helper()
 	f := spec.CloneMap(fields)
 	if s.c.Apart != nil {
 		s.c.Apart(f)
@@ -749,6 +756,9 @@ func (s *suite) target(name string, fields map[string]any) providers.Target {
 		if _, set := f[field.Name]; !set && field.Default != nil {
 			f[field.Name] = spec.CloneValue(field.Default)
 		}
+	}
+	if s.c.Vary != nil {
+		s.c.Vary(t, name, f)
 	}
 	return providers.Target{Name: name, Region: s.h.Region, Fields: f, Owner: s.h.Owner}
 }

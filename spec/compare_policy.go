@@ -9,26 +9,26 @@ import (
 	"strconv"
 )
 
-// jsonEqual compares two JSON documents under CompareJSON. ok is false when
+// policyEqual compares two JSON documents under ComparePolicy. ok is false when
 // either is not a string holding one JSON value, which then compares
 // exactly.
-func jsonEqual(a, b any) (equal, ok bool) {
+func policyEqual(a, b any) (equal, ok bool) {
 	sa, okA := a.(string)
 	sb, okB := b.(string)
 	if !okA || !okB {
 		return false, false
 	}
-	na, errA := canonJSON(sa)
-	nb, errB := canonJSON(sb)
+	na, errA := canonPolicy(sa)
+	nb, errB := canonPolicy(sb)
 	if errA != nil || errB != nil {
 		return false, false
 	}
 	return na == nb, true
 }
 
-// canonJSON is doc's normal form under CompareJSON, as JSON text: equal
+// canonPolicy is doc's normal form under ComparePolicy, as JSON text: equal
 // texts mean equal documents.
-func canonJSON(doc string) (string, error) {
+func canonPolicy(doc string) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
 	dec.UseNumber()
 	var v any

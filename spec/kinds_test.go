@@ -27,7 +27,11 @@ func TestKindTableProviderFacts(t *testing.T) {
 		Scaleway: {Queues: MarkNamePrefix, Postgres: MarkNamePrefix, ImageRegistry: MarkDescription},
 		// Service accounts take no labels but have a description.
 		GCP: {IAM: MarkDescription},
+		// A record set has no tags: its hosted zone's mark is its own.
+		AWS: {Route53Record: MarkHolder},
 	}
+	// IAM is per account; Route 53 is one global service.
+	global := map[Kind]bool{IAM: true, Route53Zone: true, Route53Record: true}
 	for _, info := range Kinds() {
 		for _, p := range info.Providers {
 			want := MarkTag
@@ -38,7 +42,7 @@ func TestKindTableProviderFacts(t *testing.T) {
 				t.Errorf("%s on %s carries the mark as %q, want %q", info.Kind, p, got, want)
 			}
 		}
-		if info.Global != (info.Kind == IAM) {
+		if info.Global != global[info.Kind] {
 			t.Errorf("%s: Global = %v", info.Kind, info.Global)
 		}
 	}

@@ -363,6 +363,9 @@ func sweepPolicy(in policyInput, prefix string) (string, error) {
 		for _, arn := range target.ARNs {
 			st.Resource = append(st.Resource, fill.Replace(arn))
 		}
+		if target.Only != nil {
+			st.Condition = merge(st.Condition, target.Only)
+		}
 		deletes = append(deletes, st)
 	}
 	doc.Statement = append(doc.Statement, policyStatement{Sid: "Read", Effect: "Allow", Action: uniqueSorted(reads), Resource: []string{"*"}})

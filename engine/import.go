@@ -178,10 +178,12 @@ func (e *Engine) importKinds(p spec.Provider, want []spec.Kind) []importKind {
 		if _, ok := b.Driver(info.Kind); !ok {
 			continue
 		}
-		if info.MarkOn(p) == spec.MarkNamePrefix {
+		if m := info.MarkOn(p); m == spec.MarkNamePrefix || m == spec.MarkHolder {
 			// The name is the mark (Scaleway queues, Serverless SQL): one
 			// without the fleet's prefix can never be this fleet's, and one
-			// with it is already.
+			// with it is already. The holder's mark is the mark (a Route 53
+			// record's zone's): one in a zone of this fleet's is already
+			// the fleet's, and one in any other zone can never be.
 			continue
 		}
 		class := spec.PhysicalClass(p, info.Kind)

@@ -81,6 +81,9 @@ const (
 	// NamePrefix: the product has neither; a name starting with <fleet>-
 	// is the fleet's.
 	NamePrefix = spec.MarkNamePrefix
+	// Holder: the product has no mark; the resource holding it (a
+	// record's hosted zone) carries it for both.
+	Holder = spec.MarkHolder
 )
 
 // RungOf returns how kind k carries the mark on provider p: a tag for a

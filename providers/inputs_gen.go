@@ -831,6 +831,106 @@ func DecodeQueues(fields map[string]any) (QueuesInput, error) {
 	return in, nil
 }
 
+// Route53RecordInput holds the fields of a target of kind route53-record.
+type Route53RecordInput struct {
+	// Zone is "zone" (a reference, resolved to the referenced resource's name).
+	Zone string
+	// Ttl is "ttl" (integer).
+	Ttl float64
+	// Values is "values" (list of strings).
+	Values []string
+	// AliasDnsName is "aliasDnsName" (string).
+	AliasDnsName string
+	// AliasZoneID is "aliasZoneId" (string).
+	AliasZoneID string
+	// EvaluateTargetHealth is "evaluateTargetHealth" (boolean).
+	EvaluateTargetHealth bool
+	set                  uint64 // bit i: the target set field i
+}
+
+// The field names of route53-record, as Update's changed list holds them.
+const (
+	Route53RecordZone                 = "zone"
+	Route53RecordTtl                  = "ttl"
+	Route53RecordValues               = "values"
+	Route53RecordAliasDnsName         = "aliasDnsName"
+	Route53RecordAliasZoneID          = "aliasZoneId"
+	Route53RecordEvaluateTargetHealth = "evaluateTargetHealth"
+)
+
+// HasZone reports whether the target set "zone".
+func (in Route53RecordInput) HasZone() bool { return in.set&(1<<0) != 0 }
+
+// HasTtl reports whether the target set "ttl".
+func (in Route53RecordInput) HasTtl() bool { return in.set&(1<<1) != 0 }
+
+// HasValues reports whether the target set "values".
+func (in Route53RecordInput) HasValues() bool { return in.set&(1<<2) != 0 }
+
+// HasAliasDnsName reports whether the target set "aliasDnsName".
+func (in Route53RecordInput) HasAliasDnsName() bool { return in.set&(1<<3) != 0 }
+
+// HasAliasZoneID reports whether the target set "aliasZoneId".
+func (in Route53RecordInput) HasAliasZoneID() bool { return in.set&(1<<4) != 0 }
+
+// HasEvaluateTargetHealth reports whether the target set "evaluateTargetHealth".
+func (in Route53RecordInput) HasEvaluateTargetHealth() bool { return in.set&(1<<5) != 0 }
+
+// DecodeRoute53Record reads the fields of a route53-record target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeRoute53Record(fields map[string]any) (Route53RecordInput, error) {
+	d := decoder{fields: fields}
+	in := Route53RecordInput{
+		Zone:                 d.str(0, Route53RecordZone),
+		Ttl:                  d.number(1, Route53RecordTtl),
+		Values:               d.strings(2, Route53RecordValues),
+		AliasDnsName:         d.str(3, Route53RecordAliasDnsName),
+		AliasZoneID:          d.str(4, Route53RecordAliasZoneID),
+		EvaluateTargetHealth: d.boolean(5, Route53RecordEvaluateTargetHealth),
+	}
+	if d.err != nil {
+		return Route53RecordInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// Route53ZoneInput holds the fields of a target of kind route53-zone.
+type Route53ZoneInput struct {
+	// Comment is "comment" (string).
+	Comment string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of route53-zone, as Update's changed list holds them.
+const (
+	Route53ZoneComment = "comment"
+	Route53ZoneTags    = "tags"
+)
+
+// HasComment reports whether the target set "comment".
+func (in Route53ZoneInput) HasComment() bool { return in.set&(1<<0) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in Route53ZoneInput) HasTags() bool { return in.set&(1<<1) != 0 }
+
+// DecodeRoute53Zone reads the fields of a route53-zone target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeRoute53Zone(fields map[string]any) (Route53ZoneInput, error) {
+	d := decoder{fields: fields}
+	in := Route53ZoneInput{
+		Comment: d.str(0, Route53ZoneComment),
+		Tags:    d.stringMap(1, Route53ZoneTags),
+	}
+	if d.err != nil {
+		return Route53ZoneInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // S3BucketInput holds the fields of a target of kind s3-bucket.
 type S3BucketInput struct {
 	// Versioning is "versioning" (boolean).

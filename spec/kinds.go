@@ -32,6 +32,8 @@ const (
 	ALBListener               Kind = "alb-listener"
 	SNSTopic                  Kind = "sns-topic"
 	SNSSubscription           Kind = "sns-subscription"
+	Route53Zone               Kind = "route53-zone"
+	Route53Record             Kind = "route53-record"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -74,11 +76,24 @@ type KindInfo struct {
 	On  map[Provider]OnProvider
 	Doc string
 	// Example is the spec of one valid resource of the kind, as a document
-	// holds it; a reference in it names PROVIDER/KIND/example, the example
-	// of the kind it refers to (see Examples). Tests build documents from
-	// the examples (every kind checks, the crash tests apply the AWS
-	// kinds), so a new kind is covered by its row alone.
+	// holds it; a reference in it names PROVIDER/KIND/NAME of the kind it
+	// refers to, NAME being that kind's ExampleName, whose own Example is
+	// then in the same document. Tests build documents from the examples
+	// (every kind checks, the crash tests apply the AWS kinds), so a new
+	// kind is covered by its row alone.
 	Example map[string]any
+	// ExampleName is the name of the Example resource where the kind's
+	// names have a shape of their own (a hosted zone's is a domain, a
+	// record's FQDN:TYPE inside its zone's); "example" when empty.
+	ExampleName string
+}
+
+// ExampleAddressName is the name the kind's Example resource goes by.
+func (k *KindInfo) ExampleAddressName() string {
+	if k.ExampleName != "" {
+		return k.ExampleName
+	}
+	return "example"
 }
 
 // OnProvider is what a kind is on one provider.
@@ -121,6 +136,11 @@ const (
 	// resource's name and the fleet. Without a name of its own in the
 	// cloud, the resource is found by that Sid.
 	MarkStatement Mark = "policy statement"
+	// MarkHolder: the product has no mark of its own and cannot hold one
+	// (a Route 53 record set has no tags, and its name is a DNS name): it
+	// is the fleet's when the resource holding it, its Holds reference,
+	// carries the fleet's mark. It is never marked or released alone.
+	MarkHolder Mark = "holder"
 )
 
 // DescriptionLimit is how long the description that holds kind k's mark
@@ -690,5 +710,37 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn"},
 		Example: map[string]any{"topic": map[string]any{"ref": "aws/sns-topic/example"}, "queue": map[string]any{"ref": "aws/queues/example"},
 			"rawMessageDelivery": true, "filterPolicy": `{"event": ["created"]}`},
+	},
+	{
+		Kind: Route53Zone, Providers: []Provider{AWS}, Global: true,
+		Doc: "a Route 53 public hosted zone, named by its domain in lowercase without the trailing dot (example.com)",
+		Fields: []Field{
+			{Name: "comment", Type: TypeString, Doc: "the zone's comment, at most 256 characters"},
+			tags(),
+		},
+		Attributes:  []string{"zoneId", "arn", "nameServers"},
+		Identity:    "zoneId",
+		Example:     map[string]any{"comment": "the shop's public zone", "tags": map[string]any{"team": "web"}},
+		ExampleName: "example.com",
+	},
+	{
+		Kind: Route53Record, Providers: []Provider{AWS}, Global: true,
+		On: map[Provider]OnProvider{AWS: {Mark: MarkHolder}},
+		Doc: "a Route 53 record set, named FQDN:TYPE in lowercase without the trailing dot (www.example.com:A; " +
+			"the apex example.com:MX, a wildcard *.example.com:A); it is the fleet's when its zone is",
+		Fields: []Field{
+			{Name: "zone", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true, RefKinds: []Kind{Route53Zone},
+				Doc: `the hosted zone holding the record, {"ref": "aws/route53-zone/…"}: the name's FQDN is the zone's domain or inside it`},
+			{Name: "ttl", Type: TypeInt, Doc: "seconds resolvers may keep the values; required with values, refused with an alias"},
+			{Name: "values", Type: TypeStringList, Compare: CompareSet,
+				Doc: `the record's values, as Route 53 writes them (a TXT value in double quotes, an MX value "10 mail.example.com"); not with an alias`},
+			{Name: "aliasDnsName", Type: TypeString, Expr: true,
+				Doc: "an alias record's target (a load balancer's dnsName, a CloudFront domain), instead of values"},
+			{Name: "aliasZoneId", Type: TypeString, Expr: true, Doc: "the hosted zone id of the alias target, set with aliasDnsName"},
+			{Name: "evaluateTargetHealth", Type: TypeBool, Doc: "an alias answers only while its target is healthy (alias only; false when unset)"},
+		},
+		Attributes:  []string{"fqdn", "arn"},
+		Example:     map[string]any{"zone": map[string]any{"ref": "aws/route53-zone/example.com"}, "ttl": 300.0, "values": []any{"192.0.2.10"}},
+		ExampleName: "www.example.com:A",
 	},
 }

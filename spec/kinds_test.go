@@ -27,9 +27,12 @@ func TestKindTableProviderFacts(t *testing.T) {
 		Scaleway: {Queues: MarkNamePrefix, Postgres: MarkNamePrefix, ImageRegistry: MarkDescription},
 		// Service accounts take no labels but have a description.
 		GCP: {IAM: MarkDescription},
-		// A subscription has neither tags nor a field of its own to hold it.
-		AWS: {SNSSubscription: MarkStatement},
+		// A subscription has neither tags nor a field of its own to hold
+		// it; a record set has no tags, so its hosted zone's mark is its own.
+		AWS: {SNSSubscription: MarkStatement, Route53Record: MarkHolder},
 	}
+	// IAM is per account; Route 53 is one global service.
+	global := map[Kind]bool{IAM: true, IAMRole: true, IAMPolicy: true, Route53Zone: true, Route53Record: true}
 	for _, info := range Kinds() {
 		for _, p := range info.Providers {
 			want := MarkTag
@@ -40,7 +43,7 @@ func TestKindTableProviderFacts(t *testing.T) {
 				t.Errorf("%s on %s carries the mark as %q, want %q", info.Kind, p, got, want)
 			}
 		}
-		if global := info.Kind == IAM || info.Kind == IAMRole || info.Kind == IAMPolicy; info.Global != global {
+		if info.Global != global[info.Kind] {
 			t.Errorf("%s: Global = %v", info.Kind, info.Global)
 		}
 	}

@@ -257,6 +257,41 @@ func (Queues) attrARN() {}
 
 func (Queues) attrURL() {}
 
+// Route53Record is the route53-record kind on AWS (a Route 53 record set,
+// named FQDN:TYPE in lowercase without the trailing dot (www.example.com:A;
+// the apex example.com:MX, a wildcard *.example.com:A); it is the fleet's when
+// its zone is). It is the type argument of fleet.Ref, fleet.Forget and
+// fleet.Exclude for this kind; declare one with Cloud.Route53Record.
+type Route53Record struct{}
+
+// Provider returns "aws".
+func (Route53Record) Provider() spec.Provider { return "aws" }
+
+// Kind returns "route53-record".
+func (Route53Record) Kind() spec.Kind { return "route53-record" }
+
+func (Route53Record) attrFqdn() {}
+
+func (Route53Record) attrARN() {}
+
+// Route53Zone is the route53-zone kind on AWS (a Route 53 public hosted zone,
+// named by its domain in lowercase without the trailing dot (example.com)). It
+// is the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
+// kind; declare one with Cloud.Route53Zone.
+type Route53Zone struct{}
+
+// Provider returns "aws".
+func (Route53Zone) Provider() spec.Provider { return "aws" }
+
+// Kind returns "route53-zone".
+func (Route53Zone) Kind() spec.Kind { return "route53-zone" }
+
+func (Route53Zone) attrZoneID() {}
+
+func (Route53Zone) attrARN() {}
+
+func (Route53Zone) attrNameServers() {}
+
 // S3Bucket is the s3-bucket kind on AWS (an S3 bucket with the AWS-only
 // settings, such as object lock). It is the type argument of fleet.Ref,
 // fleet.Forget and fleet.Exclude for this kind; declare one with
@@ -872,6 +907,82 @@ func (c *Cloud) Queues(name string, opts fleet.QueuesSpec) fleet.Ref[Queues] {
 	})
 }
 
+// Route53RecordSpec holds the optional fields of the route53-record kind on
+// AWS. The zero value sets nothing, so every field stays unknown.
+type Route53RecordSpec struct {
+	// Ttl is field ttl. Seconds resolvers may keep the values; required with
+	// values, refused with an alias. Unset, it stays unknown (never compared) and
+	// the cloud picks at create.
+	Ttl fleet.Optional[int] `infra:"ttl"`
+	// Values is field values. The record's values, as Route 53 writes them (a TXT
+	// value in double quotes, an MX value "10 mail.example.com"); not with an
+	// alias. Order does not matter. Unset, it stays unknown (never compared) and
+	// the cloud picks at create.
+	Values []string `infra:"values"`
+	// AliasDnsName is field aliasDnsName. An alias record's target (a load
+	// balancer's dnsName, a CloudFront domain), instead of values. It may be
+	// known only after apply (an Output); fleet.Lit gives a value you have.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	AliasDnsName fleet.Output[string] `infra:"aliasDnsName"`
+	// AliasZoneID is field aliasZoneId. The hosted zone id of the alias target,
+	// set with aliasDnsName. It may be known only after apply (an Output);
+	// fleet.Lit gives a value you have. Unset, it stays unknown (never compared)
+	// and the cloud picks at create.
+	AliasZoneID fleet.Output[string] `infra:"aliasZoneId"`
+	// EvaluateTargetHealth is field evaluateTargetHealth. An alias answers only
+	// while its target is healthy (alias only; false when unset). Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	EvaluateTargetHealth fleet.Optional[bool] `infra:"evaluateTargetHealth"`
+}
+
+// Route53Record declares a resource of kind route53-record on AWS (a Route 53
+// record set, named FQDN:TYPE in lowercase without the trailing dot
+// (www.example.com:A; the apex example.com:MX, a wildcard *.example.com:A); it
+// is the fleet's when its zone is) at address aws/route53-record/NAME, in the
+// Cloud's region.
+//
+// Its required fields are parameters:
+//   - zone: The hosted zone holding the record, {"ref":
+//     "aws/route53-zone/…"}: the name's FQDN is the zone's domain or
+//     inside it. A handle on the route53-zone it uses; the reference is also
+//     an ordering edge. Changing it replaces the resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) Route53Record(name string, zone fleet.Ref[Route53Zone], opts Route53RecordSpec) fleet.Ref[Route53Record] {
+	return declare[Route53Record](c, name, []sdk.Field{
+		{Name: "zone", Value: zone},
+		{Name: "ttl", Value: opts.Ttl},
+		{Name: "values", Value: opts.Values},
+		{Name: "aliasDnsName", Value: opts.AliasDnsName},
+		{Name: "aliasZoneId", Value: opts.AliasZoneID},
+		{Name: "evaluateTargetHealth", Value: opts.EvaluateTargetHealth},
+	})
+}
+
+// Route53ZoneSpec holds the optional fields of the route53-zone kind on AWS.
+// The zero value sets nothing, so every field stays unknown.
+type Route53ZoneSpec struct {
+	// Comment is field comment. The zone's comment, at most 256 characters.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	Comment fleet.Optional[string] `infra:"comment"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// Route53Zone declares a resource of kind route53-zone on AWS (a Route 53
+// public hosted zone, named by its domain in lowercase without the trailing
+// dot (example.com)) at address aws/route53-zone/NAME, in the Cloud's region.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) Route53Zone(name string, opts Route53ZoneSpec) fleet.Ref[Route53Zone] {
+	return declare[Route53Zone](c, name, []sdk.Field{
+		{Name: "comment", Value: opts.Comment},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // S3BucketSpec holds the optional fields of the s3-bucket kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
 type S3BucketSpec struct {
@@ -1102,7 +1213,8 @@ func (c *Cloud) VPC(name string, cidr string, opts VPCSpec) fleet.Ref[VPC] {
 // HasARN is satisfied by the AWS kinds that publish arn: ALB, ALBListener,
 // ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy, IAMRole,
 // ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres, Queues,
-// S3Bucket, Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
+// Route53Record, Route53Zone, S3Bucket, Secrets, SnsSubscription, SnsTopic,
+// Subnet, VPC.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -1113,7 +1225,8 @@ type HasARN interface {
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
 // ALB, ALBListener, ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy,
 // IAMRole, ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres,
-// Queues, S3Bucket, Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
+// Queues, Route53Record, Route53Zone, S3Bucket, Secrets, SnsSubscription,
+// SnsTopic, Subnet, VPC.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")
@@ -1186,6 +1299,22 @@ func EndpointOf[K HasEndpoint](r fleet.Ref[K]) fleet.Output[string] {
 	return out
 }
 
+// HasFqdn is satisfied by the AWS kinds that publish fqdn: Route53Record.
+type HasFqdn interface {
+	fleet.Kind
+	attrFqdn()
+}
+
+// FqdnOf is the fqdn of the resource r points at, known only after that
+// resource is applied. It can flow into a field that takes a fleet.Output, or
+// into fleet.Format, and using it adds a dependency on r. Kinds that publish
+// it: Route53Record.
+func FqdnOf[K HasFqdn](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "fqdn")
+	return out
+}
+
 // HasGroupID is satisfied by the AWS kinds that publish groupId:
 // SecurityGroup.
 type HasGroupID interface {
@@ -1250,6 +1379,23 @@ type HasInternetGatewayID interface {
 func InternetGatewayIDOf[K HasInternetGatewayID](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "internetGatewayId")
+	return out
+}
+
+// HasNameServers is satisfied by the AWS kinds that publish nameServers:
+// Route53Zone.
+type HasNameServers interface {
+	fleet.Kind
+	attrNameServers()
+}
+
+// NameServersOf is the nameServers of the resource r points at, known only
+// after that resource is applied. It can flow into a field that takes a
+// fleet.Output, or into fleet.Format, and using it adds a dependency on r.
+// Kinds that publish it: Route53Zone.
+func NameServersOf[K HasNameServers](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "nameServers")
 	return out
 }
 
@@ -1414,5 +1560,21 @@ type HasVPCID interface {
 func VPCIDOf[K HasVPCID](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "vpcId")
+	return out
+}
+
+// HasZoneID is satisfied by the AWS kinds that publish zoneId: Route53Zone.
+type HasZoneID interface {
+	fleet.Kind
+	attrZoneID()
+}
+
+// ZoneIDOf is the zoneId of the resource r points at, known only after that
+// resource is applied. It can flow into a field that takes a fleet.Output, or
+// into fleet.Format, and using it adds a dependency on r. Kinds that publish
+// it: Route53Zone.
+func ZoneIDOf[K HasZoneID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "zoneId")
 	return out
 }

@@ -34,6 +34,7 @@ func TestAccessDeniedIsNeverAbsent(t *testing.T) {
 		spec.Secrets:       "AccessDeniedException",
 		spec.IAM:           "AccessDenied",
 		spec.ImageRegistry: "AccessDeniedException",
+		spec.Route53Zone:   "AccessDenied",
 	}
 	for k, code := range kinds {
 		t.Run(string(k), func(t *testing.T) {

@@ -239,7 +239,7 @@ func ExecutorScopes(k spec.Kind) ([]ActionScope, bool, error) {
 // own names use: what the executor's conditions must cover.
 func Changes(action string) bool {
 	_, name, _ := strings.Cut(action, ":")
-	return slices.ContainsFunc([]string{"Create", "Delete", "Put", "Update", "Modify", "Set", "Tag", "Untag", "Attach",
+	return slices.ContainsFunc([]string{"Create", "Delete", "Put", "Update", "Modify", "Set", "Tag", "Untag", "Change", "Attach",
 		"Detach", "Authorize", "Revoke", "Run", "Terminate", "Add", "Remove", "Pass", "Subscribe", "Unsubscribe"},
 		func(verb string) bool { return strings.HasPrefix(name, verb) })
 }
@@ -253,7 +253,19 @@ type SweepTarget struct {
 	// NameTag is the tag whose value is the name, when the ARN has none:
 	// the delete is allowed where it starts with the prefix.
 	NameTag string
-	Why     string
+	// Why says why the ARNs or the tag cannot hold the sweep to the
+	// prefix, where they cannot (a Route 53 zone's ARN holds its id, and
+	// Route 53 has no condition key on a name or a tag).
+	Why string
+	// Deletes are the actions of the kind's delete where their names do
+	// not say so (a record set is deleted by a DELETE change of
+	// route53:ChangeResourceRecordSets); empty: every Delete, Detach and
+	// Terminate the driver calls.
+	Deletes []string
+	// Only is a condition the sweep's delete statement carries, operator
+	// to key to value, where an action that deletes can do more
+	// (ChangeResourceRecordSets with DELETE changes only).
+	Only map[string]map[string]any
 }
 
 // sweepTargets are the sweep's name patterns, by kind.
@@ -280,6 +292,9 @@ func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 	target, known := sweepTargets[k]
 	if !ok || !known {
 		return SweepTarget{}, nil, false
+	}
+	if len(target.Deletes) > 0 {
+		return target, target.Deletes, true
 	}
 	var deletes []string
 	for _, a := range e.actions {

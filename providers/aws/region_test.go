@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
 )
 
 // A call without a region fails at once, naming the resource, and is
@@ -21,13 +22,17 @@ func TestCallWithoutRegionIsRefusedAtOnce(t *testing.T) {
 		if !ok {
 			t.Fatalf("no driver for %s", k)
 		}
+		// A name of the kind's shape (a record's FQDN:TYPE), which its
+		// driver takes to the call.
+		info, _ := spec.Lookup(k)
+		name := info.ExampleAddressName()
 		start := time.Now()
-		_, _, err := rs.Read(context.Background(), "", "regionless")
+		_, _, err := rs.Read(context.Background(), "", name)
 		if !errors.Is(err, ErrNoRegion) {
 			t.Errorf("%s: read without a region: %v, want ErrNoRegion", k, err)
 			continue
 		}
-		if want := "aws/" + string(k) + "/regionless"; !strings.Contains(err.Error(), want) {
+		if want := "aws/" + string(k) + "/" + name; !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %q does not name %s", k, err, want)
 		}
 		if d := time.Since(start); d > 5*time.Second {

@@ -133,9 +133,13 @@ func (in policyInput) credentials() []policyStatement {
 }
 
 // scopeGroup is the actions of one scope on one resource type: a statement.
+// unconditioned marks the changes a service offers no condition for
+// (Route 53's), which are granted on any resource as reads are, but in a
+// statement of their own, so that no reader takes them for reads.
 type scopeGroup struct {
-	scope    awsprovider.Scope
-	resource string
+	scope         awsprovider.Scope
+	resource      string
+	unconditioned bool
 }
 
 // fleetStatements turns the scopes into statements, one per scope and
@@ -144,7 +148,7 @@ func (in policyInput) fleetStatements(scopes []awsprovider.ActionScope) []policy
 	actions := map[scopeGroup][]string{}
 	var order []scopeGroup
 	for _, s := range scopes {
-		g := scopeGroup{s.Scope, s.Resource}
+		g := scopeGroup{s.Scope, s.Resource, s.Scope == awsprovider.ScopeAny && s.Resource == "" && awsprovider.Changes(s.Action)}
 		if _, seen := actions[g]; !seen {
 			order = append(order, g)
 		}
@@ -153,6 +157,9 @@ func (in policyInput) fleetStatements(scopes []awsprovider.ActionScope) []policy
 	sort.SliceStable(order, func(i, j int) bool {
 		if order[i].scope != order[j].scope {
 			return scopeOrder[order[i].scope] < scopeOrder[order[j].scope]
+		}
+		if order[i].unconditioned != order[j].unconditioned {
+			return !order[i].unconditioned
 		}
 		return order[i].resource < order[j].resource
 	})
@@ -270,6 +277,9 @@ func merge(cs ...conditions) conditions {
 // sidOf names a scope group's statement: "Owned", "CreateTaggedInstance",
 // "UseSubnet".
 func sidOf(g scopeGroup) string {
+	if g.unconditioned {
+		return "ChangeWithoutTagConditions"
+	}
 	base := map[awsprovider.Scope]string{awsprovider.ScopeAny: "Read", awsprovider.ScopeCreate: "CreateTagged",
 		awsprovider.ScopeOwned: "Owned", awsprovider.ScopeSecretValue: "OwnedSecretValues"}[g.scope]
 	if g.resource == "" {
@@ -351,7 +361,9 @@ func sweepPolicy(in policyInput, prefix string) (string, error) {
 			return "", fmt.Errorf("sweep policy: kind %s has no sweep target", k)
 		}
 		for _, s := range byKind[k] {
-			if s.Scope == awsprovider.ScopeAny && s.Resource == "" {
+			// A change no condition can hold (Route 53's) is scoped any
+			// too, but it is no read.
+			if s.Scope == awsprovider.ScopeAny && s.Resource == "" && !awsprovider.Changes(s.Action) {
 				reads = append(reads, s.Action)
 			}
 		}
@@ -362,6 +374,9 @@ func sweepPolicy(in policyInput, prefix string) (string, error) {
 		}
 		for _, arn := range target.ARNs {
 			st.Resource = append(st.Resource, fill.Replace(arn))
+		}
+		if target.Only != nil {
+			st.Condition = merge(st.Condition, target.Only)
 		}
 		deletes = append(deletes, st)
 	}

@@ -40,8 +40,8 @@ var elbErrors = map[string]providers.Code{
 	"DuplicateLoadBalancerName": providers.AlreadyExists, "DuplicateTargetGroupName": providers.AlreadyExists,
 	"DuplicateListener": providers.AlreadyExists,
 	// A target group a listener forwards to; a protected load balancer
-	// (OperationNotPermitted); a change still under way.
-	"ResourceInUse": providers.Conflict, "OperationNotPermitted": providers.Conflict, "PriorRequestNotComplete": providers.Conflict,
+	// (OperationNotPermitted).
+	"ResourceInUse": providers.Conflict, "OperationNotPermitted": providers.Conflict,
 	// Quotas.
 	"TooManyLoadBalancers": providers.Conflict, "TooManyTargetGroups": providers.Conflict, "TooManyListeners": providers.Conflict,
 	"TooManyTags": providers.Conflict, "TooManyCertificates": providers.Conflict,

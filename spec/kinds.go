@@ -22,6 +22,8 @@ const (
 	ScalewayContainer         Kind = "scaleway-container"
 	LogGroup                  Kind = "log-group"
 	DynamoDBTable             Kind = "dynamodb-table"
+	KMSKey                    Kind = "kms-key"
+	KMSAlias                  Kind = "kms-alias"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -64,6 +66,10 @@ type KindInfo struct {
 	// build documents from the examples (every kind checks, the crash tests
 	// apply the AWS kinds), so a new kind is covered by its row alone.
 	Example map[string]any
+	// DeleteNote is what a delete of the kind does that its plan row does
+	// not say, shown beside every delete and replace of it: a KMS key is
+	// not deleted but scheduled for deletion. Empty: a delete deletes.
+	DeleteNote string
 }
 
 // OnProvider is what a kind is on one provider.
@@ -456,5 +462,38 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn"},
 		Example: map[string]any{"hashKey": "id", "rangeKey": "sk", "rangeKeyType": "N", "ttlAttribute": "expiresAt",
 			"pointInTimeRecovery": true, "tags": map[string]any{"team": "example"}},
+	},
+	{
+		Kind: KMSKey, Providers: []Provider{AWS},
+		Doc: "a KMS key, named by its Name tag: a key has only an id, and an alias is a resource of its own (kms-alias)",
+		Fields: []Field{
+			{Name: "description", Type: TypeString, Doc: "the key's description"},
+			{Name: "keyUsage", Type: TypeString, Default: "ENCRYPT_DECRYPT", Replace: true,
+				Doc: `"ENCRYPT_DECRYPT", "SIGN_VERIFY", "GENERATE_VERIFY_MAC" or "KEY_AGREEMENT", fixed at create`},
+			{Name: "keySpec", Type: TypeString, Default: "SYMMETRIC_DEFAULT", Replace: true,
+				Doc: `the key material's type, such as "SYMMETRIC_DEFAULT", "RSA_2048", "ECC_NIST_P256" or "HMAC_256", fixed at create`},
+			{Name: "enableKeyRotation", Type: TypeBool, Default: false,
+				Doc: "yearly automatic rotation of the key material; symmetric encryption keys only"},
+			{Name: "deletionWindowDays", Type: TypeInt, Default: 30.0, Compare: CompareNever,
+				Doc: "days, 7 to 30, between a delete and KMS deleting the key; CancelKeyDeletion undoes a delete until then"},
+			tags(),
+		},
+		Attributes: []string{"arn", "keyId"},
+		Identity:   "keyId",
+		DeleteNote: "KMS only schedules a key's deletion: the key is gone for infra at once and deleted after its deletionWindowDays " +
+			"(7 to 30; 30 for a key no longer declared); aws kms cancel-key-deletion undoes it until then",
+		Example: map[string]any{"description": "the example key", "enableKeyRotation": true, "deletionWindowDays": 7.0,
+			"tags": map[string]any{"team": "example"}},
+	},
+	{
+		Kind: KMSAlias, Providers: []Provider{AWS},
+		On:  map[Provider]OnProvider{AWS: {Mark: MarkNamePrefix}},
+		Doc: "a KMS alias, alias/NAME (NAME holds no '/'); KMS aliases take no tags, so the name starts with <fleet>-, the ownership mark",
+		Fields: []Field{
+			{Name: "key", Type: TypeRef, Required: true, RefKinds: []Kind{KMSKey}, RegionLocal: true, SameProvider: true,
+				Doc: `the key the alias names, {"ref": "aws/kms-key/…"}; a change points the alias at another key`},
+		},
+		Attributes: []string{"arn"},
+		Example:    map[string]any{"key": map[string]any{"ref": "aws/kms-key/example"}},
 	},
 }

@@ -27,6 +27,8 @@ func TestKindTableProviderFacts(t *testing.T) {
 		Scaleway: {Queues: MarkNamePrefix, Postgres: MarkNamePrefix, ImageRegistry: MarkDescription},
 		// Service accounts take no labels but have a description.
 		GCP: {IAM: MarkDescription},
+		// KMS aliases take neither tags nor a description.
+		AWS: {KMSAlias: MarkNamePrefix},
 	}
 	for _, info := range Kinds() {
 		for _, p := range info.Providers {

@@ -240,7 +240,7 @@ func ExecutorScopes(k spec.Kind) ([]ActionScope, bool, error) {
 func Changes(action string) bool {
 	_, name, _ := strings.Cut(action, ":")
 	return slices.ContainsFunc([]string{"Create", "Delete", "Put", "Update", "Modify", "Set", "Tag", "Untag", "Attach",
-		"Detach", "Authorize", "Revoke", "Run", "Terminate", "Add", "Remove", "Pass"},
+		"Detach", "Authorize", "Revoke", "Run", "Terminate", "Add", "Remove", "Pass", "Enable", "Disable", "Schedule", "Cancel"},
 		func(verb string) bool { return strings.HasPrefix(name, verb) })
 }
 
@@ -274,7 +274,7 @@ var sweepTargets = map[spec.Kind]SweepTarget{
 
 // SweepTargets returns how the sweep's role reaches kind k's debris, and
 // the actions of k's delete (every Delete, Detach and Terminate its driver
-// calls). False when the kind has no driver or no sweep target.
+// calls, and ScheduleKeyDeletion, which is how a KMS key is deleted). False when the kind has no driver or no sweep target.
 func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 	e, ok := registry[k]
 	target, known := sweepTargets[k]
@@ -284,7 +284,8 @@ func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 	var deletes []string
 	for _, a := range e.actions {
 		_, name, _ := strings.Cut(a, ":")
-		if strings.HasPrefix(name, "Delete") || strings.HasPrefix(name, "Detach") || strings.HasPrefix(name, "Terminate") {
+		if strings.HasPrefix(name, "Delete") || strings.HasPrefix(name, "Detach") || strings.HasPrefix(name, "Terminate") ||
+			name == "ScheduleKeyDeletion" {
 			deletes = append(deletes, a)
 		}
 	}

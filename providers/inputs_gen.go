@@ -652,6 +652,99 @@ func DecodeInternetGateway(fields map[string]any) (InternetGatewayInput, error) 
 	return in, nil
 }
 
+// KmsAliasInput holds the fields of a target of kind kms-alias.
+type KmsAliasInput struct {
+	// Key is "key" (a reference, resolved to the referenced resource's name).
+	Key string
+	set uint64 // bit i: the target set field i
+}
+
+// The field names of kms-alias, as Update's changed list holds them.
+const (
+	KmsAliasKey = "key"
+)
+
+// HasKey reports whether the target set "key".
+func (in KmsAliasInput) HasKey() bool { return in.set&(1<<0) != 0 }
+
+// DecodeKmsAlias reads the fields of a kms-alias target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeKmsAlias(fields map[string]any) (KmsAliasInput, error) {
+	d := decoder{fields: fields}
+	in := KmsAliasInput{
+		Key: d.str(0, KmsAliasKey),
+	}
+	if d.err != nil {
+		return KmsAliasInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// KmsKeyInput holds the fields of a target of kind kms-key.
+type KmsKeyInput struct {
+	// Description is "description" (string).
+	Description string
+	// KeyUsage is "keyUsage" (string).
+	KeyUsage string
+	// KeySpec is "keySpec" (string).
+	KeySpec string
+	// EnableKeyRotation is "enableKeyRotation" (boolean).
+	EnableKeyRotation bool
+	// DeletionWindowDays is "deletionWindowDays" (integer).
+	DeletionWindowDays float64
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of kms-key, as Update's changed list holds them.
+const (
+	KmsKeyDescription        = "description"
+	KmsKeyKeyUsage           = "keyUsage"
+	KmsKeyKeySpec            = "keySpec"
+	KmsKeyEnableKeyRotation  = "enableKeyRotation"
+	KmsKeyDeletionWindowDays = "deletionWindowDays"
+	KmsKeyTags               = "tags"
+)
+
+// HasDescription reports whether the target set "description".
+func (in KmsKeyInput) HasDescription() bool { return in.set&(1<<0) != 0 }
+
+// HasKeyUsage reports whether the target set "keyUsage".
+func (in KmsKeyInput) HasKeyUsage() bool { return in.set&(1<<1) != 0 }
+
+// HasKeySpec reports whether the target set "keySpec".
+func (in KmsKeyInput) HasKeySpec() bool { return in.set&(1<<2) != 0 }
+
+// HasEnableKeyRotation reports whether the target set "enableKeyRotation".
+func (in KmsKeyInput) HasEnableKeyRotation() bool { return in.set&(1<<3) != 0 }
+
+// HasDeletionWindowDays reports whether the target set "deletionWindowDays".
+func (in KmsKeyInput) HasDeletionWindowDays() bool { return in.set&(1<<4) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in KmsKeyInput) HasTags() bool { return in.set&(1<<5) != 0 }
+
+// DecodeKmsKey reads the fields of a kms-key target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeKmsKey(fields map[string]any) (KmsKeyInput, error) {
+	d := decoder{fields: fields}
+	in := KmsKeyInput{
+		Description:        d.str(0, KmsKeyDescription),
+		KeyUsage:           d.str(1, KmsKeyKeyUsage),
+		KeySpec:            d.str(2, KmsKeyKeySpec),
+		EnableKeyRotation:  d.boolean(3, KmsKeyEnableKeyRotation),
+		DeletionWindowDays: d.number(4, KmsKeyDeletionWindowDays),
+		Tags:               d.stringMap(5, KmsKeyTags),
+	}
+	if d.err != nil {
+		return KmsKeyInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // LogGroupInput holds the fields of a target of kind log-group.
 type LogGroupInput struct {
 	// RetentionDays is "retentionDays" (integer).

@@ -222,7 +222,18 @@ func joinNonEmpty(a, b, sep string) string {
 	return a + sep + b
 }
 
+// actionDetail is what an action's line says after its address, with the
+// kind's delete note (spec's DeleteNote) after a delete or a replace, which
+// deletes too.
 func actionDetail(a engine.Action) string {
+	detail := changeDetail(a)
+	if info, ok := spec.Lookup(a.Address.Kind); ok && info.DeleteNote != "" && (a.Action == engine.Delete || a.Action == engine.Replace) {
+		detail = joinNonEmpty(detail, "["+info.DeleteNote+"]", " ")
+	}
+	return detail
+}
+
+func changeDetail(a engine.Action) string {
 	kind := a.Action
 	if kind == engine.Adopt && len(a.Changes) > 0 {
 		kind = engine.Update // it writes the tags, with the mark: show them

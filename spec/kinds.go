@@ -34,6 +34,8 @@ const (
 	SNSSubscription           Kind = "sns-subscription"
 	Route53Zone               Kind = "route53-zone"
 	Route53Record             Kind = "route53-record"
+	KMSKey                    Kind = "kms-key"
+	KMSAlias                  Kind = "kms-alias"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -86,6 +88,10 @@ type KindInfo struct {
 	// names have a shape of their own (a hosted zone's is a domain, a
 	// record's FQDN:TYPE inside its zone's); "example" when empty.
 	ExampleName string
+	// DeleteNote is what a delete of the kind does that its plan row does
+	// not say, shown beside every delete and replace of it: a KMS key is
+	// not deleted but scheduled for deletion. Empty: a delete deletes.
+	DeleteNote string
 }
 
 // ExampleAddressName is the name the kind's Example resource goes by.
@@ -742,5 +748,38 @@ var kindTable = []KindInfo{
 		Attributes:  []string{"fqdn", "arn"},
 		Example:     map[string]any{"zone": map[string]any{"ref": "aws/route53-zone/example.com"}, "ttl": 300.0, "values": []any{"192.0.2.10"}},
 		ExampleName: "www.example.com:A",
+	},
+	{
+		Kind: KMSKey, Providers: []Provider{AWS},
+		Doc: "a KMS key, named by its Name tag: a key has only an id, and an alias is a resource of its own (kms-alias)",
+		Fields: []Field{
+			{Name: "description", Type: TypeString, Doc: "the key's description"},
+			{Name: "keyUsage", Type: TypeString, Default: "ENCRYPT_DECRYPT", Replace: true,
+				Doc: `"ENCRYPT_DECRYPT", "SIGN_VERIFY", "GENERATE_VERIFY_MAC" or "KEY_AGREEMENT", fixed at create`},
+			{Name: "keySpec", Type: TypeString, Default: "SYMMETRIC_DEFAULT", Replace: true,
+				Doc: `the key material's type, such as "SYMMETRIC_DEFAULT", "RSA_2048", "ECC_NIST_P256" or "HMAC_256", fixed at create`},
+			{Name: "enableKeyRotation", Type: TypeBool, Default: false,
+				Doc: "yearly automatic rotation of the key material; symmetric encryption keys only"},
+			{Name: "deletionWindowDays", Type: TypeInt, Default: 30.0, Compare: CompareNever,
+				Doc: "days, 7 to 30, between a delete and KMS deleting the key; CancelKeyDeletion undoes a delete until then"},
+			tags(),
+		},
+		Attributes: []string{"arn", "keyId"},
+		Identity:   "keyId",
+		DeleteNote: "KMS only schedules a key's deletion: the key is gone for infra at once and deleted after its deletionWindowDays " +
+			"(7 to 30; 30 for a key no longer declared); aws kms cancel-key-deletion undoes it until then",
+		Example: map[string]any{"description": "the example key", "enableKeyRotation": true, "deletionWindowDays": 7.0,
+			"tags": map[string]any{"team": "example"}},
+	},
+	{
+		Kind: KMSAlias, Providers: []Provider{AWS},
+		On:  map[Provider]OnProvider{AWS: {Mark: MarkNamePrefix}},
+		Doc: "a KMS alias, alias/NAME (NAME holds no '/'); KMS aliases take no tags, so the name starts with <fleet>-, the ownership mark",
+		Fields: []Field{
+			{Name: "key", Type: TypeRef, Required: true, RefKinds: []Kind{KMSKey}, RegionLocal: true, SameProvider: true,
+				Doc: `the key the alias names, {"ref": "aws/kms-key/…"}; a change points the alias at another key`},
+		},
+		Attributes: []string{"arn"},
+		Example:    map[string]any{"key": map[string]any{"ref": "aws/kms-key/example"}},
 	},
 }

@@ -185,6 +185,36 @@ func (InternetGateway) attrInternetGatewayID() {}
 
 func (InternetGateway) attrARN() {}
 
+// KmsAlias is the kms-alias kind on AWS (a KMS alias, alias/NAME (NAME holds
+// no '/'); KMS aliases take no tags, so the name starts with <fleet>-, the
+// ownership mark). It is the type argument of fleet.Ref, fleet.Forget and
+// fleet.Exclude for this kind; declare one with Cloud.KmsAlias.
+type KmsAlias struct{}
+
+// Provider returns "aws".
+func (KmsAlias) Provider() spec.Provider { return "aws" }
+
+// Kind returns "kms-alias".
+func (KmsAlias) Kind() spec.Kind { return "kms-alias" }
+
+func (KmsAlias) attrARN() {}
+
+// KmsKey is the kms-key kind on AWS (a KMS key, named by its Name tag: a key
+// has only an id, and an alias is a resource of its own (kms-alias)). It is
+// the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
+// kind; declare one with Cloud.KmsKey.
+type KmsKey struct{}
+
+// Provider returns "aws".
+func (KmsKey) Provider() spec.Provider { return "aws" }
+
+// Kind returns "kms-key".
+func (KmsKey) Kind() spec.Kind { return "kms-key" }
+
+func (KmsKey) attrARN() {}
+
+func (KmsKey) attrKeyID() {}
+
 // LogGroup is the log-group kind on AWS (a CloudWatch Logs log group, named by
 // its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME
 // groups)). It is the type argument of fleet.Ref, fleet.Forget and
@@ -827,6 +857,76 @@ func (c *Cloud) InternetGateway(name string, vpc fleet.Ref[VPC], opts InternetGa
 	})
 }
 
+// KmsAliasSpec holds the optional fields of the kms-alias kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type KmsAliasSpec struct {
+}
+
+// KmsAlias declares a resource of kind kms-alias on AWS (a KMS alias,
+// alias/NAME (NAME holds no '/'); KMS aliases take no tags, so the name starts
+// with <fleet>-, the ownership mark) at address aws/kms-alias/NAME, in the
+// Cloud's region.
+//
+// Its required fields are parameters:
+//   - key: The key the alias names, {"ref": "aws/kms-key/…"}; a change
+//     points the alias at another key. A handle on the kms-key it uses; the
+//     reference is also an ordering edge. It must be in the same region as
+//     this resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) KmsAlias(name string, key fleet.Ref[KmsKey], opts KmsAliasSpec) fleet.Ref[KmsAlias] {
+	return declare[KmsAlias](c, name, []sdk.Field{
+		{Name: "key", Value: key},
+	})
+}
+
+// KmsKeySpec holds the optional fields of the kms-key kind on AWS. The zero
+// value sets nothing, so every field stays unknown.
+type KmsKeySpec struct {
+	// Description is field description. The key's description. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	Description fleet.Optional[string] `infra:"description"`
+	// KeyUsage is field keyUsage. "ENCRYPT_DECRYPT", "SIGN_VERIFY",
+	// "GENERATE_VERIFY_MAC" or "KEY_AGREEMENT", fixed at create. Changing it
+	// replaces the resource. Unset, it stays unknown (never compared) and is
+	// created as "ENCRYPT_DECRYPT".
+	KeyUsage fleet.Optional[string] `infra:"keyUsage"`
+	// KeySpec is field keySpec. The key material's type, such as
+	// "SYMMETRIC_DEFAULT", "RSA_2048", "ECC_NIST_P256" or "HMAC_256", fixed at
+	// create. Changing it replaces the resource. Unset, it stays unknown (never
+	// compared) and is created as "SYMMETRIC_DEFAULT".
+	KeySpec fleet.Optional[string] `infra:"keySpec"`
+	// EnableKeyRotation is field enableKeyRotation. Yearly automatic rotation of
+	// the key material; symmetric encryption keys only. Unset, it stays unknown
+	// (never compared) and is created as false.
+	EnableKeyRotation fleet.Optional[bool] `infra:"enableKeyRotation"`
+	// DeletionWindowDays is field deletionWindowDays. Days, 7 to 30, between a
+	// delete and KMS deleting the key; CancelKeyDeletion undoes a delete until
+	// then. It shapes creation only and is never compared. Unset, it stays
+	// unknown (never compared) and is created as 30.
+	DeletionWindowDays fleet.Optional[int] `infra:"deletionWindowDays"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// KmsKey declares a resource of kind kms-key on AWS (a KMS key, named by its
+// Name tag: a key has only an id, and an alias is a resource of its own
+// (kms-alias)) at address aws/kms-key/NAME, in the Cloud's region.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) KmsKey(name string, opts KmsKeySpec) fleet.Ref[KmsKey] {
+	return declare[KmsKey](c, name, []sdk.Field{
+		{Name: "description", Value: opts.Description},
+		{Name: "keyUsage", Value: opts.KeyUsage},
+		{Name: "keySpec", Value: opts.KeySpec},
+		{Name: "enableKeyRotation", Value: opts.EnableKeyRotation},
+		{Name: "deletionWindowDays", Value: opts.DeletionWindowDays},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // LogGroupSpec holds the optional fields of the log-group kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
 type LogGroupSpec struct {
@@ -1212,9 +1312,9 @@ func (c *Cloud) VPC(name string, cidr string, opts VPCSpec) fleet.Ref[VPC] {
 
 // HasARN is satisfied by the AWS kinds that publish arn: ALB, ALBListener,
 // ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy, IAMRole,
-// ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres, Queues,
-// Route53Record, Route53Zone, S3Bucket, Secrets, SnsSubscription, SnsTopic,
-// Subnet, VPC.
+// ImageRegistry, InternetGateway, KmsAlias, KmsKey, LogGroup, ObjectStore,
+// Postgres, Queues, Route53Record, Route53Zone, S3Bucket, Secrets,
+// SnsSubscription, SnsTopic, Subnet, VPC.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -1224,9 +1324,9 @@ type HasARN interface {
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
 // ALB, ALBListener, ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy,
-// IAMRole, ImageRegistry, InternetGateway, LogGroup, ObjectStore, Postgres,
-// Queues, Route53Record, Route53Zone, S3Bucket, Secrets, SnsSubscription,
-// SnsTopic, Subnet, VPC.
+// IAMRole, ImageRegistry, InternetGateway, KmsAlias, KmsKey, LogGroup,
+// ObjectStore, Postgres, Queues, Route53Record, Route53Zone, S3Bucket,
+// Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")
@@ -1379,6 +1479,22 @@ type HasInternetGatewayID interface {
 func InternetGatewayIDOf[K HasInternetGatewayID](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "internetGatewayId")
+	return out
+}
+
+// HasKeyID is satisfied by the AWS kinds that publish keyId: KmsKey.
+type HasKeyID interface {
+	fleet.Kind
+	attrKeyID()
+}
+
+// KeyIDOf is the keyId of the resource r points at, known only after that
+// resource is applied. It can flow into a field that takes a fleet.Output, or
+// into fleet.Format, and using it adds a dependency on r. Kinds that publish
+// it: KmsKey.
+func KeyIDOf[K HasKeyID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "keyId")
 	return out
 }
 

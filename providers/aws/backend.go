@@ -34,6 +34,10 @@ type Backend struct {
 	ec2  *regional[*ec2.Client]
 	// account is the credentials' account once Account has established it.
 	account string
+	// fleet is the fleet the backend serves (SetFleet), for the kinds whose
+	// ownership mark is the name prefix (kms-alias: KMS aliases take no
+	// tags).
+	fleet string
 }
 
 var _ providers.Backend = (*Backend)(nil)
@@ -104,8 +108,31 @@ func (b *Backend) Driver(k spec.Kind) (providers.Driver, bool) {
 		if !ok {
 			return nil, false
 		}
-		return e.new(b.cfg, b.Account), true
+		d := e.new(b.cfg, b.Account)
+		if fs, ok := d.(providers.FleetScoped); ok {
+			b.mu.Lock()
+			fs.SetFleet(b.fleet)
+			b.mu.Unlock()
+		}
+		return d, true
 	})
+}
+
+var _ providers.FleetScoped = (*Backend)(nil)
+
+// SetFleet names the fleet the backend serves, for the drivers whose
+// ownership mark is the name prefix <fleet>-; without it they claim
+// nothing, which is safe but leaves their resources foreign. The engine
+// calls it before anything is read.
+func (b *Backend) SetFleet(fleet string) {
+	b.mu.Lock()
+	b.fleet = fleet
+	b.mu.Unlock()
+	for _, d := range b.drivers.Made() {
+		if fs, ok := d.(providers.FleetScoped); ok {
+			fs.SetFleet(fleet)
+		}
+	}
 }
 
 // Account returns the account id the credentials belong to (STS

@@ -30,11 +30,7 @@ func TestDynamoDBTableConformance(t *testing.T) {
 }
 
 func ddbTarget(name string, fields map[string]any) providers.Target {
-	f := map[string]any{"hashKey": "pk", "hashKeyType": "S", "rangeKeyType": "S", "billingMode": "PAY_PER_REQUEST"}
-	for k, v := range fields {
-		f[k] = v
-	}
-	return providers.Target{Name: name, Region: testRegion, Owner: "fleet", Fields: f}
+	return kindTarget(spec.DynamoDBTable, name, map[string]any{"hashKey": "pk"}, fields)
 }
 
 // What CreateTable or UpdateTable would refuse is refused before any call,

@@ -240,7 +240,8 @@ func ExecutorScopes(k spec.Kind) ([]ActionScope, bool, error) {
 func Changes(action string) bool {
 	_, name, _ := strings.Cut(action, ":")
 	return slices.ContainsFunc([]string{"Create", "Delete", "Put", "Update", "Modify", "Set", "Tag", "Untag", "Change", "Attach",
-		"Detach", "Authorize", "Revoke", "Run", "Terminate", "Add", "Remove", "Pass", "Subscribe", "Unsubscribe"},
+		"Detach", "Authorize", "Revoke", "Run", "Terminate", "Add", "Remove", "Pass", "Subscribe", "Unsubscribe",
+		"Enable", "Disable", "Schedule", "Cancel"},
 		func(verb string) bool { return strings.HasPrefix(name, verb) })
 }
 
@@ -285,8 +286,10 @@ var sweepTargets = map[spec.Kind]SweepTarget{
 }
 
 // SweepTargets returns how the sweep's role reaches kind k's debris, and
-// the actions of k's delete (every Delete, Detach, Terminate and SNS's
-// Unsubscribe its driver calls on k's own resources). False when the kind has no driver or no sweep target.
+// the actions of k's delete (every Delete, Detach and Terminate its driver
+// calls on k's own resources, SNS's Unsubscribe, and ScheduleKeyDeletion,
+// which is how a KMS key is deleted). False when the kind has no driver or
+// no sweep target.
 func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 	e, ok := registry[k]
 	target, known := sweepTargets[k]
@@ -303,7 +306,7 @@ func SweepTargets(k spec.Kind) (SweepTarget, []string, bool) {
 		}
 		_, name, _ := strings.Cut(a, ":")
 		if strings.HasPrefix(name, "Delete") || strings.HasPrefix(name, "Detach") || strings.HasPrefix(name, "Terminate") ||
-			name == "Unsubscribe" {
+			name == "Unsubscribe" || name == "ScheduleKeyDeletion" {
 			deletes = append(deletes, a)
 		}
 	}

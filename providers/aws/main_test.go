@@ -104,3 +104,23 @@ func (c *callCounter) total() int {
 	}
 	return n
 }
+
+// kindTarget is a target of kind k as the engine builds a create's: the
+// fields (later maps win), with the kind's defaults for what they leave
+// out, owned by the fleet "fleet".
+func kindTarget(k spec.Kind, name string, fields ...map[string]any) providers.Target {
+	f := map[string]any{}
+	if info, ok := spec.Lookup(k); ok {
+		for _, field := range info.Fields {
+			if field.Default != nil {
+				f[field.Name] = spec.CloneValue(field.Default)
+			}
+		}
+	}
+	for _, m := range fields {
+		for key, v := range m {
+			f[key] = v
+		}
+	}
+	return providers.Target{Name: name, Region: testRegion, Owner: "fleet", Fields: f}
+}

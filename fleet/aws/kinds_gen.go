@@ -57,6 +57,36 @@ func (IAM) attrARN() {}
 
 func (IAM) attrID() {}
 
+// IAMPolicy is the iam-policy kind on AWS (an IAM customer managed policy,
+// named by its policy name, at the path /). It is the type argument of
+// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.IAMPolicy.
+type IAMPolicy struct{}
+
+// Provider returns "aws".
+func (IAMPolicy) Provider() spec.Provider { return "aws" }
+
+// Kind returns "iam-policy".
+func (IAMPolicy) Kind() spec.Kind { return "iam-policy" }
+
+func (IAMPolicy) attrARN() {}
+
+// IAMRole is the iam-role kind on AWS (an IAM role, named by its role name, at
+// the path /: who may assume it and the managed policies attached to it). It
+// is the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
+// kind; declare one with Cloud.IAMRole.
+type IAMRole struct{}
+
+// Provider returns "aws".
+func (IAMRole) Provider() spec.Provider { return "aws" }
+
+// Kind returns "iam-role".
+func (IAMRole) Kind() spec.Kind { return "iam-role" }
+
+func (IAMRole) attrARN() {}
+
+func (IAMRole) attrRoleID() {}
+
 // ImageRegistry is the image-registry kind on AWS (a container image registry:
 // ECR on AWS, Container Registry namespace on Scaleway, a docker Artifact
 // Registry repository on GCP). It is the type argument of fleet.Ref,
@@ -73,6 +103,20 @@ func (ImageRegistry) Kind() spec.Kind { return "image-registry" }
 func (ImageRegistry) attrURI() {}
 
 func (ImageRegistry) attrARN() {}
+
+// LambdaFunction is the lambda-function kind on AWS (a Lambda function, named
+// by its function name, from a .zip file or a container image). It is the type
+// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
+// one with Cloud.LambdaFunction.
+type LambdaFunction struct{}
+
+// Provider returns "aws".
+func (LambdaFunction) Provider() spec.Provider { return "aws" }
+
+// Kind returns "lambda-function".
+func (LambdaFunction) Kind() spec.Kind { return "lambda-function" }
+
+func (LambdaFunction) attrARN() {}
 
 // LogGroup is the log-group kind on AWS (a CloudWatch Logs log group, named by
 // its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME
@@ -275,6 +319,82 @@ func (c *Cloud) IAM(name string, opts fleet.IAMSpec) fleet.Ref[IAM] {
 	})
 }
 
+// IAMPolicySpec holds the optional fields of the iam-policy kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type IAMPolicySpec struct {
+	// Description is field description. A description, up to 1000 characters; IAM
+	// cannot change one, so a change replaces the policy. Changing it replaces
+	// the resource. Unset, it stays unknown (never compared) and the cloud picks
+	// at create.
+	Description fleet.Optional[string] `infra:"description"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// IAMPolicy declares a resource of kind iam-policy on AWS (an IAM customer
+// managed policy, named by its policy name, at the path /) at address
+// aws/iam-policy/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - document: The policy document, as JSON; a change is a new default
+//     version. It may be known only after apply (an Output); fleet.Lit gives
+//     a value you have.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) IAMPolicy(name string, document fleet.Output[string], opts IAMPolicySpec) fleet.Ref[IAMPolicy] {
+	return declare[IAMPolicy](c, name, []sdk.Field{
+		{Name: "document", Value: document},
+		{Name: "description", Value: opts.Description},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// IAMRoleSpec holds the optional fields of the iam-role kind on AWS. The zero
+// value sets nothing, so every field stays unknown.
+type IAMRoleSpec struct {
+	// Description is field description. A description, up to 1000 characters.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	Description fleet.Optional[string] `infra:"description"`
+	// MaxSessionDurationSec is field maxSessionDurationSec. The longest session a
+	// caller may ask for, 3600 to 43200 seconds; a role made without it has IAM's
+	// 3600. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	MaxSessionDurationSec fleet.Optional[int] `infra:"maxSessionDurationSec"`
+	// Policies is field policies. Managed policies attached, by ARN: an AWS
+	// managed policy's, or the arn of a policy of the fleet ({"observed":
+	// "aws/iam-policy/NAME", "attribute": "arn"}), which is then made first. It
+	// may be known only after apply (an Output); fleet.Lit gives a value you
+	// have. Order does not matter. Unset, it stays unknown (never compared) and
+	// is created as empty.
+	Policies []string `infra:"policies"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// IAMRole declares a resource of kind iam-role on AWS (an IAM role, named by
+// its role name, at the path /: who may assume it and the managed policies
+// attached to it) at address aws/iam-role/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - trust: The trust policy (the assume-role policy document), as JSON:
+//     who may assume the role. It may be known only after apply (an Output);
+//     fleet.Lit gives a value you have.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) IAMRole(name string, trust fleet.Output[string], opts IAMRoleSpec) fleet.Ref[IAMRole] {
+	return declare[IAMRole](c, name, []sdk.Field{
+		{Name: "trust", Value: trust},
+		{Name: "description", Value: opts.Description},
+		{Name: "maxSessionDurationSec", Value: opts.MaxSessionDurationSec},
+		{Name: "policies", Value: opts.Policies},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // ImageRegistry declares a resource of kind image-registry on AWS (a container
 // image registry: ECR on AWS, Container Registry namespace on Scaleway, a
 // docker Artifact Registry repository on GCP) at address
@@ -284,6 +404,89 @@ func (c *Cloud) IAM(name string, opts fleet.IAMSpec) fleet.Ref[IAM] {
 func (c *Cloud) ImageRegistry(name string, opts fleet.ImageRegistrySpec) fleet.Ref[ImageRegistry] {
 	return declare[ImageRegistry](c, name, []sdk.Field{
 		{Name: "immutableTags", Value: opts.ImmutableTags},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// LambdaFunctionSpec holds the optional fields of the lambda-function kind on
+// AWS. The zero value sets nothing, so every field stays unknown.
+type LambdaFunctionSpec struct {
+	// PackageType is field packageType. Zip or Image; check derives it from which
+	// of zip and image is set, so it need not be written. Lambda cannot change
+	// it: switching between zip and image replaces the function. Changing it
+	// replaces the resource. Unset, it stays unknown (never compared) and the
+	// cloud picks at create.
+	PackageType fleet.Optional[string] `infra:"packageType"`
+	// Zip is field zip. The path of the deployment package, a .zip file, relative
+	// to the fleet document's directory (for a fleet program, the directory infra
+	// runs in); exactly one of zip and image. The path is never read back: the
+	// code is compared by codeSha256. Unset, it stays unknown (never compared)
+	// and the cloud picks at create.
+	Zip fleet.Optional[string] `infra:"zip"`
+	// CodeSha256 is field codeSha256. The base64 SHA-256 of the zip's bytes, as
+	// Lambda reports CodeSha256; infra fills it from the file when it loads the
+	// document, and apply refuses a file whose hash is not this one. Unset, it
+	// stays unknown (never compared) and the cloud picks at create.
+	CodeSha256 fleet.Optional[string] `infra:"codeSha256"`
+	// Image is field image. A container image URI in ECR; exactly one of zip and
+	// image. It may be known only after apply (an Output); fleet.Lit gives a
+	// value you have. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Image fleet.Output[string] `infra:"image"`
+	// Runtime is field runtime. The runtime, such as python3.13 or
+	// provided.al2023; required with zip, refused with image. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	Runtime fleet.Optional[string] `infra:"runtime"`
+	// Handler is field handler. The method Lambda calls, such as app.handler;
+	// required with zip, refused with image. Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
+	Handler fleet.Optional[string] `infra:"handler"`
+	// MemoryMB is field memoryMb. Memory in MB, 128 to 10240; a function made
+	// without it has Lambda's 128. Unset, it stays unknown (never compared) and
+	// the cloud picks at create.
+	MemoryMB fleet.Optional[int] `infra:"memoryMb"`
+	// TimeoutSec is field timeoutSec. How long an invocation may run, 1 to 900
+	// seconds; a function made without it has Lambda's 3. Unset, it stays unknown
+	// (never compared) and the cloud picks at create.
+	TimeoutSec fleet.Optional[int] `infra:"timeoutSec"`
+	// Architecture is field architecture. X86_64 or arm64; a function made
+	// without it is x86_64. Unset, it stays unknown (never compared) and the
+	// cloud picks at create.
+	Architecture fleet.Optional[string] `infra:"architecture"`
+	// Env is field env. Environment variables. Each value may be known only after
+	// apply (an Output); fleet.Literals lifts a plain map. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	Env fleet.Env `infra:"env"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// LambdaFunction declares a resource of kind lambda-function on AWS (a Lambda
+// function, named by its function name, from a .zip file or a container image)
+// at address aws/lambda-function/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - role: The IAM role the function runs as, {"ref": "aws/iam-role/…"};
+//     a role made in the same apply is made first, and waited for until
+//     Lambda can assume it. A handle on the iam-role it uses; the reference
+//     is also an ordering edge.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) LambdaFunction(name string, role fleet.Ref[IAMRole], opts LambdaFunctionSpec) fleet.Ref[LambdaFunction] {
+	return declare[LambdaFunction](c, name, []sdk.Field{
+		{Name: "role", Value: role},
+		{Name: "packageType", Value: opts.PackageType},
+		{Name: "zip", Value: opts.Zip},
+		{Name: "codeSha256", Value: opts.CodeSha256},
+		{Name: "image", Value: opts.Image},
+		{Name: "runtime", Value: opts.Runtime},
+		{Name: "handler", Value: opts.Handler},
+		{Name: "memoryMb", Value: opts.MemoryMB},
+		{Name: "timeoutSec", Value: opts.TimeoutSec},
+		{Name: "architecture", Value: opts.Architecture},
+		{Name: "env", Value: opts.Env},
 		{Name: "tags", Value: opts.Tags},
 	})
 }
@@ -447,7 +650,8 @@ func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGrou
 }
 
 // HasARN is satisfied by the AWS kinds that publish arn: Compute, IAM,
-// ImageRegistry, LogGroup, ObjectStore, Postgres, Queues, S3Bucket, Secrets.
+// IAMPolicy, IAMRole, ImageRegistry, LambdaFunction, LogGroup, ObjectStore,
+// Postgres, Queues, S3Bucket, Secrets.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -456,8 +660,8 @@ type HasARN interface {
 // ARNOf is the arn of the resource r points at, known only after that resource
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
-// Compute, IAM, ImageRegistry, LogGroup, ObjectStore, Postgres, Queues,
-// S3Bucket, Secrets.
+// Compute, IAM, IAMPolicy, IAMRole, ImageRegistry, LambdaFunction, LogGroup,
+// ObjectStore, Postgres, Queues, S3Bucket, Secrets.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")
@@ -576,6 +780,22 @@ type HasRegion interface {
 func RegionOf[K HasRegion](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "region")
+	return out
+}
+
+// HasRoleID is satisfied by the AWS kinds that publish roleId: IAMRole.
+type HasRoleID interface {
+	fleet.Kind
+	attrRoleID()
+}
+
+// RoleIDOf is the roleId of the resource r points at, known only after that
+// resource is applied. It can flow into a field that takes a fleet.Output, or
+// into fleet.Format, and using it adds a dependency on r. Kinds that publish
+// it: IAMRole.
+func RoleIDOf[K HasRoleID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "roleId")
 	return out
 }
 

@@ -138,3 +138,44 @@ func TestZipChangesArePlannedAndAReviewedPlanHoldsTheZip(t *testing.T) {
 		t.Errorf("the refused apply left codeSha256 %v, want %s", r.Fields["codeSha256"], v1)
 	}
 }
+
+// A switch from a zip to an image replaces the function: check derives
+// packageType, which forces replacement, from which of the two is set, and
+// Lambda cannot change a function's package type.
+func TestSwitchingZipToImageReplaces(t *testing.T) {
+	path, build := zipFleet(t, "")
+	build("v1")
+	cloud := memory.NewCloud(map[spec.Provider]string{spec.AWS: "123456789012"})
+	dir := t.TempDir()
+	ops := New(Env{Backends: memoryBackends(cloud),
+		Store: func(ctx context.Context, fleet string) (state.Store, error) { return state.OpenFile(dir, fleet) }})
+	ctx := context.Background()
+	doc, err := LoadDocument(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ops.Apply(ctx, ApplyRequest{Document: doc, Confirm: func(*engine.Plan) error { return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	image, err := spec.DecodeDocument([]byte(`{"apiVersion": "infra/v1", "fleet": "shop", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"},
+		"resources": [
+		{"address": "aws/iam-role/fn", "spec": {"trust": "{}"}},
+		{"address": "aws/lambda-function/fn", "spec": {"role": {"ref": "aws/iam-role/fn"}, "image": "123456789012.dkr.ecr.eu-west-3.amazonaws.com/fn:1"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ops.Plan(ctx, PlanRequest{Document: image})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Actions) != 1 || p.Actions[0].Action != engine.Replace {
+		t.Fatalf("zip to image: %+v, want one replace", p.Actions)
+	}
+	forced := false
+	for _, c := range p.Actions[0].Changes {
+		forced = forced || c.Field == "packageType" && c.ForcesReplacement && c.Before == spec.PackageZip && c.After == spec.PackageImage
+	}
+	if !forced {
+		t.Errorf("changes %+v: want packageType Zip to Image, forcing the replace", p.Actions[0].Changes)
+	}
+}

@@ -14,7 +14,9 @@ import (
 // directory is a Go fleet program, run to print its document.
 func (g *globals) loadDocument(ctx context.Context) (*spec.Document, error) {
 	if g.doc != nil {
-		return g.doc, nil
+		// A fleet program's own verb: its document was made here, so its
+		// zips are read from here, as LoadDocument reads a synthesized one.
+		return operations.ResolveZips(g.doc, "")
 	}
 	doc, err := operations.LoadDocument(ctx, g.fleet, g.f.Synth)
 	var source *operations.SourceError

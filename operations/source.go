@@ -45,7 +45,9 @@ func DefaultFleetPath() string {
 
 // LoadDocument finds and reads a fleet document: path, else ./infra if it
 // exists, else fleet.json. A directory is a Go fleet program, which synth
-// runs to print its document.
+// runs to print its document. Its Lambda functions' zips are resolved
+// (ResolveZips): their paths are made relative to where infra runs, and
+// their hashes filled.
 func LoadDocument(ctx context.Context, path string, synth SynthFunc) (*spec.Document, error) {
 	named := path != ""
 	if !named {
@@ -59,6 +61,7 @@ func LoadDocument(ctx context.Context, path string, synth SynthFunc) (*spec.Docu
 		return nil, &SourceError{Path: path, Err: err}
 	}
 	var data []byte
+	dir := "" // a fleet program's document is made where infra runs
 	if fi.IsDir() {
 		if _, err := os.Stat(filepath.Join(path, "go.mod")); err != nil && !hasGoFiles(path) {
 			return nil, &SourceError{Path: path, Err: errors.New("a directory must be a Go fleet program (package main calling fleet.Main)")}
@@ -66,6 +69,7 @@ func LoadDocument(ctx context.Context, path string, synth SynthFunc) (*spec.Docu
 		data, err = synth(ctx, path)
 	} else {
 		data, err = os.ReadFile(path)
+		dir = filepath.Dir(path)
 	}
 	if err != nil {
 		return nil, err
@@ -74,7 +78,7 @@ func LoadDocument(ctx context.Context, path string, synth SynthFunc) (*spec.Docu
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return doc, nil
+	return ResolveZips(doc, dir)
 }
 
 func hasGoFiles(dir string) bool {

@@ -745,6 +745,112 @@ func DecodeKmsKey(fields map[string]any) (KmsKeyInput, error) {
 	return in, nil
 }
 
+// LambdaFunctionInput holds the fields of a target of kind lambda-function.
+type LambdaFunctionInput struct {
+	// Role is "role" (a reference, resolved to the referenced resource's name).
+	Role string
+	// PackageType is "packageType" (string).
+	PackageType string
+	// Zip is "zip" (string).
+	Zip string
+	// CodeSha256 is "codeSha256" (string).
+	CodeSha256 string
+	// Image is "image" (string).
+	Image string
+	// Runtime is "runtime" (string).
+	Runtime string
+	// Handler is "handler" (string).
+	Handler string
+	// MemoryMB is "memoryMb" (integer).
+	MemoryMB float64
+	// TimeoutSec is "timeoutSec" (integer).
+	TimeoutSec float64
+	// Architecture is "architecture" (string).
+	Architecture string
+	// Env is "env" (object of strings).
+	Env map[string]string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of lambda-function, as Update's changed list holds them.
+const (
+	LambdaFunctionRole         = "role"
+	LambdaFunctionPackageType  = "packageType"
+	LambdaFunctionZip          = "zip"
+	LambdaFunctionCodeSha256   = "codeSha256"
+	LambdaFunctionImage        = "image"
+	LambdaFunctionRuntime      = "runtime"
+	LambdaFunctionHandler      = "handler"
+	LambdaFunctionMemoryMB     = "memoryMb"
+	LambdaFunctionTimeoutSec   = "timeoutSec"
+	LambdaFunctionArchitecture = "architecture"
+	LambdaFunctionEnv          = "env"
+	LambdaFunctionTags         = "tags"
+)
+
+// HasRole reports whether the target set "role".
+func (in LambdaFunctionInput) HasRole() bool { return in.set&(1<<0) != 0 }
+
+// HasPackageType reports whether the target set "packageType".
+func (in LambdaFunctionInput) HasPackageType() bool { return in.set&(1<<1) != 0 }
+
+// HasZip reports whether the target set "zip".
+func (in LambdaFunctionInput) HasZip() bool { return in.set&(1<<2) != 0 }
+
+// HasCodeSha256 reports whether the target set "codeSha256".
+func (in LambdaFunctionInput) HasCodeSha256() bool { return in.set&(1<<3) != 0 }
+
+// HasImage reports whether the target set "image".
+func (in LambdaFunctionInput) HasImage() bool { return in.set&(1<<4) != 0 }
+
+// HasRuntime reports whether the target set "runtime".
+func (in LambdaFunctionInput) HasRuntime() bool { return in.set&(1<<5) != 0 }
+
+// HasHandler reports whether the target set "handler".
+func (in LambdaFunctionInput) HasHandler() bool { return in.set&(1<<6) != 0 }
+
+// HasMemoryMB reports whether the target set "memoryMb".
+func (in LambdaFunctionInput) HasMemoryMB() bool { return in.set&(1<<7) != 0 }
+
+// HasTimeoutSec reports whether the target set "timeoutSec".
+func (in LambdaFunctionInput) HasTimeoutSec() bool { return in.set&(1<<8) != 0 }
+
+// HasArchitecture reports whether the target set "architecture".
+func (in LambdaFunctionInput) HasArchitecture() bool { return in.set&(1<<9) != 0 }
+
+// HasEnv reports whether the target set "env".
+func (in LambdaFunctionInput) HasEnv() bool { return in.set&(1<<10) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in LambdaFunctionInput) HasTags() bool { return in.set&(1<<11) != 0 }
+
+// DecodeLambdaFunction reads the fields of a lambda-function target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeLambdaFunction(fields map[string]any) (LambdaFunctionInput, error) {
+	d := decoder{fields: fields}
+	in := LambdaFunctionInput{
+		Role:         d.str(0, LambdaFunctionRole),
+		PackageType:  d.str(1, LambdaFunctionPackageType),
+		Zip:          d.str(2, LambdaFunctionZip),
+		CodeSha256:   d.str(3, LambdaFunctionCodeSha256),
+		Image:        d.str(4, LambdaFunctionImage),
+		Runtime:      d.str(5, LambdaFunctionRuntime),
+		Handler:      d.str(6, LambdaFunctionHandler),
+		MemoryMB:     d.number(7, LambdaFunctionMemoryMB),
+		TimeoutSec:   d.number(8, LambdaFunctionTimeoutSec),
+		Architecture: d.str(9, LambdaFunctionArchitecture),
+		Env:          d.stringMap(10, LambdaFunctionEnv),
+		Tags:         d.stringMap(11, LambdaFunctionTags),
+	}
+	if d.err != nil {
+		return LambdaFunctionInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // LogGroupInput holds the fields of a target of kind log-group.
 type LogGroupInput struct {
 	// RetentionDays is "retentionDays" (integer).

@@ -36,6 +36,7 @@ const (
 	Route53Record             Kind = "route53-record"
 	KMSKey                    Kind = "kms-key"
 	KMSAlias                  Kind = "kms-alias"
+	LambdaFunction            Kind = "lambda-function"
 )
 
 // TagsField is the field every taggable kind uses for user tags. The
@@ -317,7 +318,7 @@ var kindTable = []KindInfo{
 		Attributes: []string{"arn", "url", "region"},
 	},
 	{
-		Kind: Compute, Providers: portable, Portable: true,
+		Kind: Compute, Providers: portable, Portable: true, Physical: "function",
 		Example: map[string]any{"image": "registry.example/app:1", "executionRole": "arn:aws:iam::123456789012:role/app", "namespace": map[string]any{"ref": "scaleway/scaleway-container-namespace/example"}, "memoryMb": 512.0, "env": map[string]any{"MODE": "example"}},
 		On:      map[Provider]OnProvider{Scaleway: {Physical: string(ScalewayContainer)}},
 		Doc:     "serverless compute from a container image: Lambda on AWS, Serverless Containers on Scaleway, a Cloud Run service on GCP",
@@ -781,5 +782,36 @@ var kindTable = []KindInfo{
 		},
 		Attributes: []string{"arn"},
 		Example:    map[string]any{"key": map[string]any{"ref": "aws/kms-key/example"}},
+	},
+	{
+		Kind: LambdaFunction, Providers: []Provider{AWS}, Physical: "function",
+		Doc: "a Lambda function, named by its function name, from a .zip file or a container image",
+		Fields: []Field{
+			{Name: "role", Type: TypeRef, Required: true, RefKinds: []Kind{IAMRole}, SameProvider: true,
+				Doc: `the IAM role the function runs as, {"ref": "aws/iam-role/…"}; a role made in the same apply is made first, and waited for until Lambda can assume it`},
+			{Name: "packageType", Type: TypeString, Replace: true,
+				Doc: `Zip or Image; check derives it from which of zip and image is set, so it need not be written. Lambda cannot change it: switching between zip and image replaces the function`},
+			{Name: "zip", Type: TypeString,
+				Doc: "the path of the deployment package, a .zip file, relative to the fleet document's directory (for a fleet program, the directory infra runs in); exactly one of zip and image. The path is never read back: the code is compared by codeSha256"},
+			{Name: "codeSha256", Type: TypeString,
+				Doc: "the base64 SHA-256 of the zip's bytes, as Lambda reports CodeSha256; infra fills it from the file when it loads the document, and apply refuses a file whose hash is not this one"},
+			{Name: "image", Type: TypeString, Expr: true, Doc: "a container image URI in ECR; exactly one of zip and image"},
+			{Name: "runtime", Type: TypeString, Doc: "the runtime, such as python3.13 or provided.al2023; required with zip, refused with image"},
+			{Name: "handler", Type: TypeString, Doc: "the method Lambda calls, such as app.handler; required with zip, refused with image"},
+			{Name: "memoryMb", Type: TypeInt, Doc: "memory in MB, 128 to 10240; a function made without it has Lambda's 128"},
+			{Name: "timeoutSec", Type: TypeInt, Doc: "how long an invocation may run, 1 to 900 seconds; a function made without it has Lambda's 3"},
+			{Name: "architecture", Type: TypeString, Doc: "x86_64 or arm64; a function made without it is x86_64"},
+			{Name: "env", Type: TypeStringMap, Compare: CompareSet, Expr: true, Doc: "environment variables"},
+			tags(),
+		},
+		Attributes: []string{"arn"},
+		Example: map[string]any{
+			"role":         map[string]any{"ref": "aws/iam-role/example"},
+			"image":        "123456789012.dkr.ecr.eu-west-3.amazonaws.com/example:1",
+			"memoryMb":     256.0,
+			"timeoutSec":   30.0,
+			"architecture": "arm64",
+			"env":          map[string]any{"LOG_LEVEL": "info"},
+		},
 	},
 }

@@ -12,7 +12,9 @@ func TestKindTableProviderFacts(t *testing.T) {
 	}{
 		{Scaleway, Compute, string(ScalewayContainer)},
 		{Scaleway, ScalewayContainer, string(ScalewayContainer)},
-		{AWS, Compute, string(Compute)},
+		{AWS, Compute, "function"},
+		{AWS, LambdaFunction, "function"},
+		{GCP, Compute, "function"},
 		{AWS, ObjectStore, "bucket"},
 		{AWS, S3Bucket, "bucket"},
 		{Scaleway, ObjectStore, "bucket"},

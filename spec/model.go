@@ -482,6 +482,10 @@ func (c *compiler) portability(where string, a Address, d Declared) {
 		c.scalewayRules(where, a, d)
 	case GCP:
 		c.gcpRules(where, a, d)
+	case AWS:
+		if a.Kind == LambdaFunction {
+			c.lambdaCode(where, d)
+		}
 	}
 	if limit := DescriptionLimit(a.Kind, a.Provider); limit > 0 {
 		c.markFits(where, a, d, limit)

@@ -92,6 +92,10 @@ const (
 	RowCapacityFixed RowID = "capacity-does-not-scale"
 	// A product without tags or labels keeps the ownership mark and the tags in its description (a GCP service account, a Scaleway registry namespace), which they overflow.
 	RowMarkDoesNotFit RowID = "mark-does-not-fit"
+	// A Lambda function's code is not one zip (with its runtime and handler) or one image, or its packageType says the other.
+	RowLambdaCode RowID = "lambda-code"
+	// A Lambda function's zip has no codeSha256: the document was not loaded by infra, which fills it from the file.
+	RowZipUnhashed RowID = "zip-unhashed"
 
 	// A CIDR field's value is not an IPv4 block in canonical form (a malformed block, an IPv6 one, or host bits set).
 	RowInvalidCIDR RowID = "invalid-cidr"

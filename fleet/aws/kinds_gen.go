@@ -215,6 +215,20 @@ func (KmsKey) attrARN() {}
 
 func (KmsKey) attrKeyID() {}
 
+// LambdaFunction is the lambda-function kind on AWS (a Lambda function, named
+// by its function name, from a .zip file or a container image). It is the type
+// argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
+// one with Cloud.LambdaFunction.
+type LambdaFunction struct{}
+
+// Provider returns "aws".
+func (LambdaFunction) Provider() spec.Provider { return "aws" }
+
+// Kind returns "lambda-function".
+func (LambdaFunction) Kind() spec.Kind { return "lambda-function" }
+
+func (LambdaFunction) attrARN() {}
+
 // LogGroup is the log-group kind on AWS (a CloudWatch Logs log group, named by
 // its name, which here holds no '/' (so not Lambda's own /aws/lambda/NAME
 // groups)). It is the type argument of fleet.Ref, fleet.Forget and
@@ -927,6 +941,89 @@ func (c *Cloud) KmsKey(name string, opts KmsKeySpec) fleet.Ref[KmsKey] {
 	})
 }
 
+// LambdaFunctionSpec holds the optional fields of the lambda-function kind on
+// AWS. The zero value sets nothing, so every field stays unknown.
+type LambdaFunctionSpec struct {
+	// PackageType is field packageType. Zip or Image; check derives it from which
+	// of zip and image is set, so it need not be written. Lambda cannot change
+	// it: switching between zip and image replaces the function. Changing it
+	// replaces the resource. Unset, it stays unknown (never compared) and the
+	// cloud picks at create.
+	PackageType fleet.Optional[string] `infra:"packageType"`
+	// Zip is field zip. The path of the deployment package, a .zip file, relative
+	// to the fleet document's directory (for a fleet program, the directory infra
+	// runs in); exactly one of zip and image. The path is never read back: the
+	// code is compared by codeSha256. Unset, it stays unknown (never compared)
+	// and the cloud picks at create.
+	Zip fleet.Optional[string] `infra:"zip"`
+	// CodeSha256 is field codeSha256. The base64 SHA-256 of the zip's bytes, as
+	// Lambda reports CodeSha256; infra fills it from the file when it loads the
+	// document, and apply refuses a file whose hash is not this one. Unset, it
+	// stays unknown (never compared) and the cloud picks at create.
+	CodeSha256 fleet.Optional[string] `infra:"codeSha256"`
+	// Image is field image. A container image URI in ECR; exactly one of zip and
+	// image. It may be known only after apply (an Output); fleet.Lit gives a
+	// value you have. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Image fleet.Output[string] `infra:"image"`
+	// Runtime is field runtime. The runtime, such as python3.13 or
+	// provided.al2023; required with zip, refused with image. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	Runtime fleet.Optional[string] `infra:"runtime"`
+	// Handler is field handler. The method Lambda calls, such as app.handler;
+	// required with zip, refused with image. Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
+	Handler fleet.Optional[string] `infra:"handler"`
+	// MemoryMB is field memoryMb. Memory in MB, 128 to 10240; a function made
+	// without it has Lambda's 128. Unset, it stays unknown (never compared) and
+	// the cloud picks at create.
+	MemoryMB fleet.Optional[int] `infra:"memoryMb"`
+	// TimeoutSec is field timeoutSec. How long an invocation may run, 1 to 900
+	// seconds; a function made without it has Lambda's 3. Unset, it stays unknown
+	// (never compared) and the cloud picks at create.
+	TimeoutSec fleet.Optional[int] `infra:"timeoutSec"`
+	// Architecture is field architecture. X86_64 or arm64; a function made
+	// without it is x86_64. Unset, it stays unknown (never compared) and the
+	// cloud picks at create.
+	Architecture fleet.Optional[string] `infra:"architecture"`
+	// Env is field env. Environment variables. Each value may be known only after
+	// apply (an Output); fleet.Literals lifts a plain map. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	Env fleet.Env `infra:"env"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// LambdaFunction declares a resource of kind lambda-function on AWS (a Lambda
+// function, named by its function name, from a .zip file or a container image)
+// at address aws/lambda-function/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - role: The IAM role the function runs as, {"ref": "aws/iam-role/…"};
+//     a role made in the same apply is made first, and waited for until
+//     Lambda can assume it. A handle on the iam-role it uses; the reference
+//     is also an ordering edge.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) LambdaFunction(name string, role fleet.Ref[IAMRole], opts LambdaFunctionSpec) fleet.Ref[LambdaFunction] {
+	return declare[LambdaFunction](c, name, []sdk.Field{
+		{Name: "role", Value: role},
+		{Name: "packageType", Value: opts.PackageType},
+		{Name: "zip", Value: opts.Zip},
+		{Name: "codeSha256", Value: opts.CodeSha256},
+		{Name: "image", Value: opts.Image},
+		{Name: "runtime", Value: opts.Runtime},
+		{Name: "handler", Value: opts.Handler},
+		{Name: "memoryMb", Value: opts.MemoryMB},
+		{Name: "timeoutSec", Value: opts.TimeoutSec},
+		{Name: "architecture", Value: opts.Architecture},
+		{Name: "env", Value: opts.Env},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // LogGroupSpec holds the optional fields of the log-group kind on AWS. The
 // zero value sets nothing, so every field stays unknown.
 type LogGroupSpec struct {
@@ -1312,9 +1409,9 @@ func (c *Cloud) VPC(name string, cidr string, opts VPCSpec) fleet.Ref[VPC] {
 
 // HasARN is satisfied by the AWS kinds that publish arn: ALB, ALBListener,
 // ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy, IAMRole,
-// ImageRegistry, InternetGateway, KmsAlias, KmsKey, LogGroup, ObjectStore,
-// Postgres, Queues, Route53Record, Route53Zone, S3Bucket, Secrets,
-// SnsSubscription, SnsTopic, Subnet, VPC.
+// ImageRegistry, InternetGateway, KmsAlias, KmsKey, LambdaFunction, LogGroup,
+// ObjectStore, Postgres, Queues, Route53Record, Route53Zone, S3Bucket,
+// Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -1324,9 +1421,9 @@ type HasARN interface {
 // is applied. It can flow into a field that takes a fleet.Output, or into
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
 // ALB, ALBListener, ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy,
-// IAMRole, ImageRegistry, InternetGateway, KmsAlias, KmsKey, LogGroup,
-// ObjectStore, Postgres, Queues, Route53Record, Route53Zone, S3Bucket,
-// Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
+// IAMRole, ImageRegistry, InternetGateway, KmsAlias, KmsKey, LambdaFunction,
+// LogGroup, ObjectStore, Postgres, Queues, Route53Record, Route53Zone,
+// S3Bucket, Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")

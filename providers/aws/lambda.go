@@ -78,11 +78,11 @@ const (
 // check their function names with it.
 func CheckFunctionName(name string) error {
 	if len(name) == 0 || len(name) > 64 {
-		return providers.Errorf(providers.InvalidArgument, "compute name %q: Lambda function names are 1 to 64 characters", name)
+		return providers.Errorf(providers.InvalidArgument, "function name %q: Lambda function names are 1 to 64 characters", name)
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return providers.Errorf(providers.InvalidArgument, "compute name %q: character %q; Lambda allows letters, digits, - and _", name, r)
+			return providers.Errorf(providers.InvalidArgument, "function name %q: character %q; Lambda allows letters, digits, - and _", name, r)
 		}
 	}
 	return nil
@@ -114,16 +114,27 @@ func (d *functions) roleRetry(o *lambda.Options) {
 }
 
 func (d *functions) List(ctx context.Context, region string) ([]providers.Resource, error) {
+	// ListFunctions carries neither tags (so neither owner) nor the image
+	// URI: the engine reads each function it needs.
+	return listFunctions(ctx, d.clients.get(region), spec.Compute, region, d.pageSize, func(f lambdatypes.FunctionConfiguration) providers.Resource {
+		return functionResource(region, f)
+	})
+}
+
+// listFunctions lists every function of the region, as kind k reports one;
+// pageSize is ListFunctions' MaxItems, zero for Lambda's default of 50. A
+// function is one physical thing whichever kind declares it (compute,
+// lambda-function), so both list every function.
+func listFunctions(ctx context.Context, c *lambda.Client, k spec.Kind, region string, pageSize int32,
+	report func(lambdatypes.FunctionConfiguration) providers.Resource) ([]providers.Resource, error) {
 	in := &lambda.ListFunctionsInput{}
-	if d.pageSize > 0 {
-		in.MaxItems = aws.Int32(d.pageSize)
+	if pageSize > 0 {
+		in.MaxItems = aws.Int32(pageSize)
 	}
 	var out []providers.Resource
-	err := eachPage(ctx, lambda.NewListFunctionsPaginator(d.clients.get(region), in), spec.Compute, region, func(page *lambda.ListFunctionsOutput) error {
+	err := eachPage(ctx, lambda.NewListFunctionsPaginator(c, in), k, region, func(page *lambda.ListFunctionsOutput) error {
 		for _, f := range page.Functions {
-			// ListFunctions carries neither tags (so neither owner) nor
-			// the image URI: the engine reads each function it needs.
-			out = append(out, functionResource(region, f))
+			out = append(out, report(f))
 		}
 		return nil
 	})
@@ -229,10 +240,8 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 	if _, err := c.CreateFunction(ctx, in, d.roleRetry); err != nil {
 		return providers.Resource{}, err
 	}
-	if err := lambda.NewFunctionActiveV2Waiter(c, func(o *lambda.FunctionActiveV2WaiterOptions) {
-		o.MaxDelay = functionPoll
-	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(t.Name)}, functionWait); err != nil {
-		return providers.Resource{}, fmt.Errorf("aws/compute: wait for %s to be active: %w", t.Name, err)
+	if err := waitActive(ctx, c, spec.Compute, t.Name); err != nil {
+		return providers.Resource{}, err
 	}
 	if _, err := c.CreateFunctionUrlConfig(ctx, &lambda.CreateFunctionUrlConfigInput{
 		FunctionName: aws.String(t.Name),
@@ -243,11 +252,26 @@ func (d *functions) Create(ctx context.Context, t providers.Target) (providers.R
 	return d.Read(ctx, t.Region, t.Name)
 }
 
-func (d *functions) waitUpdated(ctx context.Context, c *lambda.Client, name string) error {
+// waitActive waits for a function just made to be Active (the SDK's
+// FunctionActiveV2 waiter): Lambda refuses changes to a function still
+// Pending.
+func waitActive(ctx context.Context, c *lambda.Client, k spec.Kind, name string) error {
+	if err := lambda.NewFunctionActiveV2Waiter(c, func(o *lambda.FunctionActiveV2WaiterOptions) {
+		o.MaxDelay = functionPoll
+	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, functionWait); err != nil {
+		return fmt.Errorf("aws/%s: %s: wait for Active: %w", k, name, err)
+	}
+	return nil
+}
+
+// waitUpdated waits for a function's last update to be Successful (the
+// SDK's FunctionUpdatedV2 waiter): Lambda refuses a change while
+// LastUpdateStatus is InProgress.
+func waitUpdated(ctx context.Context, c *lambda.Client, k spec.Kind, name string) error {
 	if err := lambda.NewFunctionUpdatedV2Waiter(c, func(o *lambda.FunctionUpdatedV2WaiterOptions) {
 		o.MaxDelay = functionPoll
 	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, functionWait); err != nil {
-		return fmt.Errorf("aws/compute: wait for the update of %s: %w", name, err)
+		return fmt.Errorf("aws/%s: %s: wait for the update: %w", k, name, err)
 	}
 	return nil
 }
@@ -299,7 +323,7 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 		if _, err := c.UpdateFunctionConfiguration(ctx, conf, d.roleRetry); err != nil {
 			return providers.Resource{}, err
 		}
-		if err := d.waitUpdated(ctx, c, t.Name); err != nil {
+		if err := waitUpdated(ctx, c, spec.Compute, t.Name); err != nil {
 			return providers.Resource{}, err
 		}
 	}
@@ -307,7 +331,7 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 		if _, err := c.UpdateFunctionCode(ctx, &lambda.UpdateFunctionCodeInput{FunctionName: aws.String(t.Name), ImageUri: aws.String(decl.Image)}); err != nil {
 			return providers.Resource{}, err
 		}
-		if err := d.waitUpdated(ctx, c, t.Name); err != nil {
+		if err := waitUpdated(ctx, c, spec.Compute, t.Name); err != nil {
 			return providers.Resource{}, err
 		}
 	}
@@ -316,25 +340,37 @@ func (d *functions) Update(ctx context.Context, t providers.Target, changed []st
 		if err != nil {
 			return providers.Resource{}, err
 		}
-		arn := cur.Configuration.FunctionArn
-		set, remove := tagChanges(cur.Tags, want)
-		if len(set) > 0 {
-			if _, err := c.TagResource(ctx, &lambda.TagResourceInput{Resource: arn, Tags: set}); err != nil {
-				return providers.Resource{}, err
-			}
-		}
-		if len(remove) > 0 {
-			if _, err := c.UntagResource(ctx, &lambda.UntagResourceInput{Resource: arn, TagKeys: remove}); err != nil {
-				return providers.Resource{}, err
-			}
+		if err := retagFunction(ctx, c, cur.Configuration.FunctionArn, cur.Tags, want); err != nil {
+			return providers.Resource{}, err
 		}
 	}
 	return d.Read(ctx, t.Region, t.Name)
 }
 
+// retagFunction makes a function's tags want, from have.
+func retagFunction(ctx context.Context, c *lambda.Client, arn *string, have, want map[string]string) error {
+	set, remove := tagChanges(have, want)
+	if len(set) > 0 {
+		if _, err := c.TagResource(ctx, &lambda.TagResourceInput{Resource: arn, Tags: set}); err != nil {
+			return err
+		}
+	}
+	if len(remove) > 0 {
+		if _, err := c.UntagResource(ctx, &lambda.UntagResourceInput{Resource: arn, TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Release removes this fleet's ownership tag and keeps every other tag.
 func (d *functions) Release(ctx context.Context, region, name, owner string) error {
-	c := d.clients.get(region)
+	return releaseFunction(ctx, d.clients.get(region), name, owner)
+}
+
+// releaseFunction removes owner's ownership tag from a function and keeps
+// every other tag.
+func releaseFunction(ctx context.Context, c *lambda.Client, name, owner string) error {
 	cur, err := c.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)})
 	if err != nil {
 		return err

@@ -24,7 +24,8 @@ const (
 )
 
 // lambdaFixture turns off moto's Docker for Lambda and makes the two
-// execution roles the targets name (moto checks that a role exists).
+// execution roles the targets name (moto checks that a role exists); the
+// roles a run without resets made already are kept.
 func lambdaFixture(t *testing.T, b *Backend, srv *moto.Server) {
 	t.Helper()
 	if err := srv.Config(`{"lambda":{"use_docker":false}}`); err != nil {
@@ -35,7 +36,7 @@ func lambdaFixture(t *testing.T, b *Backend, srv *moto.Server) {
 		if _, err := c.CreateRole(context.Background(), &iam.CreateRoleInput{
 			RoleName:                 aws.String(r),
 			AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`),
-		}); err != nil {
+		}); err != nil && errorCode(err) != providers.AlreadyExists {
 			t.Fatal(err)
 		}
 	}

@@ -219,3 +219,54 @@ func TestIAMPolicyRefusesBadDocumentBeforeAnyCall(t *testing.T) {
 		t.Errorf("%d calls were made", n)
 	}
 }
+
+// A role the policy is attached to may be deleted while the policy's own
+// delete runs (the role's delete, beside it, detaches the policy first).
+// Gone between ListEntitiesForPolicy and GetRole, it holds the policy no
+// more: the policy is deleted, where the NoSuchEntity of the role once
+// came back as this policy's, and the engine recorded a policy deleted
+// that was still there.
+func TestIAMPolicyDeleteWhileAnAttachedRoleGoes(t *testing.T) {
+	var (
+		b    *Backend
+		arn  *string // the policy's, once made
+		gone bool
+	)
+	b, _ = newTestBackend(t, before("GetRole", func(in any) error {
+		if name := aws.ToString(in.(*iam.GetRoleInput).RoleName); name != "leaving" || gone {
+			return nil
+		}
+		gone = true
+		c := newIAMClient(b)
+		if _, err := c.DetachRolePolicy(context.Background(), &iam.DetachRolePolicyInput{RoleName: aws.String("leaving"), PolicyArn: arn}); err != nil {
+			return err
+		}
+		_, err := c.DeleteRole(context.Background(), &iam.DeleteRoleInput{RoleName: aws.String("leaving")})
+		return err
+	}))
+	d, _ := b.Driver(spec.IAMPolicy)
+	c := newIAMClient(b)
+	ctx := context.Background()
+	tg := providers.Target{Name: "in-use", Region: testRegion, Owner: "shop", Fields: map[string]any{"document": allowDoc("s3:GetObject")}}
+	res, err := d.Create(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn = aws.String(res.Attributes["arn"])
+	if _, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("leaving"), AssumeRolePolicyDocument: aws.String(lambdaTrust),
+		Tags: []iamtypes.Tag{{Key: aws.String(spec.OwnershipTagKey), Value: aws.String("shop")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String("leaving"), PolicyArn: arn}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, tg); err != nil {
+		t.Fatalf("Delete while the attached role goes: %v (code %s), want the policy deleted", err, b.ErrorCode(err))
+	}
+	if !gone {
+		t.Fatal("the role was not deleted between the listing and GetRole: the test tested nothing")
+	}
+	if _, err := d.Read(ctx, testRegion, "in-use"); b.ErrorCode(err) != providers.NotFound {
+		t.Errorf("Read after delete: %v, want not found", err)
+	}
+}

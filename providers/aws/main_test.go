@@ -104,3 +104,20 @@ func (c *callCounter) total() int {
 	}
 	return n
 }
+
+// before returns the configuration option that runs fn before every call
+// of operation op, with the call's input, and fails the call with fn's
+// error when it returns one. A test changes the cloud between a driver's
+// calls with it, as a concurrent delete would, without racing one.
+func before(op string, fn func(in any) error) func(*config.LoadOptions) error {
+	return config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("before "+op, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if middleware.GetOperationName(ctx) == op {
+				if err := fn(in.Parameters); err != nil {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, err
+				}
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	}})
+}

@@ -105,28 +105,11 @@ func TestIAMPolicyDeleteDetachesOnlyWhatIsOurs(t *testing.T) {
 	d, _ := b.Driver(spec.IAMPolicy)
 	c := newIAMClient(b)
 	ctx := context.Background()
-	tg := providers.Target{Name: "shared", Region: testRegion, Owner: "shop", Fields: map[string]any{"document": allowDoc("s3:GetObject")}}
-	res, err := d.Create(ctx, tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arn := aws.String(res.Attributes["arn"])
-	role := func(name string, tags ...iamtypes.Tag) {
-		t.Helper()
-		if _, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(lambdaTrust), Tags: tags}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String(name), PolicyArn: arn}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mark := func(fleet string) iamtypes.Tag {
-		return iamtypes.Tag{Key: aws.String(spec.OwnershipTagKey), Value: aws.String(fleet)}
-	}
-	role("ours", mark("shop"))
-	role("theirs", mark("billing"))
-	role("nobodys")
-	err = d.Delete(ctx, tg)
+	tg, arn := shopPolicy(t, d, "shared")
+	attachedRole(t, c, "ours", arn, mark("shop"))
+	attachedRole(t, c, "theirs", arn, mark("billing"))
+	attachedRole(t, c, "nobodys", arn)
+	err := d.Delete(ctx, tg)
 	if b.ErrorCode(err) != providers.Conflict || !strings.Contains(err.Error(), "role nobodys, role theirs") || strings.Contains(err.Error(), "role ours") {
 		t.Fatalf("Delete = %v (code %s), want a conflict naming the two foreign roles", err, b.ErrorCode(err))
 	}
@@ -245,28 +228,38 @@ func TestIAMPolicyDeleteWhileAnAttachedRoleGoes(t *testing.T) {
 		return err
 	}))
 	d, _ := b.Driver(spec.IAMPolicy)
-	c := newIAMClient(b)
-	ctx := context.Background()
-	tg := providers.Target{Name: "in-use", Region: testRegion, Owner: "shop", Fields: map[string]any{"document": allowDoc("s3:GetObject")}}
-	res, err := d.Create(ctx, tg)
+	var tg providers.Target
+	tg, arn = shopPolicy(t, d, "in-use")
+	attachedRole(t, newIAMClient(b), "leaving", arn, mark("shop"))
+	deletedDespite(t, b, d, tg, func() bool { return gone })
+}
+
+// shopPolicy makes the policy name of the fleet "shop" with d, and returns
+// its target and ARN.
+func shopPolicy(t *testing.T, d providers.Driver, name string) (providers.Target, *string) {
+	t.Helper()
+	tg := providers.Target{Name: name, Region: testRegion, Owner: "shop", Fields: map[string]any{"document": allowDoc("s3:GetObject")}}
+	res, err := d.Create(context.Background(), tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	arn = aws.String(res.Attributes["arn"])
-	if _, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("leaving"), AssumeRolePolicyDocument: aws.String(lambdaTrust),
-		Tags: []iamtypes.Tag{{Key: aws.String(spec.OwnershipTagKey), Value: aws.String("shop")}}}); err != nil {
+	return tg, aws.String(res.Attributes["arn"])
+}
+
+// attachedRole makes the role name with tags through c, outside any
+// driver, and attaches the policy arn to it.
+func attachedRole(t *testing.T, c *iam.Client, name string, arn *string, tags ...iamtypes.Tag) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(lambdaTrust), Tags: tags}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String("leaving"), PolicyArn: arn}); err != nil {
+	if _, err := c.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String(name), PolicyArn: arn}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Delete(ctx, tg); err != nil {
-		t.Fatalf("Delete while the attached role goes: %v (code %s), want the policy deleted", err, b.ErrorCode(err))
-	}
-	if !gone {
-		t.Fatal("the role was not deleted between the listing and GetRole: the test tested nothing")
-	}
-	if _, err := d.Read(ctx, testRegion, "in-use"); b.ErrorCode(err) != providers.NotFound {
-		t.Errorf("Read after delete: %v, want not found", err)
-	}
+}
+
+// mark is fleet's ownership tag.
+func mark(fleet string) iamtypes.Tag {
+	return iamtypes.Tag{Key: aws.String(spec.OwnershipTagKey), Value: aws.String(fleet)}
 }

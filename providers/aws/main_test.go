@@ -121,3 +121,19 @@ func before(op string, fn func(in any) error) func(*config.LoadOptions) error {
 		}), middleware.After)
 	}})
 }
+
+// deletedDespite deletes tg with d while a before option changes the
+// cloud behind the delete's back: changed must say the change happened
+// (else the test tested nothing), and tg must then read as not found.
+func deletedDespite(t *testing.T, b *Backend, d providers.Driver, tg providers.Target, changed func() bool) {
+	t.Helper()
+	if err := d.Delete(context.Background(), tg); err != nil {
+		t.Fatalf("delete %s: %v (code %s), want it deleted", tg.Name, err, b.ErrorCode(err))
+	}
+	if !changed() {
+		t.Fatal("nothing changed behind the delete's back: the test tested nothing")
+	}
+	if _, err := d.Read(context.Background(), tg.Region, tg.Name); b.ErrorCode(err) != providers.NotFound {
+		t.Errorf("read after delete: %v, want not found", err)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/smithy-go"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -149,6 +151,47 @@ func TestSecurityGroupDeleteWaitsForItsInstances(t *testing.T) {
 	}
 }
 
+// An instance EC2 no longer knows of (terminated long enough ago to be
+// purged, or not yet visible by id) holds no group: the waiter's
+// InvalidInstanceID.NotFound is the wait done, and the group is deleted
+// again. Returned, that NotFound of an instance read as the group gone,
+// and the engine recorded a group deleted that was still there. moto
+// keeps terminated instances, so the test answers the waiter's describe
+// as EC2 would once the instance is gone.
+func TestSecurityGroupDeleteWhenItsInstanceIsUnknown(t *testing.T) {
+	var purged bool // from the group's delete on
+	unknown := 0
+	b, calls, refused := refusingGroupDeletes(t, 1, before("DescribeInstances", func(in any) error {
+		if !purged || len(in.(*ec2.DescribeInstancesInput).InstanceIds) == 0 {
+			return nil // the create's, or the filtered listing of the group's instances
+		}
+		unknown++
+		return &smithy.GenericAPIError{Code: "InvalidInstanceID.NotFound", Message: "The instance IDs do not exist"}
+	}))
+	ctx := context.Background()
+	groups, _ := b.Driver(spec.SecurityGroup)
+	instances, _ := b.Driver(spec.AWSInstance)
+	group, err := groups.Create(ctx, providers.Target{Name: "dv-purged", Region: testRegion, Owner: "shop", Fields: map[string]any{"description": "purged"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := instances.Create(ctx, providers.Target{Name: "dv-purged-1", Region: testRegion, Owner: "shop",
+		Fields: map[string]any{"imageId": motoAMI1, "instanceType": "t3.micro", "securityGroup": "dv-purged"}}); err != nil {
+		t.Fatal(err)
+	}
+	purged = true
+	if err := groups.Delete(ctx, providers.Target{Name: "dv-purged", Region: testRegion, Attributes: group.Attributes}); err != nil {
+		t.Fatalf("delete: %v (code %s), want the group deleted", err, b.ErrorCode(err))
+	}
+	if unknown == 0 || refused.Load() != 1 || calls.count("DeleteSecurityGroup") != 2 {
+		t.Errorf("the waiter met an unknown instance %d times; DeleteSecurityGroup sent %d times (%d refused): want the refused one and one after the wait",
+			unknown, calls.count("DeleteSecurityGroup"), refused.Load())
+	}
+	if _, err := groups.Read(ctx, testRegion, "dv-purged"); providers.CodeOf(b, err) != providers.NotFound {
+		t.Errorf("the group is still there: %v", err)
+	}
+}
+
 // A group refused for something other than an instance (another group's
 // rule, a network interface) is not waited for: the refusal stands as
 // Conflict, for the engine to retry once the dependants are gone, after
@@ -172,8 +215,9 @@ func TestSecurityGroupDeleteRefusedWithoutInstancesIsAConflict(t *testing.T) {
 
 // refusingGroupDeletes is a backend whose first n DeleteSecurityGroup
 // calls a proxy in front of the emulator answers as EC2 answers a group
-// in use (moto never does); the rest reach the emulator.
-func refusingGroupDeletes(t *testing.T, n int32) (*Backend, *callCounter, *atomic.Int32) {
+// in use (moto never does); the rest reach the emulator. opts may add SDK
+// middleware.
+func refusingGroupDeletes(t *testing.T, n int32, opts ...func(*config.LoadOptions) error) (*Backend, *callCounter, *atomic.Int32) {
 	t.Helper()
 	_, srv := newTestBackend(t)
 	target, err := url.Parse(srv.URL)
@@ -195,7 +239,8 @@ func refusingGroupDeletes(t *testing.T, n int32) (*Backend, *callCounter, *atomi
 	}))
 	t.Cleanup(proxy.Close)
 	calls := &callCounter{}
-	b, err := New(context.Background(), Options{ConfigOptions: []func(*config.LoadOptions) error{calls.option(), config.WithBaseEndpoint(proxy.URL)}})
+	opts = append(opts, calls.option(), config.WithBaseEndpoint(proxy.URL))
+	b, err := New(context.Background(), Options{ConfigOptions: opts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -332,6 +332,13 @@ func (d *securityGroups) waitInstancesGone(ctx context.Context, c *ec2.Client, r
 			o.MinDelay, o.MaxDelay = d.pollDelay, d.pollDelay
 		}
 	}).Wait(ctx, &ec2.DescribeInstancesInput{InstanceIds: ids}, instanceWait)
+	if isCode(err, "InvalidInstanceID.NotFound") {
+		// An instance EC2 no longer knows of holds no group: the wait is
+		// done, and the delete is tried again (a refusal then stands).
+		// Returned, the NotFound of an instance would read as this group
+		// being gone.
+		err = nil
+	}
 	return true, err
 }
 

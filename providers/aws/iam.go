@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -173,8 +174,13 @@ func (d *users) setPolicies(ctx context.Context, c *iam.Client, region, name str
 // should and has not.
 func (d *users) attach(ctx context.Context, c *iam.Client, name string, have, want []string) error {
 	return syncPolicies(have, want, func(p string) error {
-		_, err := c.DetachUserPolicy(ctx, &iam.DetachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)})
-		return err
+		// Detached already is done: the policy's own delete detaches it
+		// from the fleet's users, and may run beside this. Returned, the
+		// NoSuchEntity would read as this user being gone.
+		if _, err := c.DetachUserPolicy(ctx, &iam.DetachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)}); err != nil && !isCode(err, "NoSuchEntity") {
+			return fmt.Errorf("aws/iam: %s: DetachUserPolicy %s: %w", name, p, err)
+		}
+		return nil
 	}, func(p string) error {
 		_, err := c.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String(name), PolicyArn: aws.String(p)})
 		return err
@@ -296,8 +302,9 @@ func (d *users) clearAndDelete(ctx context.Context, c *iam.Client, t providers.T
 		return err
 	}
 	for _, p := range inline {
-		if _, err := c.DeleteUserPolicy(ctx, &iam.DeleteUserPolicyInput{UserName: name, PolicyName: aws.String(p)}); err != nil {
-			return err
+		// Gone already is done: a retry whose answer was lost finds it gone.
+		if _, err := c.DeleteUserPolicy(ctx, &iam.DeleteUserPolicyInput{UserName: name, PolicyName: aws.String(p)}); err != nil && !isCode(err, "NoSuchEntity") {
+			return fmt.Errorf("aws/iam: %s: DeleteUserPolicy %s: %w", t.Name, p, err)
 		}
 	}
 	var keys []iamtypes.AccessKeyMetadata

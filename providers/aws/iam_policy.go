@@ -346,6 +346,13 @@ func (d *managedPolicies) detachable(ctx context.Context, c *iam.Client, t provi
 	// entity read reads.
 	place := func(what, name string, ours *[]string, read func() ([]iamtypes.Tag, error)) error {
 		tags, err := read()
+		if isCode(err, "NoSuchEntity") {
+			// Gone since the listing (its own delete, running beside
+			// this, detached the policy first): it holds the policy no
+			// more. Returned, the NoSuchEntity would read as this policy
+			// being gone.
+			return nil
+		}
 		if err != nil {
 			return err
 		}

@@ -105,28 +105,11 @@ func TestIAMPolicyDeleteDetachesOnlyWhatIsOurs(t *testing.T) {
 	d, _ := b.Driver(spec.IAMPolicy)
 	c := newIAMClient(b)
 	ctx := context.Background()
-	tg := providers.Target{Name: "shared", Region: testRegion, Owner: "shop", Fields: map[string]any{"document": allowDoc("s3:GetObject")}}
-	res, err := d.Create(ctx, tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arn := aws.String(res.Attributes["arn"])
-	role := func(name string, tags ...iamtypes.Tag) {
-		t.Helper()
-		if _, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(lambdaTrust), Tags: tags}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String(name), PolicyArn: arn}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mark := func(fleet string) iamtypes.Tag {
-		return iamtypes.Tag{Key: aws.String(spec.OwnershipTagKey), Value: aws.String(fleet)}
-	}
-	role("ours", mark("shop"))
-	role("theirs", mark("billing"))
-	role("nobodys")
-	err = d.Delete(ctx, tg)
+	tg, arn := shopPolicy(t, d, "shared")
+	attachedRole(t, c, "ours", arn, mark("shop"))
+	attachedRole(t, c, "theirs", arn, mark("billing"))
+	attachedRole(t, c, "nobodys", arn)
+	err := d.Delete(ctx, tg)
 	if b.ErrorCode(err) != providers.Conflict || !strings.Contains(err.Error(), "role nobodys, role theirs") || strings.Contains(err.Error(), "role ours") {
 		t.Fatalf("Delete = %v (code %s), want a conflict naming the two foreign roles", err, b.ErrorCode(err))
 	}
@@ -218,4 +201,65 @@ func TestIAMPolicyRefusesBadDocumentBeforeAnyCall(t *testing.T) {
 	if n := calls.total(); n != 0 {
 		t.Errorf("%d calls were made", n)
 	}
+}
+
+// A role the policy is attached to may be deleted while the policy's own
+// delete runs (the role's delete, beside it, detaches the policy first).
+// Gone between ListEntitiesForPolicy and GetRole, it holds the policy no
+// more: the policy is deleted, where the NoSuchEntity of the role once
+// came back as this policy's, and the engine recorded a policy deleted
+// that was still there.
+func TestIAMPolicyDeleteWhileAnAttachedRoleGoes(t *testing.T) {
+	var (
+		b    *Backend
+		arn  *string // the policy's, once made
+		gone bool
+	)
+	b, _ = newTestBackend(t, before("GetRole", func(in any) error {
+		if name := aws.ToString(in.(*iam.GetRoleInput).RoleName); name != "leaving" || gone {
+			return nil
+		}
+		gone = true
+		c := newIAMClient(b)
+		if _, err := c.DetachRolePolicy(context.Background(), &iam.DetachRolePolicyInput{RoleName: aws.String("leaving"), PolicyArn: arn}); err != nil {
+			return err
+		}
+		_, err := c.DeleteRole(context.Background(), &iam.DeleteRoleInput{RoleName: aws.String("leaving")})
+		return err
+	}))
+	d, _ := b.Driver(spec.IAMPolicy)
+	var tg providers.Target
+	tg, arn = shopPolicy(t, d, "in-use")
+	attachedRole(t, newIAMClient(b), "leaving", arn, mark("shop"))
+	deletedDespite(t, b, d, tg, func() bool { return gone })
+}
+
+// shopPolicy makes the policy name of the fleet "shop" with d, and returns
+// its target and ARN.
+func shopPolicy(t *testing.T, d providers.Driver, name string) (providers.Target, *string) {
+	t.Helper()
+	tg := providers.Target{Name: name, Region: testRegion, Owner: "shop", Fields: map[string]any{"document": allowDoc("s3:GetObject")}}
+	res, err := d.Create(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, aws.String(res.Attributes["arn"])
+}
+
+// attachedRole makes the role name with tags through c, outside any
+// driver, and attaches the policy arn to it.
+func attachedRole(t *testing.T, c *iam.Client, name string, arn *string, tags ...iamtypes.Tag) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(lambdaTrust), Tags: tags}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String(name), PolicyArn: arn}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mark is fleet's ownership tag.
+func mark(fleet string) iamtypes.Tag {
+	return iamtypes.Tag{Key: aws.String(spec.OwnershipTagKey), Value: aws.String(fleet)}
 }

@@ -135,3 +135,32 @@ func TestIAMRoleDescriptionKeepsTheSessionBound(t *testing.T) {
 		t.Errorf("after a description change: maxSessionDurationSec %v, description %v; want 7200 kept", got, res.Fields["description"])
 	}
 }
+
+// The policy's own delete detaches it from the fleet's roles, and may run
+// beside the role's: a detach that finds the policy detached already is
+// done, and the role is deleted (commit 8f28568; before it the
+// NoSuchEntity came back as the role's, which the engine read as the role
+// gone).
+func TestIAMRoleDeleteWhileThePolicyIsDetached(t *testing.T) {
+	var (
+		b        *Backend
+		raw      *iam.Client
+		detached bool
+	)
+	b, _ = newTestBackend(t, before("DetachRolePolicy", func(any) error {
+		if detached {
+			return nil
+		}
+		detached = true
+		_, err := raw.DetachRolePolicy(context.Background(), &iam.DetachRolePolicyInput{RoleName: aws.String("leaving"), PolicyArn: aws.String(readOnly)})
+		return err
+	}))
+	raw = newIAMClient(b)
+	d, _ := b.Driver(spec.IAMRole)
+	ctx := context.Background()
+	tg := providers.Target{Name: "leaving", Region: testRegion, Owner: "f", Fields: map[string]any{"trust": lambdaTrust, "policies": []any{readOnly}}}
+	if _, err := d.Create(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	deletedDespite(t, b, d, tg, func() bool { return detached })
+}

@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -82,4 +83,47 @@ func TestIAMUnknownPolicy(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "NoSuchPolicy") {
 		t.Fatalf("create with a missing policy: %v", err)
 	}
+}
+
+// What a user's delete clears may go while it runs: the policy detached by
+// the policy's own delete beside it, an inline policy deleted by a first
+// attempt whose answer was lost. Each is done, and the user is deleted;
+// their NoSuchEntity once came back as the user's, and the engine
+// recorded a user deleted that was still there.
+func TestIAMDeleteWhileWhatItClearsGoes(t *testing.T) {
+	var (
+		b          *Backend
+		raw        *iam.Client
+		detached   bool
+		inlineGone bool
+	)
+	name := aws.String("leaving")
+	b, _ = newTestBackend(t,
+		before("DetachUserPolicy", func(any) error {
+			if detached {
+				return nil
+			}
+			detached = true
+			_, err := raw.DetachUserPolicy(context.Background(), &iam.DetachUserPolicyInput{UserName: name, PolicyArn: aws.String(readOnly)})
+			return err
+		}),
+		before("DeleteUserPolicy", func(any) error {
+			if inlineGone {
+				return nil
+			}
+			inlineGone = true
+			_, err := raw.DeleteUserPolicy(context.Background(), &iam.DeleteUserPolicyInput{UserName: name, PolicyName: aws.String("inline")})
+			return err
+		}))
+	raw = newIAMClient(b)
+	d, _ := b.Driver(spec.IAM)
+	tg := providers.Target{Name: "leaving", Region: testRegion, Owner: "shop", Fields: map[string]any{"policies": []any{readOnly}}}
+	if _, err := d.Create(t.Context(), tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.PutUserPolicy(t.Context(), &iam.PutUserPolicyInput{UserName: name, PolicyName: aws.String("inline"),
+		PolicyDocument: aws.String(allowDoc("s3:ListAllMyBuckets"))}); err != nil {
+		t.Fatal(err)
+	}
+	deletedDespite(t, b, d, tg, func() bool { return detached && inlineGone })
 }

@@ -124,3 +124,36 @@ func kindTarget(k spec.Kind, name string, fields ...map[string]any) providers.Ta
 	}
 	return providers.Target{Name: name, Region: testRegion, Owner: "fleet", Fields: f}
 }
+
+// before returns the configuration option that runs fn before every call
+// of operation op, with the call's input, and fails the call with fn's
+// error when it returns one. A test changes the cloud between a driver's
+// calls with it, as a concurrent delete would, without racing one.
+func before(op string, fn func(in any) error) func(*config.LoadOptions) error {
+	return config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("before "+op, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if middleware.GetOperationName(ctx) == op {
+				if err := fn(in.Parameters); err != nil {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, err
+				}
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	}})
+}
+
+// deletedDespite deletes tg with d while a before option changes the
+// cloud behind the delete's back: changed must say the change happened
+// (else the test tested nothing), and tg must then read as not found.
+func deletedDespite(t *testing.T, b *Backend, d providers.Driver, tg providers.Target, changed func() bool) {
+	t.Helper()
+	if err := d.Delete(context.Background(), tg); err != nil {
+		t.Fatalf("delete %s: %v (code %s), want it deleted", tg.Name, err, b.ErrorCode(err))
+	}
+	if !changed() {
+		t.Fatal("nothing changed behind the delete's back: the test tested nothing")
+	}
+	if _, err := d.Read(context.Background(), tg.Region, tg.Name); b.ErrorCode(err) != providers.NotFound {
+		t.Errorf("read after delete: %v, want not found", err)
+	}
+}

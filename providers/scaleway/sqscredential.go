@@ -50,6 +50,20 @@ type storedCredential struct {
 // listing, a read) it never activates Queues and returns errQueuesOff when
 // they are off; a create activates them.
 func (b *Backend) sqsClient(ctx context.Context, region string, activate bool) (*sqsCredential, error) {
+	c, err := b.credential(ctx, region, activate)
+	if errorCode(err) == providers.NotFound {
+		// A 404 here is the credential's (its secret, a version of it) or
+		// the project's, never a queue's. Returned as it is, it would read
+		// as the queue asked about being absent, or deleted.
+		return nil, fmt.Errorf("%w: %w", providers.Errorf(providers.Conflict,
+			"scaleway: Queues in %s: the SQS credential cannot be had, so no queue can be read or deleted", region), err)
+	}
+	return c, err
+}
+
+// credential is sqsClient's work: the memo, or Queues' endpoint and the
+// stored (else a newly minted) credential.
+func (b *Backend) credential(ctx context.Context, region string, activate bool) (*sqsCredential, error) {
 	project, _, err := b.scope(ctx)
 	if err != nil {
 		return nil, err
@@ -164,7 +178,8 @@ func (b *Backend) storedSQSCredential(ctx context.Context, region, project strin
 		v, err := api.AccessSecretVersion(&secret.AccessSecretVersionRequest{Region: scw.Region(region), SecretID: s.ID,
 			Revision: "latest_enabled"}, scw.WithContext(ctx))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("scaleway: read the SQS credential from secret %s (enable a version of it, or delete it and infra mints a new one): %w",
+				sqsCredentialSecret, err)
 		}
 		var c storedCredential
 		if err := json.Unmarshal(v.Data, &c); err != nil || c.AccessKey == "" || c.SecretKey == "" {

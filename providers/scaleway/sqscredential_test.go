@@ -2,13 +2,17 @@ package scaleway
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/smithy-go"
+	secret "github.com/scaleway/scaleway-sdk-go/api/secret/v1beta1"
 	"github.com/scaleway/scaleway-sdk-go/scw"
 
 	"github.com/infra-iac/infra/internal/scwfake"
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
 )
 
 // TestFreshCredentialRefusalsAreRetried: right after a mint, Queues refuse
@@ -74,4 +78,44 @@ func TestOneCredentialPerProject(t *testing.T) {
 	if n := e.fake.Count(scwfake.Secrets); n != 1 {
 		t.Errorf("%d secrets hold the credential, want 1", n)
 	}
+}
+
+// TestUnreadableCredentialIsNoQueueGone: the stored credential's secret
+// without an enabled version (deleted or disabled in the console, or a
+// secret deleted between the listing and the read) answers 404. That is
+// the credential's, never a queue's: a read fails rather than reporting
+// the queue absent, and a delete fails rather than counting as done.
+// Once, the 404 reached the engine as the queue's, and a delete recorded
+// a queue deleted that was still there.
+func TestUnreadableCredentialIsNoQueueGone(t *testing.T) {
+	e := newEnv(t, "shop")
+	d, _ := e.backend.Driver(spec.Queues)
+	tg := target(spec.Queues, "shop-jobs", nil)
+	tg.Owner = "shop"
+	if _, err := d.Create(t.Context(), tg); err != nil {
+		t.Fatal(err)
+	}
+	api := secret.NewAPI(e.backend.client)
+	name := sqsCredentialSecret
+	out, err := api.ListSecrets(&secret.ListSecretsRequest{Region: testRegion, ProjectID: ptr(testProject), Name: &name}, scw.WithContext(t.Context()))
+	if err != nil || len(out.Secrets) != 1 {
+		t.Fatalf("the stored credential: %v, %v", out, err)
+	}
+	if err := api.DeleteSecretVersion(&secret.DeleteSecretVersionRequest{Region: testRegion, SecretID: out.Secrets[0].ID, Revision: "1"},
+		scw.WithContext(t.Context())); err != nil {
+		t.Fatal(err)
+	}
+	// A new process: nothing in memory, the stored copy is read.
+	e.backend.mu.Lock()
+	e.backend.sqs = map[string]*sqsCredential{}
+	e.backend.mu.Unlock()
+	rs, _ := providers.ResourcesOf(e.backend, spec.Queues)
+	if _, found, err := rs.Read(t.Context(), testRegion, "shop-jobs"); err == nil || found {
+		t.Errorf("read: found %v, %v; want an error naming the credential", found, err)
+	}
+	err = rs.Delete(t.Context(), tg)
+	if err == nil || errorCode(err) == providers.NotFound || !strings.Contains(err.Error(), sqsCredentialSecret) {
+		t.Fatalf("delete: %v (code %s), want a failure naming %s, not a queue gone", err, errorCode(err), sqsCredentialSecret)
+	}
+	t.Logf("the delete fails: %v", err)
 }

@@ -15,9 +15,11 @@ import (
 // never sent: signed for region "", the SDK would retry the answer for
 // the whole retry budget.
 func TestCallWithoutRegionIsRefusedAtOnce(t *testing.T) {
-	var calls callCounter
-	b, _ := newTestBackend(t, calls.option())
 	for _, k := range Kinds() {
+		// A backend each, so that no kind finds the account another's
+		// call looked up.
+		var calls callCounter
+		b, _ := newTestBackend(t, calls.option())
 		rs, ok := providers.ResourcesOf(b, k)
 		if !ok {
 			t.Fatalf("no driver for %s", k)
@@ -35,11 +37,11 @@ func TestCallWithoutRegionIsRefusedAtOnce(t *testing.T) {
 		if want := "aws/" + string(k) + "/" + name; !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %q does not name %s", k, err, want)
 		}
+		if n := calls.total(); n != 0 {
+			t.Errorf("%s: %d calls were sent without a region: %v", k, n, calls.n)
+		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%s: refused after %s", k, d)
 		}
-	}
-	if n := calls.total(); n != 0 {
-		t.Errorf("%d calls were sent without a region", n)
 	}
 }

@@ -126,13 +126,12 @@ type queueStatement struct {
 // whose subscription went with its topic). Subscriptions no statement
 // names are returned apart.
 func (d *snsSubscriptions) scan(ctx context.Context, region string, extra ...string) ([]queueStatement, []snstypes.Subscription, error) {
-	account, err := d.account(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("aws/sns-subscription: the account: %w", err)
-	}
 	var subs []snstypes.Subscription
 	p := sns.NewListSubscriptionsPaginator(d.sns.get(region), &sns.ListSubscriptionsInput{})
-	err = eachPage(ctx, p, spec.SNSSubscription, region, func(page *sns.ListSubscriptionsOutput) error {
+	// The region's own call goes first: the account's is not refused
+	// without a region (STS is global), and a region-less call is a bug
+	// the region's call names.
+	err := eachPage(ctx, p, spec.SNSSubscription, region, func(page *sns.ListSubscriptionsOutput) error {
 		for _, s := range page.Subscriptions {
 			// A subscription not yet confirmed has no ARN (cross-account
 			// queues, which are not this kind's).
@@ -144,6 +143,10 @@ func (d *snsSubscriptions) scan(ctx context.Context, region string, extra ...str
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("aws/sns-subscription: ListSubscriptions in %s: %w", region, err)
+	}
+	account, err := d.account(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("aws/sns-subscription: the account: %w", err)
 	}
 	queues := map[string]bool{}
 	for _, q := range extra {

@@ -100,6 +100,10 @@ func (d *snsTopics) topicARN(ctx context.Context, region, name string) (string, 
 }
 
 func snsTopicARN(ctx context.Context, account accountOf, region, name string) (string, error) {
+	if region == "" {
+		// The account's call (STS) is not refused without a region.
+		return "", fmt.Errorf("aws/sns-topic: %s: %w", name, ErrNoRegion)
+	}
 	id, err := account(ctx)
 	if err != nil {
 		return "", fmt.Errorf("aws/sns-topic: %s: the account: %w", name, err)

@@ -47,6 +47,12 @@
 # of a request whose answer was lost makes a second instance, which AWS
 # never does.
 #
+# And it answers a CreateHostedZone whose CallerReference was used before
+# (by a zone that exists or was deleted) with HostedZoneAlreadyExists (409),
+# as Route 53 does: moto makes another zone, so an SDK retry of a create
+# whose answer was lost makes a second zone of the domain, which AWS never
+# does.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
 import copy
@@ -62,6 +68,8 @@ from moto.ec2.models.instances import InstanceBackend
 from moto.iam.models import IAMBackend
 from moto.moto_api._internal import mock_random
 from moto.resourcegroupstaggingapi.models import ResourceGroupsTaggingAPIBackend
+from moto.route53.exceptions import Route53ClientError
+from moto.route53.models import Route53Backend
 from moto.s3.exceptions import S3ClientError
 from moto.s3.responses import S3Response
 from moto.server import main
@@ -234,6 +242,24 @@ def _run_instances_once(self, image_id, count, user_data, security_group_names, 
 
 
 InstanceBackend.run_instances = _run_instances_once
+
+_create_hosted_zone = Route53Backend.create_hosted_zone
+_zone_creates = threading.Lock()
+
+
+def _create_hosted_zone_once(self, name, private_zone, caller_reference=None, **kwargs):
+    with _zone_creates:
+        used = self.__dict__.setdefault("_used_caller_references", set())
+        if caller_reference and caller_reference in used:
+            raise Route53ClientError("HostedZoneAlreadyExists",
+                                     "A hosted zone has already been created with the specified caller reference.")
+        zone = _create_hosted_zone(self, name, private_zone, caller_reference=caller_reference, **kwargs)
+        if caller_reference:
+            used.add(caller_reference)
+        return zone
+
+
+Route53Backend.create_hosted_zone = _create_hosted_zone_once
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

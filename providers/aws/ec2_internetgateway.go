@@ -154,11 +154,15 @@ func (d *internetGateways) Create(ctx context.Context, t providers.Target) (prov
 	if err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/internet-gateway: %s: its vpc %s: %w", t.Name, in.VPC, err)
 	}
-	out, err := c.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{TagSpecifications: tagSpec(ec2types.ResourceTypeInternetGateway, tags)})
-	if err != nil {
+	// CreateInternetGateway takes no client token: a resend of a create
+	// whose answer was lost makes a second gateway of the name.
+	out, err := c.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{TagSpecifications: tagSpec(ec2types.ResourceTypeInternetGateway, tags)}, noBlindResend)
+	var g ec2types.InternetGateway
+	if err == nil {
+		g = *out.InternetGateway
+	} else if g, err = namedDespite(err, t, func() (ec2types.InternetGateway, error) { return d.find(ctx, t.Region, t.Name) }, gatewayNamed); err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/internet-gateway: %s: CreateInternetGateway: %w", t.Name, err)
 	}
-	g := *out.InternetGateway
 	// A failure here leaves a tagged gateway attached to nothing, which
 	// the next plan reads as drift of vpc and attaches.
 	if err := d.attach(ctx, c, t.Name, aws.ToString(g.InternetGatewayId), vpc); err != nil {

@@ -188,3 +188,13 @@ func releaseNamed(ctx context.Context, c *ec2.Client, k spec.Kind, name string, 
 	}
 	return nil
 }
+
+// namedDespite is madeDespite for a kind named by its Name tag: after a
+// create that may have been carried out, the resource find returns by
+// that name is the create's if it carries t's ownership tag.
+func namedDespite[T any](err error, t providers.Target, find func() (T, error), of func(T) named) (T, error) {
+	return madeDespite(err, t.Owner, func() (T, string, error) {
+		x, ferr := find()
+		return x, of(x).tags[spec.OwnershipTagKey], ferr
+	})
+}

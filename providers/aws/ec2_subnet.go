@@ -164,14 +164,17 @@ func (d *subnets) Create(ctx context.Context, t providers.Target) (providers.Res
 		return providers.Resource{}, fmt.Errorf("aws/subnet: %s: its vpc %s: %w", t.Name, in.VPC, err)
 	}
 	// The VPC may have been made a moment ago, and EC2 is eventually
-	// consistent.
+	// consistent. CreateSubnet takes no client token: a resend of a create
+	// whose answer was lost makes a second subnet of the name.
 	out, err := c.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: aws.String(vpc), CidrBlock: aws.String(in.Cidr),
 		AvailabilityZone: aws.String(in.AvailabilityZone), TagSpecifications: tagSpec(ec2types.ResourceTypeSubnet, tags)},
-		untilVisible("InvalidVpcID.NotFound"))
-	if err != nil {
+		untilVisible("InvalidVpcID.NotFound"), noBlindResend)
+	var s ec2types.Subnet
+	if err == nil {
+		s = *out.Subnet
+	} else if s, err = namedDespite(err, t, func() (ec2types.Subnet, error) { return d.find(ctx, t.Region, t.Name) }, subnetNamed); err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/subnet: %s: CreateSubnet in %s: %w", t.Name, vpc, err)
 	}
-	s := *out.Subnet
 	id := aws.ToString(s.SubnetId)
 	if s.State != ec2types.SubnetStateAvailable {
 		// EC2 documents available as the state a new subnet reaches.

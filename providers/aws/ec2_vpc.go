@@ -194,11 +194,15 @@ func (d *vpcs) Create(ctx context.Context, t providers.Target) (providers.Resour
 		return providers.Resource{}, err
 	}
 	c := d.clients.get(t.Region)
-	out, err := c.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String(in.Cidr), TagSpecifications: tagSpec(ec2types.ResourceTypeVpc, tags)})
-	if err != nil {
+	// CreateVpc takes no client token: a resend of a create whose answer
+	// was lost makes a second VPC of the name.
+	out, err := c.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String(in.Cidr), TagSpecifications: tagSpec(ec2types.ResourceTypeVpc, tags)}, noBlindResend)
+	var v ec2types.Vpc
+	if err == nil {
+		v = *out.Vpc
+	} else if v, err = namedDespite(err, t, func() (ec2types.Vpc, error) { return findVPC(ctx, c, t.Region, t.Name) }, vpcNamed); err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/vpc: %s: CreateVpc: %w", t.Name, err)
 	}
-	v := *out.Vpc
 	id := aws.ToString(v.VpcId)
 	if v.State != ec2types.VpcStateAvailable {
 		// A VPC is pending a moment after its create; EC2 documents

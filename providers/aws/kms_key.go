@@ -343,12 +343,23 @@ func (d *kmsKeys) Create(ctx context.Context, t providers.Target) (providers.Res
 	// The Name and ownership tags go with the create, so a key never
 	// exists unnamed or unowned. No Policy: the default key policy lets the
 	// account's IAM policies, and so the executor's, govern the key.
+	// CreateKey takes no client token: a resend of a create whose answer
+	// was lost makes a second key of the name.
 	out, err := c.CreateKey(ctx, &kms.CreateKeyInput{Description: aws.String(in.Description), KeyUsage: kmstypes.KeyUsageType(in.KeyUsage),
-		KeySpec: kmstypes.KeySpec(in.KeySpec), Tags: kmsTags(tags)})
-	if err != nil {
-		return providers.Resource{}, fmt.Errorf("aws/kms-key: %s: CreateKey: %w", t.Name, err)
+		KeySpec: kmstypes.KeySpec(in.KeySpec), Tags: kmsTags(tags)}, kmsNoBlindResend)
+	var id string
+	if err == nil {
+		id = aws.ToString(out.KeyMetadata.KeyId)
+	} else {
+		found, ferr := madeDespite(err, t.Owner, func() (providers.Resource, string, error) {
+			res, err := d.find(ctx, t.Region, t.Name)
+			return res, res.Owner, err
+		})
+		if ferr != nil {
+			return providers.Resource{}, fmt.Errorf("aws/kms-key: %s: CreateKey: %w", t.Name, ferr)
+		}
+		id = found.Attributes["keyId"]
 	}
-	id := aws.ToString(out.KeyMetadata.KeyId)
 	if in.EnableKeyRotation {
 		if err := d.rotate(ctx, c, t.Name, id, true); err != nil {
 			return providers.Resource{}, err

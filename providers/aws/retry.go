@@ -2,7 +2,9 @@ package aws
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -10,7 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/infra-iac/infra/providers"
 )
@@ -123,4 +128,88 @@ func (r *budgeted) GetRetryToken(ctx context.Context, opErr error) (func(error) 
 		}
 	}
 	return r.RetryerV2.GetRetryToken(ctx, opErr)
+}
+
+// noBlindResend is the option of a create the service does not dedupe
+// (EC2's CreateVpc, CreateSubnet, CreateInternetGateway take no client
+// token): its SDK retries only an attempt the service surely did not carry
+// out, since a resend of one it did makes a second resource. See
+// mayHaveActed for which those are; the budget still bounds the retries.
+func noBlindResend(o *ec2.Options) { o.Retryer = unsentOnly(o.Retryer) }
+
+// kmsNoBlindResend is noBlindResend for KMS's CreateKey.
+func kmsNoBlindResend(o *kms.Options) { o.Retryer = unsentOnly(o.Retryer) }
+
+func unsentOnly(r aws.Retryer) aws.Retryer {
+	v2, ok := r.(aws.RetryerV2)
+	if !ok {
+		v2 = retryerV2{r}
+	}
+	return &resendUnsent{RetryerV2: v2}
+}
+
+// resendUnsent refuses to retry an attempt that may have been carried
+// out; what else is retryable, the delays and the budget are the wrapped
+// retryer's.
+type resendUnsent struct{ aws.RetryerV2 }
+
+func (r *resendUnsent) IsErrorRetryable(err error) bool {
+	return !mayHaveActed(err) && r.RetryerV2.IsErrorRetryable(err)
+}
+
+// retryerV2 gives a retryer of the first interface the second's
+// GetAttemptToken, as the SDK does for its own wrappers.
+type retryerV2 struct{ aws.Retryer }
+
+func (r retryerV2) GetAttemptToken(context.Context) (func(error) error, error) {
+	return r.GetInitialToken(), nil
+}
+
+// throttles is the SDK's own test of a throttling answer.
+var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
+
+// mayHaveActed says whether a call that failed with err may have been
+// carried out by the service all the same. It surely was not when the
+// connection was never made (a dial error: refused, no route, no such
+// host) or when the service answered that it refused: a throttling answer
+// or any other 4xx. It may have been when the request went out and no
+// answer came back (a connection reset or closed, EOF, a timeout waiting
+// for the answer), when the answer was a 5xx other than throttling (the
+// service may have failed after acting), or when a 2xx answer could not be
+// read.
+func mayHaveActed(err error) bool {
+	var op *net.OpError
+	switch {
+	case err == nil, errors.As(err, &op) && op.Op == "dial", throttles.IsErrorThrottle(err).Bool():
+		return false
+	}
+	var answer *smithyhttp.ResponseError
+	if errors.As(err, &answer) {
+		s := answer.HTTPStatusCode()
+		return s < 400 || s >= 500
+	}
+	var send *smithyhttp.RequestSendError
+	return errors.As(err, &send)
+}
+
+// madeDespite is what a create that failed with err made all the same:
+// when err leaves open that the service carried it out, find looks for
+// the resource by its name and says whose ownership tag it carries; one
+// of owner's is this create's, since the tags go on with the create.
+// Otherwise the create failed as err says: nothing was made, or nothing
+// can be found yet (an eventually consistent listing), which the ledger's
+// create intent lets the next run adopt.
+func madeDespite[T any](err error, owner string, find func() (T, string, error)) (T, error) {
+	var zero T
+	if !mayHaveActed(err) {
+		return zero, err
+	}
+	x, mark, ferr := find()
+	switch {
+	case ferr == nil && owner != "" && mark == owner:
+		return x, nil
+	case ferr != nil && errorCode(ferr) != providers.NotFound:
+		return zero, fmt.Errorf("%w (looking for what it may have made: %v)", err, ferr)
+	}
+	return zero, err
 }

@@ -9,7 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/infra-iac/infra/internal/faultproxy"
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/providers"
+	"github.com/infra-iac/infra/spec"
 )
 
 // downEndpoint points the SDK at a loopback port nothing listens on, so
@@ -20,10 +27,133 @@ func downEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &moto.Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	sendTo(t, fmt.Sprintf("http://127.0.0.1:%d", port))
+}
+
+// sendTo points the SDK at url for the length of the test.
+func sendTo(t *testing.T, url string) {
+	t.Helper()
+	srv := &moto.Server{URL: url}
 	for _, kv := range srv.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
+	}
+}
+
+// droppingProxy is a fault proxy in front of a wiped emulator, with the
+// SDK pointed at it, and a backend made after.
+func droppingProxy(t *testing.T) (*Backend, *faultproxy.Proxy) {
+	t.Helper()
+	srv := moto.Fresh(t)
+	proxy, err := faultproxy.Start(srv.URL, faultproxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	sendTo(t, proxy.URL)
+	b, err := New(context.Background(), Options{RetryBudget: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, proxy
+}
+
+func vpcsNamed(t *testing.T, c *ec2.Client, name string) []ec2types.Vpc {
+	t.Helper()
+	all, err := describeVPCs(context.Background(), c, testRegion, nameFilter(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// A create under noBlindResend is still retried while its connection is
+// refused, which the service never saw, until the budget is spent.
+func TestNoBlindResendRetriesARefusedConnection(t *testing.T) {
+	downEndpoint(t)
+	b, err := New(context.Background(), Options{RetryBudget: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ec2Client(b).CreateVpc(context.Background(), &ec2.CreateVpcInput{CidrBlock: aws.String("10.0.0.0/16")}, noBlindResend)
+	var be *RetryBudgetError
+	if !errors.As(err, &be) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("CreateVpc against a down endpoint: %v; want a *RetryBudgetError over refused connections", err)
+	}
+	if be.Attempts < 3 {
+		t.Errorf("gave up after %d attempts; want the refused connection retried", be.Attempts)
+	}
+	if mayHaveActed(err) {
+		t.Errorf("a refused connection reads as a call that may have been carried out: %v", err)
+	}
+}
+
+// A create whose answer is lost after EC2 made the VPC is not sent again
+// under noBlindResend: one attempt, one VPC, and an error that says the
+// create may have been carried out. Without the option the SDK resends it
+// and EC2 makes a second VPC, which is what the option is for.
+func TestNoBlindResendDoesNotResendADroppedAnswer(t *testing.T) {
+	b, proxy := droppingProxy(t)
+	c := ec2Client(b)
+	ctx := context.Background()
+	create := func(name string, opts ...func(*ec2.Options)) error {
+		proxy.DropResponse(proxy.Calls() + 1)
+		_, err := c.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.0.0.0/16"),
+			TagSpecifications: tagSpec(ec2types.ResourceTypeVpc, map[string]string{"Name": name})}, opts...)
+		return err
+	}
+	before := proxy.Calls()
+	err := create("once", noBlindResend)
+	if err == nil || !mayHaveActed(err) {
+		t.Fatalf("CreateVpc with its answer dropped: %v; want an error that may have acted", err)
+	}
+	if n := proxy.Calls() - before; n != 1 {
+		t.Errorf("CreateVpc was sent %d times; want once", n)
+	}
+	if n := len(vpcsNamed(t, c, "once")); n != 1 {
+		t.Errorf("%d VPCs named once; want 1", n)
+	}
+	if err := create("twice"); err != nil {
+		t.Fatalf("CreateVpc resent by the SDK: %v", err)
+	}
+	if n := len(vpcsNamed(t, c, "twice")); n != 2 {
+		t.Errorf("without noBlindResend, %d VPCs named twice; want the 2 that show what the option prevents", n)
+	}
+}
+
+// A create of each kind whose create call's answer is lost finds what the
+// call made, by its name and this fleet's ownership tag, and reports it as
+// made: no second resource, and the create succeeds.
+func TestCreateWhoseAnswerIsLostFindsWhatItMade(t *testing.T) {
+	for _, c := range []struct {
+		kind   spec.Kind
+		fields map[string]any
+	}{
+		{spec.VPC, map[string]any{"cidr": "10.1.0.0/16"}},
+		{spec.KMSKey, map[string]any{"description": "lost answer"}},
+	} {
+		t.Run(string(c.kind), func(t *testing.T) {
+			b, proxy := droppingProxy(t)
+			d, _ := b.Driver(c.kind)
+			ctx := context.Background()
+			tg := providers.Target{Name: "lost-" + string(c.kind), Region: testRegion, Owner: "fleet", Fields: c.fields}
+			// The create call is the driver's first.
+			proxy.DropResponse(proxy.Calls() + 1)
+			res, err := d.Create(ctx, tg)
+			if err != nil {
+				t.Fatalf("Create with its create call's answer lost: %v", err)
+			}
+			if res.Name != tg.Name || res.Owner != "fleet" {
+				t.Errorf("Create reported %s owned by %q", res.Name, res.Owner)
+			}
+			all, err := d.List(ctx, testRegion)
+			if err != nil {
+				t.Fatalf("List after the create: %v", err)
+			}
+			if len(all) != 1 {
+				t.Errorf("%d resources listed; want the 1 made", len(all))
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"strings"
 	"testing"
 
@@ -144,5 +145,62 @@ func TestRoute53ZoneOfAnotherFleetIsNotTouched(t *testing.T) {
 	}
 	if n := calls.count("ChangeTagsForResource"); n != 1 { // the create's own
 		t.Errorf("ChangeTagsForResource was called %d times, want once (at create)", n)
+	}
+}
+
+// Route 53 refuses a CallerReference used before, by a zone that exists
+// or was deleted, with HostedZoneAlreadyExists (409); the harness does as
+// Route 53 does.
+func TestRoute53ZoneCallerReferenceIsTakenOnce(t *testing.T) {
+	b, _ := newTestBackend(t)
+	d, _ := b.Driver(spec.Route53Zone)
+	c := d.(*zones).clients.get(testRegion)
+	ctx := context.Background()
+	create := func(name string) (*route53.CreateHostedZoneOutput, error) {
+		return c.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{Name: aws.String(name), CallerReference: aws.String("ref-once")})
+	}
+	out, err := create("once.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var taken *r53types.HostedZoneAlreadyExists
+	if _, err := create("once.example.com"); !errors.As(err, &taken) || errorCode(err) != providers.AlreadyExists {
+		t.Fatalf("a create repeating a caller reference = %v; want HostedZoneAlreadyExists", err)
+	}
+	if _, err := c.DeleteHostedZone(ctx, &route53.DeleteHostedZoneInput{Id: out.HostedZone.Id}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := create("other.example.com"); !errors.As(err, &taken) {
+		t.Fatalf("a create repeating the caller reference of a deleted zone = %v; want HostedZoneAlreadyExists", err)
+	}
+}
+
+// A create whose CreateHostedZone answer is lost is resent by the SDK,
+// which Route 53 refuses as the reference's second use; the driver finds
+// the zone its reference made and reports it made, tagged: one zone.
+func TestRoute53ZoneCreateWhoseAnswerIsLostFindsItsZone(t *testing.T) {
+	b, proxy := droppingProxy(t)
+	d, _ := b.Driver(spec.Route53Zone)
+	ctx := context.Background()
+	// The driver's first call looks for a zone of the name; its second is
+	// CreateHostedZone.
+	proxy.DropResponse(proxy.Calls() + 2)
+	res, err := d.Create(ctx, providers.Target{Name: "lost.example.com", Region: testRegion, Owner: "fleet"})
+	if err != nil {
+		t.Fatalf("Create with the answer of CreateHostedZone lost: %v", err)
+	}
+	if res.Owner != "fleet" || res.Attributes["zoneId"] == "" {
+		t.Errorf("Create reported the zone %q owned by %q", res.Attributes["zoneId"], res.Owner)
+	}
+	zs, err := zonesNamed(ctx, d.(*zones).clients.get(testRegion), spec.Route53Zone, testRegion, "lost.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zs) != 1 || zoneID(zs[0].Id) != res.Attributes["zoneId"] {
+		t.Errorf("zones of the name: %s; want the one reported, %s", zoneIDs(zs), res.Attributes["zoneId"])
+	}
+	got, err := d.Read(ctx, testRegion, "lost.example.com")
+	if err != nil || got.Owner != "fleet" {
+		t.Errorf("Read = %+v, %v; want the zone tagged as this fleet's", got, err)
 	}
 }

@@ -12,8 +12,16 @@ for (const r of requests) {
   // An action that takes no resource (a listing) is asked on "*".
   const [service, action] = r.action.split(':')
   const resource = (await isWildcardOnlyAction(service, action)) ? '*' : r.resource
+  // A KMS key's own policy must let the account's IAM policies grant its
+  // use; the default key policy, which KMS gives a key made without one
+  // (as infra makes them), does.
+  const resourcePolicy = service === 'kms' && resource.includes(':key/') ? {
+    Version: '2012-10-17',
+    Statement: [{ Sid: 'Enable IAM User Permissions', Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${account}:root` }, Action: 'kms:*', Resource: '*' }],
+  } : undefined
   const result = await runSimulation({
     identityPolicies: [{ name: 'executor', policy }],
+    resourcePolicy,
     serviceControlPolicies: [],
     resourceControlPolicies: [],
     request: {

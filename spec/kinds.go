@@ -651,7 +651,8 @@ var kindTable = []KindInfo{
 		Identity:   "arn",
 		Example: map[string]any{"subnets": map[string]any{"eu-west-3a": map[string]any{"ref": "aws/subnet/example"},
 			"eu-west-3b": map[string]any{"ref": "aws/subnet/example-b"}},
-			"securityGroups": map[string]any{"web": map[string]any{"ref": "aws/security-group/example"}},
+			// No securityGroups: a security-group is made in the default
+			// VPC, and an ALB's groups must be in its subnets'.
 			"idleTimeoutSec": 120.0, "tags": map[string]any{"team": "web"}},
 	},
 	{

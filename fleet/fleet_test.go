@@ -619,6 +619,20 @@ func kitchenSink() *fleet.Fleet {
 		aws.IAMPolicySpec{Description: fleet.Set("writes the app's logs"), Tags: tags})
 	a.IAMRole("app", aws.AssumedBy("lambda.amazonaws.com").JSON(), aws.IAMRoleSpec{Description: fleet.Set("runs the app"),
 		MaxSessionDurationSec: fleet.Set(3600), Policies: fleet.Outputs{aws.ARNOf(logs)}, Tags: tags})
+	// A load balancer in two zones, with an HTTPS listener: the map of
+	// references, the integer parameter, the optional reference and the
+	// optional expression string.
+	vpc := a.VPC("net", "10.0.0.0/16", aws.VPCSpec{EnableDnsSupport: fleet.Set(true), EnableDnsHostnames: fleet.Set(true), Tags: tags})
+	subnets := map[string]fleet.Ref[aws.Subnet]{}
+	for i, zone := range []string{"eu-west-3a", "eu-west-3b"} {
+		subnets[zone] = a.Subnet("net-"+zone, vpc, fmt.Sprintf("10.0.%d.0/24", i+1), zone, aws.SubnetSpec{MapPublicIPOnLaunch: fleet.Set(true), Tags: tags})
+	}
+	lb := a.ALB("web", subnets, aws.ALBSpec{SecurityGroups: map[string]fleet.Ref[aws.SecurityGroup]{"web": sg}, Scheme: fleet.Set("internet-facing"),
+		IdleTimeoutSec: fleet.Set(120), DeletionProtection: fleet.Set(false), Tags: tags})
+	tg := a.ALBTargetGroup("web", aws.ALBTargetGroupSpec{TargetType: fleet.Set("instance"), VPC: vpc, Protocol: fleet.Set("HTTP"), Port: fleet.Set(8080),
+		HealthCheckPath: fleet.Set("/health"), HealthCheckIntervalSec: fleet.Set(30), HealthyThreshold: fleet.Set(3), Tags: tags})
+	a.ALBListener("https", lb, 443, tg, aws.ALBListenerSpec{Protocol: fleet.Set("HTTPS"),
+		CertificateARN: fleet.Lit("arn:aws:acm:eu-west-3:123456789012:certificate/web"), Tags: tags})
 
 	s.IAM("ci", iam)
 	s.ObjectStore("assets", store)

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -22,8 +23,21 @@ func TestEveryKindsExampleChecks(t *testing.T) {
 			kinds = append(kinds, info.Kind)
 		}
 		rs := Examples(p, "examples", kinds...)
-		if len(rs) != len(kinds) {
-			t.Errorf("%s: %d examples for %d kinds", p, len(rs), len(kinds))
+		made := map[string]bool{}
+		for _, r := range rs {
+			made[r.Address] = true
+		}
+		// Each kind's example, and each of its MoreExamples, which some
+		// other example must need.
+		for _, info := range KindsOf(p) {
+			if a := (example{kind: info.Kind}).address(p, "examples"); !made[a] {
+				t.Errorf("%s: no %s", p, a)
+			}
+			for suffix := range info.MoreExamples {
+				if a := (example{kind: info.Kind, more: suffix}).address(p, "examples"); !made[a] {
+					t.Errorf("%s: no example refers to %s/%s/example-%s, so %s is never made", p, p, info.Kind, suffix, a)
+				}
+			}
 		}
 		// Through JSON, as a document arrives.
 		b, err := json.Marshal(Document{APIVersion: "infra/v1", Fleet: "examples", Accounts: map[Provider]string{p: accounts[p]},
@@ -57,5 +71,49 @@ func TestExamplesBringWhatTheyReferTo(t *testing.T) {
 	}
 	if len(Examples(AWS, "ex", ScalewayFunction)) != 0 {
 		t.Error("a kind AWS does not offer has an AWS example")
+	}
+}
+
+// An ALB needs two zones: the subnet's second example is another subnet,
+// in eu-west-3b.
+func TestMoreExamplesAreResourcesOfTheirOwn(t *testing.T) {
+	rs := Examples(AWS, "ex", ALB)
+	specs := map[string]map[string]any{}
+	for _, r := range rs {
+		specs[r.Address] = r.Spec
+	}
+	a, b := specs["aws/subnet/ex-subnet"], specs["aws/subnet/ex-subnet-b"]
+	if a == nil || b == nil || a["availabilityZone"] != "eu-west-3a" || b["availabilityZone"] != "eu-west-3b" ||
+		b["cidr"] != "10.0.2.0/24" || b["vpc"].(map[string]any)["ref"] != "aws/vpc/ex-vpc" {
+		t.Fatalf("subnet examples: %v, %v", a, b)
+	}
+	subnets := specs["aws/alb/ex-alb"]["subnets"].(map[string]any)
+	if subnets["eu-west-3a"].(map[string]any)["ref"] != "aws/subnet/ex-subnet" || subnets["eu-west-3b"].(map[string]any)["ref"] != "aws/subnet/ex-subnet-b" {
+		t.Errorf("the ALB's subnets: %v", subnets)
+	}
+}
+
+// A kind with names of its own shape is named its ExampleName, and a
+// record's FQDN is inside its zone's domain.
+func TestExampleNamesAreKept(t *testing.T) {
+	rs := Examples(AWS, "ex", Route53Record)
+	if len(rs) != 2 || rs[0].Address != "aws/route53-zone/example.com" || rs[1].Address != "aws/route53-record/www.example.com:A" ||
+		rs[1].Spec["zone"].(map[string]any)["ref"] != rs[0].Address {
+		t.Fatalf("Examples = %v", rs)
+	}
+	zone := strings.TrimPrefix(rs[0].Address, "aws/route53-zone/")
+	fqdn, _, _ := strings.Cut(strings.TrimPrefix(rs[1].Address, "aws/route53-record/"), ":")
+	if fqdn != zone && !strings.HasSuffix(fqdn, "."+zone) {
+		t.Errorf("the record %s is not inside its zone %s", fqdn, zone)
+	}
+	for _, info := range Kinds() {
+		for _, p := range info.Providers {
+			if info.ExampleName != "" && info.MarkOn(p) == MarkNamePrefix {
+				t.Errorf("%s: ExampleName %q on %s, where the name carries the mark: it must start with the fleet", info.Kind, info.ExampleName, p)
+			}
+		}
+		if info.ExampleName != "" && info.MoreExamples != nil {
+			t.Errorf("%s: MoreExamples with an ExampleName: their names would not be of the kind's shape", info.Kind)
+		}
 	}
 }

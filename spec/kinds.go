@@ -79,23 +79,35 @@ type KindInfo struct {
 	On  map[Provider]OnProvider
 	Doc string
 	// Example is the spec of one valid resource of the kind, as a document
-	// holds it; a reference in it names PROVIDER/KIND/NAME of the kind it
-	// refers to, NAME being that kind's ExampleName, whose own Example is
-	// then in the same document. Tests build documents from the examples
-	// (every kind checks, the crash tests apply the AWS kinds), so a new
-	// kind is covered by its row alone.
+	// holds it; a reference in it names PROVIDER/KIND/NAME, NAME being the
+	// referenced kind's ExampleAddressName (or example-SUFFIX for one of
+	// its MoreExamples). Examples builds documents from it, with what it
+	// refers to; the tests check them (every kind) and the crash tests
+	// apply them (the AWS kinds), so a new kind is covered by its row
+	// alone.
 	Example map[string]any
-	// ExampleName is the name of the Example resource where the kind's
-	// names have a shape of their own (a hosted zone's is a domain, a
-	// record's FQDN:TYPE inside its zone's); "example" when empty.
+	// ExampleName is the name Examples gives the Example resource, as is,
+	// where the kind's names have a shape of their own (a hosted zone's is
+	// a domain, a record's FQDN:TYPE inside its zone's ExampleName); empty,
+	// FLEET-KIND, and references name it example. Not for a kind marked by
+	// its name prefix: the name would not carry the fleet's mark.
 	ExampleName string
+	// MoreExamples are further resources of the kind, by a suffix, for
+	// another kind's Example that needs more than one (an ALB's subnets in
+	// two zones): each holds the fields that differ from Example. A
+	// reference to PROVIDER/KIND/example-SUFFIX names it; Examples makes
+	// it, named FLEET-KIND-SUFFIX, only where referred to. Not with an
+	// ExampleName.
+	MoreExamples map[string]map[string]any
 	// DeleteNote is what a delete of the kind does that its plan row does
 	// not say, shown beside every delete and replace of it: a KMS key is
 	// not deleted but scheduled for deletion. Empty: a delete deletes.
 	DeleteNote string
 }
 
-// ExampleAddressName is the name the kind's Example resource goes by.
+// ExampleAddressName is the name references in Examples give the kind's
+// Example resource, and a name of the kind's shape: ExampleName, else
+// "example".
 func (k *KindInfo) ExampleAddressName() string {
 	if k.ExampleName != "" {
 		return k.ExampleName
@@ -601,6 +613,8 @@ var kindTable = []KindInfo{
 		Identity:   "subnetId",
 		Example: map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}, "cidr": "10.0.1.0/24",
 			"availabilityZone": "eu-west-3a"},
+		// An ALB's second zone.
+		MoreExamples: map[string]map[string]any{"b": {"cidr": "10.0.2.0/24", "availabilityZone": "eu-west-3b"}},
 	},
 	{
 		Kind: InternetGateway, Providers: []Provider{AWS}, NameTag: "Name",
@@ -635,8 +649,10 @@ var kindTable = []KindInfo{
 		},
 		Attributes: []string{"arn", "dnsName", "canonicalHostedZoneId", "vpcId"},
 		Identity:   "arn",
-		Example: map[string]any{"subnets": map[string]any{"eu-west-3a": map[string]any{"ref": "aws/subnet/example"}},
-			"securityGroups": map[string]any{"web": map[string]any{"ref": "aws/security-group/example"}},
+		Example: map[string]any{"subnets": map[string]any{"eu-west-3a": map[string]any{"ref": "aws/subnet/example"},
+			"eu-west-3b": map[string]any{"ref": "aws/subnet/example-b"}},
+			// No securityGroups: a security-group is made in the default
+			// VPC, and an ALB's groups must be in its subnets'.
 			"idleTimeoutSec": 120.0, "tags": map[string]any{"team": "web"}},
 	},
 	{

@@ -304,6 +304,9 @@ func (c *awsCloud) listed(ctx context.Context) map[string]string {
 	found := map[string]string{}
 	b, err := awsprovider.New(ctx, awsprovider.Options{})
 	must(c.t, err)
+	// As the engine does: the kinds marked by the name prefix (kms-alias)
+	// read no owner without the fleet.
+	b.SetFleet(crashFleet)
 	for _, k := range c.listedKinds() {
 		d, _ := b.Driver(k)
 		rs, err := d.List(ctx, "eu-west-3")

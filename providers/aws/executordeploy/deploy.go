@@ -83,6 +83,8 @@ type Deployed struct {
 	InvokerRoleARN string   `json:"invokerRoleArn,omitempty"`
 	State          string   `json:"state"`
 	Changes        []string `json:"changes"`
+	// PolicyARNs are the execution role's managed policies, in order.
+	PolicyARNs []string `json:"policyArns"`
 }
 
 const executorTagKey = "infra-executor"
@@ -238,44 +240,57 @@ func (d *deployer) bucket(ctx context.Context) error {
 }
 
 // ensureRole creates role with trust, or brings its trust policy up to
-// date, and sets its one inline policy; it returns the role's ARN.
-func (d *deployer) ensureRole(ctx context.Context, c *iam.Client, role, description, trust, policyName, policy string) (string, error) {
-	var arn string
+// date; it returns the role's ARN.
+func (d *deployer) ensureRole(ctx context.Context, c *iam.Client, role, description, trust string) (string, error) {
 	got, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
 	switch {
 	case err == nil:
-		arn = aws.ToString(got.Role.Arn)
 		if !sameJSON(decodePolicy(aws.ToString(got.Role.AssumeRolePolicyDocument)), trust) {
 			if _, err := c.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(role), PolicyDocument: aws.String(trust)}); err != nil {
 				return "", fmt.Errorf("role %s: update its trust policy: %w", role, err)
 			}
 			d.changed("updated the trust policy of role %s", role)
 		}
+		return aws.ToString(got.Role.Arn), nil
 	case d.b.ErrorCode(err) == providers.NotFound:
 		out, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(trust),
-			Description: aws.String(description), Tags: []iamtypes.Tag{{Key: aws.String(executorTagKey), Value: aws.String(d.s.Function)}}})
+			Description: aws.String(description), Tags: d.tags()})
 		if err != nil {
 			return "", fmt.Errorf("create role %s: %w", role, err)
 		}
-		arn = aws.ToString(out.Role.Arn)
 		d.changed("created role %s", role)
+		return aws.ToString(out.Role.Arn), nil
 	default:
 		return "", fmt.Errorf("role %s: %w", role, err)
 	}
-	cur, err := c.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policyName)})
-	if err != nil && d.b.ErrorCode(err) != providers.NotFound {
-		return "", fmt.Errorf("role %s: read policy %s: %w", role, policyName, err)
-	}
-	if err != nil || !sameJSON(decodePolicy(aws.ToString(cur.PolicyDocument)), policy) {
-		if _, err := c.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policyName),
-			PolicyDocument: aws.String(policy)}); err != nil {
-			return "", fmt.Errorf("role %s: set policy %s: %w", role, policyName, err)
-		}
-		d.changed("set policy %s on role %s", policyName, role)
-	}
-	return arn, nil
 }
 
+// ensureInlinePolicy sets role's inline policy policyName to policy,
+// unless it says the same already.
+func (d *deployer) ensureInlinePolicy(ctx context.Context, c *iam.Client, role, policyName, policy string) error {
+	cur, err := c.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policyName)})
+	if err != nil && d.b.ErrorCode(err) != providers.NotFound {
+		return fmt.Errorf("role %s: read policy %s: %w", role, policyName, err)
+	}
+	if err == nil && sameJSON(decodePolicy(aws.ToString(cur.PolicyDocument)), policy) {
+		return nil
+	}
+	if _, err := c.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policyName),
+		PolicyDocument: aws.String(policy)}); err != nil {
+		return fmt.Errorf("role %s: set policy %s: %w", role, policyName, err)
+	}
+	d.changed("set policy %s on role %s", policyName, role)
+	return nil
+}
+
+// tags mark what deploy makes as this executor's.
+func (d *deployer) tags() []iamtypes.Tag {
+	return []iamtypes.Tag{{Key: aws.String(executorTagKey), Value: aws.String(d.s.Function)}}
+}
+
+// role deploys the execution role: its permissions, the executor's or the
+// sweep's, cut into managed policies before any call, so that too many of
+// them fail the deploy before it changes anything.
 func (d *deployer) role(ctx context.Context) error {
 	in := policyInput{Partition: d.partition, Region: d.region, Account: d.account,
 		Function: d.s.Function, Bucket: d.s.Bucket, Prefix: d.s.Prefix, CredentialsSecret: d.s.CredentialsSecret, Kinds: d.s.Kinds, Fleets: d.s.Fleets}
@@ -288,10 +303,17 @@ func (d *deployer) role(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	arn, err := d.ensureRole(ctx, iam.NewFromConfig(d.cfg), d.s.Role, "infra executor "+d.s.Function+": "+does,
-		lambdaTrustPolicy(), "infra-executor", policy)
+	docs, err := splitPolicy(policy)
+	if err != nil {
+		return fmt.Errorf("role %s: %w", d.s.Role, err)
+	}
+	c := iam.NewFromConfig(d.cfg)
+	arn, err := d.ensureRole(ctx, c, d.s.Role, "infra executor "+d.s.Function+": "+does, lambdaTrustPolicy())
 	d.out.RoleARN = arn
-	return err
+	if err != nil {
+		return err
+	}
+	return d.managedPolicies(ctx, c, d.s.Role, docs)
 }
 
 // function creates the function, or updates its code when the package's
@@ -391,9 +413,13 @@ func (d *deployer) invoker(ctx context.Context) error {
 	}
 	role := d.s.Function + "-invoker"
 	arn, err := d.ensureRole(ctx, c, role, "GitHub Actions of "+d.s.GitHubRepo+": may only invoke "+d.s.Function,
-		gitHubTrustPolicy(d.partition, d.account, d.s.GitHubRepo, d.s.GitHubSubject), "invoke-"+d.s.Function, invokerPolicy(d.out.FunctionARN))
+		gitHubTrustPolicy(d.partition, d.account, d.s.GitHubRepo, d.s.GitHubSubject))
 	d.out.InvokerRoleARN = arn
-	return err
+	if err != nil {
+		return err
+	}
+	// One short statement: an inline policy, as it always was.
+	return d.ensureInlinePolicy(ctx, c, role, "invoke-"+d.s.Function, invokerPolicy(d.out.FunctionARN))
 }
 
 func (d *deployer) oidcProvider(ctx context.Context, c *iam.Client) error {

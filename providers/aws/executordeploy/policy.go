@@ -3,6 +3,7 @@ package executordeploy
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,11 +61,12 @@ func (p policyDocument) String() string {
 // resources exactly the actions the drivers of its kinds call, each under
 // the condition of its scope (awsprovider.ExecutorScopes): a create must
 // carry the ownership tag, a change or a delete needs the resource to
-// carry it, with one of the fleets' values.
-func executorPolicy(in policyInput) (string, error) {
+// carry it, with one of the fleets' values. It is one document; deploy
+// writes it cut into managed policies (splitPolicy).
+func executorPolicy(in policyInput) (policyDocument, error) {
 	in, byKind, err := in.scopes()
 	if err != nil {
-		return "", fmt.Errorf("executor policy: %w", err)
+		return policyDocument{}, fmt.Errorf("executor policy: %w", err)
 	}
 	scopes := []awsprovider.ActionScope{{Action: "tag:GetResources", Scope: awsprovider.ScopeAny}}
 	for _, k := range in.Kinds {
@@ -86,7 +88,7 @@ func executorPolicy(in policyInput) (string, error) {
 	doc.Statement = append(doc.Statement, in.fleetStatements(scopes)...)
 	doc.Statement = append(doc.Statement, in.keepTheState(scopes)...)
 	doc.Statement = append(doc.Statement, in.credentials()...)
-	return doc.String(), nil
+	return doc, nil
 }
 
 // scopes fills in the defaults (the aws partition, every kind with a
@@ -344,10 +346,10 @@ func uniqueSorted(xs []string) []string {
 // value. Debris is often untagged (a run that died before tagging), which
 // the executor's tag conditions rightly refuse: so the sweep has a role of
 // its own, for test accounts.
-func sweepPolicy(in policyInput, prefix string) (string, error) {
+func sweepPolicy(in policyInput, prefix string) (policyDocument, error) {
 	in, byKind, err := in.scopes()
 	if err != nil {
-		return "", fmt.Errorf("sweep policy: %w", err)
+		return policyDocument{}, fmt.Errorf("sweep policy: %w", err)
 	}
 	reads := []string{"tag:GetResources"}
 	doc := policyDocument{Version: "2012-10-17", Statement: []policyStatement{
@@ -358,7 +360,7 @@ func sweepPolicy(in policyInput, prefix string) (string, error) {
 	for _, k := range in.Kinds {
 		target, acts, known := awsprovider.SweepTargets(k)
 		if !known {
-			return "", fmt.Errorf("sweep policy: kind %s has no sweep target", k)
+			return policyDocument{}, fmt.Errorf("sweep policy: kind %s has no sweep target", k)
 		}
 		for _, s := range byKind[k] {
 			// A change no condition can hold (Route 53's) is scoped any
@@ -383,7 +385,7 @@ func sweepPolicy(in policyInput, prefix string) (string, error) {
 	doc.Statement = append(doc.Statement, policyStatement{Sid: "Read", Effect: "Allow", Action: uniqueSorted(reads), Resource: []string{"*"}})
 	doc.Statement = append(doc.Statement, deletes...)
 	doc.Statement = append(doc.Statement, in.credentials()...)
-	return doc.String(), nil
+	return doc, nil
 }
 
 // camel writes a kind or a resource type as a Sid's part, which takes
@@ -395,4 +397,53 @@ func camel(s string) string {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
 	return b.String()
+}
+
+// IAM's limits on what the executor's role holds (IAM's quotas): a role's
+// inline policies together may not pass 10,240 characters, which the
+// policy for every kind nearly fills, so deploy writes managed policies of
+// at most 6,144 each, white space aside. A role takes 10 of them unless
+// the account's quota was raised (to 20 at most); deploy plans for 10.
+const (
+	managedPolicyChars     = 6144
+	managedPoliciesPerRole = 10
+)
+
+// splitPolicy cuts doc into managed policies' documents: its statements
+// whole and in their order, each document filled before the next is
+// begun, so the same policy always gives the same documents. A statement
+// too long for a document of its own, or more documents than a role
+// takes, is an error naming the limit.
+func splitPolicy(doc policyDocument) ([]policyDocument, error) {
+	var out []policyDocument
+	for _, st := range doc.Statement {
+		if n := len(out); n > 0 {
+			// Clipped: the document kept when st does not fit keeps its statements.
+			grown := policyDocument{Version: doc.Version, Statement: append(slices.Clip(out[n-1].Statement), st)}
+			if compactSize(grown) <= managedPolicyChars {
+				out[n-1] = grown
+				continue
+			}
+		}
+		alone := policyDocument{Version: doc.Version, Statement: []policyStatement{st}}
+		if size := compactSize(alone); size > managedPolicyChars {
+			return nil, fmt.Errorf("statement %s is %d characters in a document of its own, over IAM's %d for a managed policy", st.Sid, size, managedPolicyChars)
+		}
+		out = append(out, alone)
+	}
+	if len(out) > managedPoliciesPerRole {
+		return nil, fmt.Errorf("the permissions need %d managed policies of at most %d characters, and IAM attaches %d to a role (its default quota of managed policies per role): deploy executors of fewer kinds each (--kinds)",
+			len(out), managedPolicyChars, managedPoliciesPerRole)
+	}
+	return out, nil
+}
+
+// compactSize is doc's length as IAM counts it: without white space.
+func compactSize(doc policyDocument) int {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		// Only strings, lists and maps of them: it cannot fail.
+		return 0
+	}
+	return len(b)
 }

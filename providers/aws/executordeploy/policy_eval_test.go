@@ -1,6 +1,7 @@
 package executordeploy
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -185,19 +186,39 @@ func TestExecutorPolicyUnderAnEvaluator(t *testing.T) {
 	t.Logf("%d requests evaluated", len(cases))
 }
 
-// evaluate runs the cases through the evaluator under policy.
-func evaluate(t *testing.T, policy string, cases []evalCase) {
+// evaluate runs the cases through the evaluator under the managed
+// policies deploy writes for policy, together.
+func evaluate(t *testing.T, policy policyDocument, cases []evalCase) {
 	t.Helper()
 	reqs := make([]iamsim.Request, len(cases))
 	for i, c := range cases {
 		reqs[i] = c.req
 	}
-	got := iamsim.Evaluate(t, evalAccount, policy, reqs)
+	docs := managedDocuments(t, policy)
+	t.Logf("under %d managed policies", len(docs))
+	got := iamsim.Evaluate(t, evalAccount, union(t, docs), reqs)
 	for i, c := range cases {
 		if got[i] != c.want {
 			t.Errorf("%s on %s: %s, want %s", c.what, c.req.Resource, got[i], c.want)
 		}
 	}
+}
+
+// union is one document holding every statement of docs, as written. A
+// role's identity policies are decided together (any Deny refuses, else
+// any Allow allows), which is how one document decides its statements;
+// iamsim takes one document.
+func union(t *testing.T, docs []string) string {
+	t.Helper()
+	all := policyDocument{Version: "2012-10-17"}
+	for _, d := range docs {
+		var doc policyDocument
+		if err := json.Unmarshal([]byte(d), &doc); err != nil {
+			t.Fatal(err)
+		}
+		all.Statement = append(all.Statement, doc.Statement...)
+	}
+	return all.String()
 }
 
 // Without --fleets, whatever carries the ownership tag is the executor's,

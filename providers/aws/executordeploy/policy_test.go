@@ -3,7 +3,11 @@ package executordeploy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,9 +40,11 @@ func TestEveryChangeIsConditionedOrExplained(t *testing.T) {
 }
 
 // The policies deploy writes, for every kind, with and without named
-// fleets, and the sweeper's, are the golden ones in testdata (INFRA_UPDATE_GOLDEN=1 writes
-// them). IAM limits a role's inline policies to 10,240 characters, white
-// space aside.
+// fleets, and the sweeper's, are the golden ones in testdata, one file per
+// managed policy (INFRA_UPDATE_GOLDEN=1 writes them). Each is within IAM's
+// 6,144 characters for a managed policy, white space aside, there are no
+// more than a role takes, and their statements are the policy's, whole,
+// in order, each Sid once.
 func TestExecutorPolicyGolden(t *testing.T) {
 	base := policyInput{Region: "eu-west-3", Account: "123456789012", Function: "infra-executor",
 		Bucket: "acme-infra-state", Prefix: "fleets", CredentialsSecret: "infra/executor"}
@@ -46,35 +52,127 @@ func TestExecutorPolicyGolden(t *testing.T) {
 	withFleets.Fleets = []string{"shop", "billing"}
 	sweeper := base
 	sweeper.Function = "infra-sweeper"
-	policies := map[string]func() (string, error){
-		"policy-every-kind.json":        func() (string, error) { return executorPolicy(base) },
-		"policy-every-kind-fleets.json": func() (string, error) { return executorPolicy(withFleets) },
-		"policy-sweep-every-kind.json":  func() (string, error) { return sweepPolicy(sweeper, "ci-tests-") },
+	policies := map[string]func() (policyDocument, error){
+		"policy-every-kind":        func() (policyDocument, error) { return executorPolicy(base) },
+		"policy-every-kind-fleets": func() (policyDocument, error) { return executorPolicy(withFleets) },
+		"policy-sweep-every-kind":  func() (policyDocument, error) { return sweepPolicy(sweeper, "ci-tests-") },
 	}
 	for name, policy := range policies {
-		p, err := policy()
+		whole, err := policy()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, []byte(p)); err != nil {
-			t.Fatal(err)
-		}
-		if compact.Len() > 10240 {
-			t.Errorf("%s: %d characters, over IAM's 10,240 for a role's inline policies", name, compact.Len())
-		}
-		var doc policyDocument
-		if err := json.Unmarshal([]byte(p), &doc); err != nil {
-			t.Fatal(err)
-		}
+		docs := managedDocuments(t, whole)
+		var sizes []string
+		var statements []policyStatement
 		sids := map[string]bool{}
-		for _, s := range doc.Statement {
-			if sids[s.Sid] {
-				t.Errorf("%s: two statements are %s", name, s.Sid)
+		for i, p := range docs {
+			file := fmt.Sprintf("%s-%d.json", name, i+1)
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, []byte(p)); err != nil {
+				t.Fatal(err)
 			}
-			sids[s.Sid] = true
+			if compact.Len() > 6144 {
+				t.Errorf("%s: %d characters, over IAM's 6,144 for a managed policy", file, compact.Len())
+			}
+			sizes = append(sizes, strconv.Itoa(compact.Len()))
+			var doc policyDocument
+			if err := json.Unmarshal([]byte(p), &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range doc.Statement {
+				if sids[s.Sid] {
+					t.Errorf("%s: two statements are %s", file, s.Sid)
+				}
+				sids[s.Sid] = true
+			}
+			statements = append(statements, doc.Statement...)
+			golden.Check(t, file, p+"\n")
 		}
-		golden.Check(t, name, p+"\n")
+		if len(docs) > 10 {
+			t.Errorf("%s: %d managed policies, over the 10 IAM attaches to a role by default", name, len(docs))
+		}
+		if joined := (policyDocument{Version: whole.Version, Statement: statements}); !sameJSON(joined.String(), whole.String()) {
+			t.Errorf("%s: the managed policies' statements are not the policy's, whole and in order", name)
+		}
+		// No golden file of a policy the code no longer makes.
+		extra := filepath.Join("testdata", fmt.Sprintf("%s-%d.json", name, len(docs)+1))
+		if os.Getenv("INFRA_UPDATE_GOLDEN") != "" {
+			os.Remove(extra)
+		} else if _, err := os.Stat(extra); err == nil {
+			t.Errorf("%s is a policy the code no longer makes (INFRA_UPDATE_GOLDEN=1 deletes it)", extra)
+		}
+		t.Logf("%s: %d characters in one document, %d managed policies of %s", name, compactSize(whole), len(docs), strings.Join(sizes, ", "))
+	}
+}
+
+// managedDocuments are the managed policies' documents deploy writes for
+// doc.
+func managedDocuments(t *testing.T, doc policyDocument) []string {
+	t.Helper()
+	docs, err := splitPolicy(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.String()
+	}
+	return out
+}
+
+// The cut is IAM's limits: documents filled in order, a statement never
+// cut, a statement too long for any document and more documents than a
+// role takes refused with the numbers.
+func TestSplitPolicy(t *testing.T) {
+	// A statement of n actions of 10 characters: about 13n characters.
+	statement := func(sid string, n int) policyStatement {
+		st := policyStatement{Sid: sid, Effect: "Allow", Resource: []string{"*"}}
+		for i := range n {
+			st.Action = append(st.Action, fmt.Sprintf("sqs:A%05d", i))
+		}
+		return st
+	}
+	sids := func(docs []policyDocument) string {
+		var parts []string
+		for _, d := range docs {
+			var names []string
+			for _, s := range d.Statement {
+				names = append(names, s.Sid)
+			}
+			parts = append(parts, strings.Join(names, ","))
+		}
+		return strings.Join(parts, " | ")
+	}
+	doc := policyDocument{Version: "2012-10-17", Statement: []policyStatement{
+		statement("A", 200), statement("B", 200), statement("C", 100), statement("D", 300), statement("E", 10)}}
+	docs, err := splitPolicy(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sids(docs); got != "A,B | C,D,E" {
+		t.Errorf("cut as %s", got)
+	}
+	for i, d := range docs {
+		if n := compactSize(d); n > managedPolicyChars {
+			t.Errorf("document %d: %d characters", i+1, n)
+		}
+	}
+	again, _ := splitPolicy(doc)
+	if !reflect.DeepEqual(docs, again) {
+		t.Error("the same policy cut twice gave two cuts")
+	}
+	if _, err := splitPolicy(policyDocument{Version: "2012-10-17", Statement: []policyStatement{statement("Huge", 500)}}); err == nil ||
+		!strings.Contains(err.Error(), "statement Huge is") || !strings.Contains(err.Error(), "over IAM's 6144 for a managed policy") {
+		t.Errorf("a statement longer than a managed policy: %v", err)
+	}
+	var many policyDocument
+	for i := range 11 {
+		many.Statement = append(many.Statement, statement(fmt.Sprintf("S%d", i), 400))
+	}
+	if _, err := splitPolicy(many); err == nil || !strings.Contains(err.Error(), "need 11 managed policies") ||
+		!strings.Contains(err.Error(), "IAM attaches 10 to a role") {
+		t.Errorf("eleven documents: %v", err)
 	}
 }
 

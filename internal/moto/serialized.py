@@ -53,6 +53,13 @@
 # whose answer was lost makes a second zone of the domain, which AWS never
 # does.
 #
+# And it keeps one listener to a port of a load balancer, as ELBv2 does:
+# moto looks the port up among the listeners' ARNs, never finds it, and
+# makes a second listener on the port. ELBv2 answers a CreateListener
+# whose settings are the existing listener's with that listener (so an
+# SDK retry of one whose answer was lost makes nothing), and one whose
+# settings differ with DuplicateListener.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
 import copy
@@ -65,6 +72,8 @@ import xmltodict
 from moto.core.responses import ActionResult
 from moto.resourcegroupstaggingapi.exceptions import ResourceGroupsTaggingAPIError as RESTError
 from moto.ec2.models.instances import InstanceBackend
+from moto.elbv2.exceptions import DuplicateListenerError
+from moto.elbv2.models import ELBv2Backend, FakeAction
 from moto.iam.models import IAMBackend
 from moto.moto_api._internal import mock_random
 from moto.resourcegroupstaggingapi.models import ResourceGroupsTaggingAPIBackend
@@ -228,12 +237,12 @@ def _get_resources(self, pagination_token=None, resources_per_page=50, tags_per_
 ResourceGroupsTaggingAPIBackend.get_resources = _get_resources
 
 _run_instances = InstanceBackend.run_instances
-_launches = threading.Lock()
+_creates = threading.Lock()
 
 
 def _run_instances_once(self, image_id, count, user_data, security_group_names, **kwargs):
     token = kwargs.get("client_token")
-    with _launches:
+    with _creates:
         if token and token != "ABCDE":  # moto's stand-in for an absent token
             for reservation in self.reservations.values():
                 if reservation.instances and reservation.instances[0].client_token == token:
@@ -260,6 +269,26 @@ def _create_hosted_zone_once(self, name, private_zone, caller_reference=None, **
 
 
 Route53Backend.create_hosted_zone = _create_hosted_zone_once
+
+_create_listener = ELBv2Backend.create_listener
+
+
+def _create_listener_once(self, load_balancer_arn, protocol, port, ssl_policy, certificate, actions,
+                          alpn_policy=None, tags=None):
+    with _creates:
+        balancer = self.load_balancers.get(load_balancer_arn)
+        for listener in (balancer.listeners.values() if balancer else []):
+            if str(listener.port) != str(port):
+                continue
+            wanted = [FakeAction(copy.deepcopy(a)).data for a in actions]
+            if listener.protocol == (protocol or "").upper() and [a.data for a in listener.default_actions] == wanted:
+                return listener
+            raise DuplicateListenerError()
+        return _create_listener(self, load_balancer_arn, protocol, port, ssl_policy, certificate, actions,
+                                alpn_policy=alpn_policy, tags=tags)
+
+
+ELBv2Backend.create_listener = _create_listener_once
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

@@ -166,3 +166,36 @@ func TestALBListenerRefusesBadValuesBeforeAnyCall(t *testing.T) {
 		t.Errorf("%d calls were made", n)
 	}
 }
+
+// ELBv2 keeps one listener to a port: a CreateListener that repeats one's
+// settings gets that listener (an SDK retry of a lost answer makes
+// nothing), one that differs is DuplicateListener. The harness holds moto
+// to it; the driver relies on it.
+func TestALBListenerPortTakesOneListener(t *testing.T) {
+	b, _ := newTestBackend(t)
+	listenerEstate(t, b)
+	d, _ := b.Driver(spec.ALBListener)
+	ctx := context.Background()
+	made, err := d.Create(ctx, providers.Target{Name: "once", Region: testRegion, Owner: "fleet",
+		Fields: map[string]any{"loadBalancer": "lis-one", "port": 80.0, "targetGroup": "lis-web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.(*albListeners).elb.get(testRegion)
+	lbs, err := c.DescribeListeners(ctx, &elbv2.DescribeListenersInput{ListenerArns: []string{made.Attributes["arn"]}})
+	if err != nil || len(lbs.Listeners) != 1 {
+		t.Fatalf("describe: %v", err)
+	}
+	l := lbs.Listeners[0]
+	again, err := c.CreateListener(ctx, &elbv2.CreateListenerInput{LoadBalancerArn: l.LoadBalancerArn, Port: l.Port,
+		Protocol: l.Protocol, DefaultActions: l.DefaultActions})
+	if err != nil || aws.ToString(again.Listeners[0].ListenerArn) != made.Attributes["arn"] {
+		t.Errorf("the same settings again: %v, %v; want listener %s", again, err, made.Attributes["arn"])
+	}
+	_, err = c.CreateListener(ctx, &elbv2.CreateListenerInput{LoadBalancerArn: l.LoadBalancerArn, Port: l.Port,
+		Protocol: l.Protocol, DefaultActions: []elbtypes.Action{{Type: elbtypes.ActionTypeEnumRedirect, RedirectConfig: &elbtypes.RedirectActionConfig{
+			Protocol: aws.String("HTTPS"), Port: aws.String("443"), StatusCode: elbtypes.RedirectActionStatusCodeEnumHttp301}}}})
+	if !isCode(err, "DuplicateListener") {
+		t.Errorf("other settings on the port: %v, want DuplicateListener", err)
+	}
+}

@@ -39,14 +39,14 @@ func init() {
 		scopes: map[string][]ActionScope{
 			"ec2:DescribeNatGateways": {{Scope: ScopeAny}},
 			"ec2:DescribeAddresses":   {{Scope: ScopeAny}},
-			"ec2:AllocateAddress":     {{Scope: ScopeCreate}},
+			"ec2:AllocateAddress":     {{Resource: "elastic-ip/*", Scope: ScopeCreate}},
 			"ec2:CreateNatGateway": {
 				{Resource: "natgateway/*", Scope: ScopeCreate},
 				{Resource: "subnet/*", Scope: ScopeOwned},
 				{Resource: "elastic-ip/*", Scope: ScopeOwned},
 			},
 			"ec2:DeleteNatGateway": {{Scope: ScopeOwned}},
-			"ec2:ReleaseAddress":   {{Scope: ScopeOwned}},
+			"ec2:ReleaseAddress":   {{Resource: "elastic-ip/*", Scope: ScopeOwned}},
 		},
 		arnFormat: "arn:{partition}:ec2:{region}:{account}:natgateway/{id}",
 		sweep:     &SweepTarget{NameTag: "Name", Why: "a NAT gateway's ARN holds its id; its name is its Name tag"},

@@ -639,18 +639,18 @@ var kindTable = []KindInfo{
 				RegionLocal: true, SameProvider: true, Holds: true,
 				Doc: `the VPC, {"ref": "aws/vpc/…"}; a route table cannot move`},
 			// Two fields, not one to either kind: a reference holds a name,
-			// not its kind, and the typed SDK takes one kind a field. Not
-			// Holds: EC2 deletes a gateway a route points at and leaves the
-			// route a blackhole, which the plan reads as drift and points at
-			// the new gateway in place.
+			// not its kind, and the typed SDK takes one kind a field. Holds,
+			// though EC2 deletes a gateway a route points at (the route is
+			// left a blackhole): a replaced gateway replaces the table around
+			// it, so no table routes to a gateway that is gone.
 			{Name: "gatewayRoutes", Type: TypeRefMap, Compare: CompareSet, RefKinds: []Kind{InternetGateway},
-				RegionLocal: true, SameProvider: true,
-				Doc: `routes to an internet gateway, keyed by destination IPv4 block: {"0.0.0.0/0": {"ref": "aws/internet-gateway/…"}}; added, pointed elsewhere or removed in place; a destination is in gatewayRoutes or natRoutes, not both`},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `routes to an internet gateway, keyed by destination IPv4 block: {"0.0.0.0/0": {"ref": "aws/internet-gateway/…"}}; added, pointed elsewhere or removed in place (a replaced gateway replaces the table); a destination is in gatewayRoutes or natRoutes, not both`},
 			{Name: "natRoutes", Type: TypeRefMap, Compare: CompareSet, RefKinds: []Kind{NATGateway},
-				RegionLocal: true, SameProvider: true,
-				Doc: `routes to a NAT gateway, keyed by destination IPv4 block: {"0.0.0.0/0": {"ref": "aws/nat-gateway/…"}}; added, pointed elsewhere or removed in place`},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `routes to a NAT gateway, keyed by destination IPv4 block: {"0.0.0.0/0": {"ref": "aws/nat-gateway/…"}}; added, pointed elsewhere or removed in place (a replaced gateway replaces the table)`},
 			{Name: "subnets", Type: TypeRefMap, Compare: CompareValues, RefKinds: []Kind{Subnet},
-				RegionLocal: true, SameProvider: true,
+				RegionLocal: true, SameProvider: true, Holds: true,
 				Doc: `the subnets associated with it, under labels of your choosing: {"web": {"ref": "aws/subnet/…"}}; in its VPC; each is associated or disassociated in place (a subnet of another of the VPC's tables moves to this one)`},
 			tags(),
 		},

@@ -1183,18 +1183,19 @@ func (c *Cloud) Queues(name string, opts fleet.QueuesSpec) fleet.Ref[Queues] {
 type RouteTableSpec struct {
 	// GatewayRoutes is field gatewayRoutes. Routes to an internet gateway, keyed
 	// by destination IPv4 block: {"0.0.0.0/0": {"ref":
-	// "aws/internet-gateway/…"}}; added, pointed elsewhere or removed in place;
-	// a destination is in gatewayRoutes or natRoutes, not both. A handle on the
-	// internet-gateway it uses; the reference is also an ordering edge. It must
-	// be in the same region as this resource. Unset, it stays unknown (never
-	// compared) and the cloud picks at create.
-	GatewayRoutes map[string]fleet.Ref[InternetGateway] `infra:"gatewayRoutes"`
-	// NatRoutes is field natRoutes. Routes to a NAT gateway, keyed by destination
-	// IPv4 block: {"0.0.0.0/0": {"ref": "aws/nat-gateway/…"}}; added, pointed
-	// elsewhere or removed in place. A handle on the nat-gateway it uses; the
+	// "aws/internet-gateway/…"}}; added, pointed elsewhere or removed in place
+	// (a replaced gateway replaces the table); a destination is in gatewayRoutes
+	// or natRoutes, not both. A handle on the internet-gateway it uses; the
 	// reference is also an ordering edge. It must be in the same region as this
 	// resource. Unset, it stays unknown (never compared) and the cloud picks at
 	// create.
+	GatewayRoutes map[string]fleet.Ref[InternetGateway] `infra:"gatewayRoutes"`
+	// NatRoutes is field natRoutes. Routes to a NAT gateway, keyed by destination
+	// IPv4 block: {"0.0.0.0/0": {"ref": "aws/nat-gateway/…"}}; added, pointed
+	// elsewhere or removed in place (a replaced gateway replaces the table). A
+	// handle on the nat-gateway it uses; the reference is also an ordering edge.
+	// It must be in the same region as this resource. Unset, it stays unknown
+	// (never compared) and the cloud picks at create.
 	NatRoutes map[string]fleet.Ref[NatGateway] `infra:"natRoutes"`
 	// Subnets is field subnets. The subnets associated with it, under labels of
 	// your choosing: {"web": {"ref": "aws/subnet/…"}}; in its VPC; each is

@@ -188,21 +188,19 @@ func (d *natGateways) target(t providers.Target) (providers.NatGatewayInput, map
 	return in, tags, err
 }
 
-// subnetIDOf is the id of the subnet named name that a target refers to:
-// the one this run observed or made, else the one of that name.
-func subnetIDOf(ctx context.Context, c *ec2.Client, t providers.Target, name string) (string, error) {
+// subnetOf is the id of the subnet named name that a target refers to,
+// and its VPC's: the one this run observed or made (its VPC then
+// unknown, empty), else the one of that name.
+func subnetOf(ctx context.Context, c *ec2.Client, t providers.Target, name string) (id, vpc string, err error) {
 	if id := identity(t, spec.Subnet, name); id != "" {
-		return id, nil
+		return id, "", nil
 	}
 	all, err := describeSubnets(ctx, c, t.Region, nameFilter(name))
 	if err != nil {
-		return "", fmt.Errorf("DescribeSubnets: %w", err)
+		return "", "", fmt.Errorf("DescribeSubnets: %w", err)
 	}
 	s, err := theOne(spec.Subnet, t.Region, name, all, subnetNamed)
-	if err != nil {
-		return "", err
-	}
-	return aws.ToString(s.SubnetId), nil
+	return aws.ToString(s.SubnetId), aws.ToString(s.VpcId), err
 }
 
 // addressTags are the tags of a public gateway's Elastic IP address: the
@@ -271,7 +269,7 @@ func (d *natGateways) Create(ctx context.Context, t providers.Target) (providers
 		return providers.Resource{}, err
 	}
 	c := d.clients.get(t.Region)
-	subnet, err := subnetIDOf(ctx, c, t, in.Subnet)
+	subnet, _, err := subnetOf(ctx, c, t, in.Subnet)
 	if err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/nat-gateway: %s: its subnet %s: %w", t.Name, in.Subnet, err)
 	}

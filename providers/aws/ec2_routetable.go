@@ -270,22 +270,14 @@ func (d *routeTables) gatewayID(ctx context.Context, c *ec2.Client, t providers.
 func (d *routeTables) subnetIDs(ctx context.Context, c *ec2.Client, t providers.Target, in providers.RouteTableInput, vpc string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, name := range in.Subnets {
-		if id := identity(t, spec.Subnet, name); id != "" {
-			out[id] = true
-			continue
-		}
-		all, err := describeSubnets(ctx, c, t.Region, nameFilter(name))
+		id, in, err := subnetOf(ctx, c, t, name)
 		if err != nil {
-			return nil, fmt.Errorf("aws/route-table: %s: subnets: DescribeSubnets: %w", t.Name, err)
+			return nil, fmt.Errorf("aws/route-table: %s: subnets: %s: %w", t.Name, name, err)
 		}
-		s, err := theOne(spec.Subnet, t.Region, name, all, subnetNamed)
-		if err != nil {
-			return nil, fmt.Errorf("aws/route-table: %s: subnets: %w", t.Name, err)
+		if in != "" && in != vpc {
+			return nil, providers.Errorf(providers.InvalidArgument, "aws/route-table: %s: subnets: %s is in %s, the table in %s; a table takes its own VPC's subnets", t.Name, name, in, vpc)
 		}
-		if got := aws.ToString(s.VpcId); got != vpc {
-			return nil, providers.Errorf(providers.InvalidArgument, "aws/route-table: %s: subnets: %s is in %s, the table in %s; a table takes its own VPC's subnets", t.Name, name, got, vpc)
-		}
-		out[aws.ToString(s.SubnetId)] = true
+		out[id] = true
 	}
 	return out, nil
 }
@@ -345,14 +337,14 @@ func (d *routeTables) setRoutes(ctx context.Context, c *ec2.Client, t providers.
 		case now == to:
 			continue
 		case now == "":
-			err = d.createRoute(ctx, c, id, dst, to)
+			err = d.putRoute(ctx, c, id, dst, to, false)
 			if isCode(err, "RouteAlreadyExists") {
 				// A resend whose first attempt made it, or a route of
 				// the destination made elsewhere: point it here.
-				err = d.replaceRoute(ctx, c, id, dst, to)
+				err = d.putRoute(ctx, c, id, dst, to, true)
 			}
 		default:
-			err = d.replaceRoute(ctx, c, id, dst, to)
+			err = d.putRoute(ctx, c, id, dst, to, true)
 		}
 		if err != nil {
 			return fmt.Errorf("aws/route-table: %s: route to %s through %s %s: %w", t.Name, dst, declared[dst].kind, declared[dst].name, err)
@@ -393,22 +385,24 @@ func gatewayRoute(dst, to string) ec2types.Route {
 	return r
 }
 
-func (d *routeTables) createRoute(ctx context.Context, c *ec2.Client, table, dst, to string) error {
+// putRoute sends the route to the gateway id to: CreateRoute for a new
+// one, ReplaceRoute to point an existing one elsewhere; the two take the
+// same parameters.
+func (d *routeTables) putRoute(ctx context.Context, c *ec2.Client, table, dst, to string, replace bool) error {
 	r := gatewayRoute(dst, to)
-	_, err := c.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(table), DestinationCidrBlock: r.DestinationCidrBlock,
+	var err error
+	if replace {
+		_, err = c.ReplaceRoute(ctx, &ec2.ReplaceRouteInput{RouteTableId: aws.String(table), DestinationCidrBlock: r.DestinationCidrBlock,
+			GatewayId: r.GatewayId, NatGatewayId: r.NatGatewayId}, tableVisible)
+		if err != nil {
+			return fmt.Errorf("ReplaceRoute: %w", err)
+		}
+		return nil
+	}
+	_, err = c.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(table), DestinationCidrBlock: r.DestinationCidrBlock,
 		GatewayId: r.GatewayId, NatGatewayId: r.NatGatewayId}, tableVisible)
 	if err != nil {
 		return fmt.Errorf("CreateRoute: %w", err)
-	}
-	return nil
-}
-
-func (d *routeTables) replaceRoute(ctx context.Context, c *ec2.Client, table, dst, to string) error {
-	r := gatewayRoute(dst, to)
-	_, err := c.ReplaceRoute(ctx, &ec2.ReplaceRouteInput{RouteTableId: aws.String(table), DestinationCidrBlock: r.DestinationCidrBlock,
-		GatewayId: r.GatewayId, NatGatewayId: r.NatGatewayId}, tableVisible)
-	if err != nil {
-		return fmt.Errorf("ReplaceRoute: %w", err)
 	}
 	return nil
 }

@@ -887,6 +887,49 @@ func DecodeLogGroup(fields map[string]any) (LogGroupInput, error) {
 	return in, nil
 }
 
+// NatGatewayInput holds the fields of a target of kind nat-gateway.
+type NatGatewayInput struct {
+	// Subnet is "subnet" (a reference, resolved to the referenced resource's name).
+	Subnet string
+	// Connectivity is "connectivity" (string).
+	Connectivity string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of nat-gateway, as Update's changed list holds them.
+const (
+	NatGatewaySubnet       = "subnet"
+	NatGatewayConnectivity = "connectivity"
+	NatGatewayTags         = "tags"
+)
+
+// HasSubnet reports whether the target set "subnet".
+func (in NatGatewayInput) HasSubnet() bool { return in.set&(1<<0) != 0 }
+
+// HasConnectivity reports whether the target set "connectivity".
+func (in NatGatewayInput) HasConnectivity() bool { return in.set&(1<<1) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in NatGatewayInput) HasTags() bool { return in.set&(1<<2) != 0 }
+
+// DecodeNatGateway reads the fields of a nat-gateway target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeNatGateway(fields map[string]any) (NatGatewayInput, error) {
+	d := decoder{fields: fields}
+	in := NatGatewayInput{
+		Subnet:       d.str(0, NatGatewaySubnet),
+		Connectivity: d.str(1, NatGatewayConnectivity),
+		Tags:         d.stringMap(2, NatGatewayTags),
+	}
+	if d.err != nil {
+		return NatGatewayInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
 // ObjectStoreInput holds the fields of a target of kind object-store.
 type ObjectStoreInput struct {
 	// Versioning is "versioning" (boolean).
@@ -1025,6 +1068,63 @@ func DecodeQueues(fields map[string]any) (QueuesInput, error) {
 	}
 	if d.err != nil {
 		return QueuesInput{}, d.err
+	}
+	in.set = d.set
+	return in, nil
+}
+
+// RouteTableInput holds the fields of a target of kind route-table.
+type RouteTableInput struct {
+	// VPC is "vpc" (a reference, resolved to the referenced resource's name).
+	VPC string
+	// GatewayRoutes is "gatewayRoutes" (an object of references, each resolved to the referenced resource's name).
+	GatewayRoutes map[string]string
+	// NatRoutes is "natRoutes" (an object of references, each resolved to the referenced resource's name).
+	NatRoutes map[string]string
+	// Subnets is "subnets" (an object of references, each resolved to the referenced resource's name).
+	Subnets map[string]string
+	// Tags is "tags" (object of strings).
+	Tags map[string]string
+	set  uint64 // bit i: the target set field i
+}
+
+// The field names of route-table, as Update's changed list holds them.
+const (
+	RouteTableVPC           = "vpc"
+	RouteTableGatewayRoutes = "gatewayRoutes"
+	RouteTableNatRoutes     = "natRoutes"
+	RouteTableSubnets       = "subnets"
+	RouteTableTags          = "tags"
+)
+
+// HasVPC reports whether the target set "vpc".
+func (in RouteTableInput) HasVPC() bool { return in.set&(1<<0) != 0 }
+
+// HasGatewayRoutes reports whether the target set "gatewayRoutes".
+func (in RouteTableInput) HasGatewayRoutes() bool { return in.set&(1<<1) != 0 }
+
+// HasNatRoutes reports whether the target set "natRoutes".
+func (in RouteTableInput) HasNatRoutes() bool { return in.set&(1<<2) != 0 }
+
+// HasSubnets reports whether the target set "subnets".
+func (in RouteTableInput) HasSubnets() bool { return in.set&(1<<3) != 0 }
+
+// HasTags reports whether the target set "tags".
+func (in RouteTableInput) HasTags() bool { return in.set&(1<<4) != 0 }
+
+// DecodeRouteTable reads the fields of a route-table target; a value of the wrong
+// type is an InvalidArgument error naming the field.
+func DecodeRouteTable(fields map[string]any) (RouteTableInput, error) {
+	d := decoder{fields: fields}
+	in := RouteTableInput{
+		VPC:           d.str(0, RouteTableVPC),
+		GatewayRoutes: d.stringMap(1, RouteTableGatewayRoutes),
+		NatRoutes:     d.stringMap(2, RouteTableNatRoutes),
+		Subnets:       d.stringMap(3, RouteTableSubnets),
+		Tags:          d.stringMap(4, RouteTableTags),
+	}
+	if d.err != nil {
+		return RouteTableInput{}, d.err
 	}
 	in.set = d.set
 	return in, nil

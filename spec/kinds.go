@@ -27,6 +27,8 @@ const (
 	VPC                       Kind = "vpc"
 	Subnet                    Kind = "subnet"
 	InternetGateway           Kind = "internet-gateway"
+	RouteTable                Kind = "route-table"
+	NATGateway                Kind = "nat-gateway"
 	ALB                       Kind = "alb"
 	ALBTargetGroup            Kind = "alb-target-group"
 	ALBListener               Kind = "alb-listener"
@@ -628,6 +630,50 @@ var kindTable = []KindInfo{
 		Attributes: []string{"internetGatewayId", "arn"},
 		Identity:   "internetGatewayId",
 		Example:    map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"}},
+	},
+	{
+		Kind: RouteTable, Providers: []Provider{AWS}, NameTag: "Name",
+		Doc: "an EC2 route table of a VPC, named by its Name tag, with its routes (besides the VPC's local one) and the subnets associated with it; never the VPC's main route table",
+		Fields: []Field{
+			{Name: "vpc", Type: TypeRef, Required: true, Replace: true, RefKinds: []Kind{VPC},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the VPC, {"ref": "aws/vpc/…"}; a route table cannot move`},
+			// Two fields, not one to either kind: a reference holds a name,
+			// not its kind, and the typed SDK takes one kind a field. Holds,
+			// though EC2 deletes a gateway a route points at (the route is
+			// left a blackhole): a replaced gateway replaces the table around
+			// it, so no table routes to a gateway that is gone.
+			{Name: "gatewayRoutes", Type: TypeRefMap, Compare: CompareSet, RefKinds: []Kind{InternetGateway},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `routes to an internet gateway, keyed by destination IPv4 block: {"0.0.0.0/0": {"ref": "aws/internet-gateway/…"}}; added, pointed elsewhere or removed in place (a replaced gateway replaces the table); a destination is in gatewayRoutes or natRoutes, not both`},
+			{Name: "natRoutes", Type: TypeRefMap, Compare: CompareSet, RefKinds: []Kind{NATGateway},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `routes to a NAT gateway, keyed by destination IPv4 block: {"0.0.0.0/0": {"ref": "aws/nat-gateway/…"}}; added, pointed elsewhere or removed in place (a replaced gateway replaces the table)`},
+			{Name: "subnets", Type: TypeRefMap, Compare: CompareValues, RefKinds: []Kind{Subnet},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the subnets associated with it, under labels of your choosing: {"web": {"ref": "aws/subnet/…"}}; in its VPC; each is associated or disassociated in place (a subnet of another of the VPC's tables moves to this one)`},
+			tags(),
+		},
+		Attributes: []string{"routeTableId", "arn"},
+		Identity:   "routeTableId",
+		Example: map[string]any{"vpc": map[string]any{"ref": "aws/vpc/example"},
+			"gatewayRoutes": map[string]any{"0.0.0.0/0": map[string]any{"ref": "aws/internet-gateway/example"}},
+			"subnets":       map[string]any{"web": map[string]any{"ref": "aws/subnet/example"}}},
+	},
+	{
+		Kind: NATGateway, Providers: []Provider{AWS}, NameTag: "Name",
+		Doc: "an EC2 NAT gateway in one subnet, named by its Name tag; a public one holds an Elastic IP address that infra allocates with it and releases after it",
+		Fields: []Field{
+			{Name: "subnet", Type: TypeRef, Required: true, Replace: true, RefKinds: []Kind{Subnet},
+				RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the subnet, {"ref": "aws/subnet/…"}; a public gateway's needs a route to an internet gateway; a NAT gateway cannot move`},
+			{Name: "connectivity", Type: TypeString, Default: "public", Replace: true,
+				Doc: "public (through an Elastic IP address infra allocates, tagged with the gateway's name) or private (no address: to other VPCs and networks); EC2 cannot change it"},
+			tags(),
+		},
+		Attributes: []string{"natGatewayId", "arn", "allocationId", "publicIp"},
+		Identity:   "natGatewayId",
+		Example:    map[string]any{"subnet": map[string]any{"ref": "aws/subnet/example"}},
 	},
 	{
 		Kind: ALB, Providers: []Provider{AWS},

@@ -243,6 +243,27 @@ func (LogGroup) Kind() spec.Kind { return "log-group" }
 
 func (LogGroup) attrARN() {}
 
+// NatGateway is the nat-gateway kind on AWS (an EC2 NAT gateway in one subnet,
+// named by its Name tag; a public one holds an Elastic IP address that infra
+// allocates with it and releases after it). It is the type argument of
+// fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.NatGateway.
+type NatGateway struct{}
+
+// Provider returns "aws".
+func (NatGateway) Provider() spec.Provider { return "aws" }
+
+// Kind returns "nat-gateway".
+func (NatGateway) Kind() spec.Kind { return "nat-gateway" }
+
+func (NatGateway) attrNatGatewayID() {}
+
+func (NatGateway) attrARN() {}
+
+func (NatGateway) attrAllocationID() {}
+
+func (NatGateway) attrPublicIP() {}
+
 // ObjectStore is the object-store kind on AWS (an object store bucket: S3 on
 // AWS, Object Storage on Scaleway, Cloud Storage on GCP). It is the type
 // argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare
@@ -300,6 +321,23 @@ func (Queues) Kind() spec.Kind { return "queues" }
 func (Queues) attrARN() {}
 
 func (Queues) attrURL() {}
+
+// RouteTable is the route-table kind on AWS (an EC2 route table of a VPC,
+// named by its Name tag, with its routes (besides the VPC's local one) and the
+// subnets associated with it; never the VPC's main route table). It is the
+// type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind;
+// declare one with Cloud.RouteTable.
+type RouteTable struct{}
+
+// Provider returns "aws".
+func (RouteTable) Provider() spec.Provider { return "aws" }
+
+// Kind returns "route-table".
+func (RouteTable) Kind() spec.Kind { return "route-table" }
+
+func (RouteTable) attrRouteTableID() {}
+
+func (RouteTable) attrARN() {}
 
 // Route53Record is the route53-record kind on AWS (a Route 53 record set,
 // named FQDN:TYPE in lowercase without the trailing dot (www.example.com:A;
@@ -1051,6 +1089,42 @@ func (c *Cloud) LogGroup(name string, opts LogGroupSpec) fleet.Ref[LogGroup] {
 	})
 }
 
+// NatGatewaySpec holds the optional fields of the nat-gateway kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type NatGatewaySpec struct {
+	// Connectivity is field connectivity. Public (through an Elastic IP address
+	// infra allocates, tagged with the gateway's name) or private (no address: to
+	// other VPCs and networks); EC2 cannot change it. Changing it replaces the
+	// resource. Unset, it stays unknown (never compared) and is created as
+	// "public".
+	Connectivity fleet.Optional[string] `infra:"connectivity"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// NatGateway declares a resource of kind nat-gateway on AWS (an EC2 NAT
+// gateway in one subnet, named by its Name tag; a public one holds an Elastic
+// IP address that infra allocates with it and releases after it) at address
+// aws/nat-gateway/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - subnet: The subnet, {"ref": "aws/subnet/…"}; a public gateway's
+//     needs a route to an internet gateway; a NAT gateway cannot move. A
+//     handle on the subnet it uses; the reference is also an ordering edge.
+//     It must be in the same region as this resource. Changing it replaces
+//     the resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) NatGateway(name string, subnet fleet.Ref[Subnet], opts NatGatewaySpec) fleet.Ref[NatGateway] {
+	return declare[NatGateway](c, name, []sdk.Field{
+		{Name: "subnet", Value: subnet},
+		{Name: "connectivity", Value: opts.Connectivity},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
 // ObjectStore declares a resource of kind object-store on AWS (an object store
 // bucket: S3 on AWS, Object Storage on Scaleway, Cloud Storage on GCP) at
 // address aws/object-store/NAME, in the Cloud's region.
@@ -1100,6 +1174,60 @@ func (c *Cloud) Postgres(name string, masterUsername string, masterPasswordSecre
 func (c *Cloud) Queues(name string, opts fleet.QueuesSpec) fleet.Ref[Queues] {
 	return declare[Queues](c, name, []sdk.Field{
 		{Name: "visibilityTimeoutSec", Value: opts.VisibilityTimeoutSec},
+		{Name: "tags", Value: opts.Tags},
+	})
+}
+
+// RouteTableSpec holds the optional fields of the route-table kind on AWS. The
+// zero value sets nothing, so every field stays unknown.
+type RouteTableSpec struct {
+	// GatewayRoutes is field gatewayRoutes. Routes to an internet gateway, keyed
+	// by destination IPv4 block: {"0.0.0.0/0": {"ref":
+	// "aws/internet-gateway/…"}}; added, pointed elsewhere or removed in place
+	// (a replaced gateway replaces the table); a destination is in gatewayRoutes
+	// or natRoutes, not both. A handle on the internet-gateway it uses; the
+	// reference is also an ordering edge. It must be in the same region as this
+	// resource. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	GatewayRoutes map[string]fleet.Ref[InternetGateway] `infra:"gatewayRoutes"`
+	// NatRoutes is field natRoutes. Routes to a NAT gateway, keyed by destination
+	// IPv4 block: {"0.0.0.0/0": {"ref": "aws/nat-gateway/…"}}; added, pointed
+	// elsewhere or removed in place (a replaced gateway replaces the table). A
+	// handle on the nat-gateway it uses; the reference is also an ordering edge.
+	// It must be in the same region as this resource. Unset, it stays unknown
+	// (never compared) and the cloud picks at create.
+	NatRoutes map[string]fleet.Ref[NatGateway] `infra:"natRoutes"`
+	// Subnets is field subnets. The subnets associated with it, under labels of
+	// your choosing: {"web": {"ref": "aws/subnet/…"}}; in its VPC; each is
+	// associated or disassociated in place (a subnet of another of the VPC's
+	// tables moves to this one). A handle on the subnet it uses; the reference is
+	// also an ordering edge. It must be in the same region as this resource.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	Subnets map[string]fleet.Ref[Subnet] `infra:"subnets"`
+	// Tags is field tags. User tags; the ownership tag is added by infra and
+	// never compared. Unset, it stays unknown (never compared) and the cloud
+	// picks at create.
+	Tags map[string]string `infra:"tags"`
+}
+
+// RouteTable declares a resource of kind route-table on AWS (an EC2 route
+// table of a VPC, named by its Name tag, with its routes (besides the VPC's
+// local one) and the subnets associated with it; never the VPC's main route
+// table) at address aws/route-table/NAME, in the Cloud's region.
+//
+// Its required fields are parameters:
+//   - vpc: The VPC, {"ref": "aws/vpc/…"}; a route table cannot move. A
+//     handle on the vpc it uses; the reference is also an ordering edge. It
+//     must be in the same region as this resource. Changing it replaces the
+//     resource.
+//
+// opts holds the optional fields; those it leaves unset stay unknown.
+func (c *Cloud) RouteTable(name string, vpc fleet.Ref[VPC], opts RouteTableSpec) fleet.Ref[RouteTable] {
+	return declare[RouteTable](c, name, []sdk.Field{
+		{Name: "vpc", Value: vpc},
+		{Name: "gatewayRoutes", Value: sdk.AnyMap(opts.GatewayRoutes)},
+		{Name: "natRoutes", Value: sdk.AnyMap(opts.NatRoutes)},
+		{Name: "subnets", Value: sdk.AnyMap(opts.Subnets)},
 		{Name: "tags", Value: opts.Tags},
 	})
 }
@@ -1407,11 +1535,28 @@ func (c *Cloud) VPC(name string, cidr string, opts VPCSpec) fleet.Ref[VPC] {
 	})
 }
 
+// HasAllocationID is satisfied by the AWS kinds that publish allocationId:
+// NatGateway.
+type HasAllocationID interface {
+	fleet.Kind
+	attrAllocationID()
+}
+
+// AllocationIDOf is the allocationId of the resource r points at, known only
+// after that resource is applied. It can flow into a field that takes a
+// fleet.Output, or into fleet.Format, and using it adds a dependency on r.
+// Kinds that publish it: NatGateway.
+func AllocationIDOf[K HasAllocationID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "allocationId")
+	return out
+}
+
 // HasARN is satisfied by the AWS kinds that publish arn: ALB, ALBListener,
 // ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy, IAMRole,
 // ImageRegistry, InternetGateway, KmsAlias, KmsKey, LambdaFunction, LogGroup,
-// ObjectStore, Postgres, Queues, Route53Record, Route53Zone, S3Bucket,
-// Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
+// NatGateway, ObjectStore, Postgres, Queues, RouteTable, Route53Record,
+// Route53Zone, S3Bucket, Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
 type HasARN interface {
 	fleet.Kind
 	attrARN()
@@ -1422,8 +1567,9 @@ type HasARN interface {
 // fleet.Format, and using it adds a dependency on r. Kinds that publish it:
 // ALB, ALBListener, ALBTargetGroup, Compute, DynamodbTable, IAM, IAMPolicy,
 // IAMRole, ImageRegistry, InternetGateway, KmsAlias, KmsKey, LambdaFunction,
-// LogGroup, ObjectStore, Postgres, Queues, Route53Record, Route53Zone,
-// S3Bucket, Secrets, SnsSubscription, SnsTopic, Subnet, VPC.
+// LogGroup, NatGateway, ObjectStore, Postgres, Queues, RouteTable,
+// Route53Record, Route53Zone, S3Bucket, Secrets, SnsSubscription, SnsTopic,
+// Subnet, VPC.
 func ARNOf[K HasARN](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "arn")
@@ -1612,6 +1758,23 @@ func NameServersOf[K HasNameServers](r fleet.Ref[K]) fleet.Output[string] {
 	return out
 }
 
+// HasNatGatewayID is satisfied by the AWS kinds that publish natGatewayId:
+// NatGateway.
+type HasNatGatewayID interface {
+	fleet.Kind
+	attrNatGatewayID()
+}
+
+// NatGatewayIDOf is the natGatewayId of the resource r points at, known only
+// after that resource is applied. It can flow into a field that takes a
+// fleet.Output, or into fleet.Format, and using it adds a dependency on r.
+// Kinds that publish it: NatGateway.
+func NatGatewayIDOf[K HasNatGatewayID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "natGatewayId")
+	return out
+}
+
 // HasPort is satisfied by the AWS kinds that publish port: Postgres.
 type HasPort interface {
 	fleet.Kind
@@ -1641,6 +1804,22 @@ type HasPrivateIP interface {
 func PrivateIPOf[K HasPrivateIP](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "privateIp")
+	return out
+}
+
+// HasPublicIP is satisfied by the AWS kinds that publish publicIp: NatGateway.
+type HasPublicIP interface {
+	fleet.Kind
+	attrPublicIP()
+}
+
+// PublicIPOf is the publicIp of the resource r points at, known only after
+// that resource is applied. It can flow into a field that takes a
+// fleet.Output, or into fleet.Format, and using it adds a dependency on r.
+// Kinds that publish it: NatGateway.
+func PublicIPOf[K HasPublicIP](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "publicIp")
 	return out
 }
 
@@ -1674,6 +1853,23 @@ type HasRoleID interface {
 func RoleIDOf[K HasRoleID](r fleet.Ref[K]) fleet.Output[string] {
 	var out fleet.Output[string]
 	sdk.Observe(&out, r.Address(), "roleId")
+	return out
+}
+
+// HasRouteTableID is satisfied by the AWS kinds that publish routeTableId:
+// RouteTable.
+type HasRouteTableID interface {
+	fleet.Kind
+	attrRouteTableID()
+}
+
+// RouteTableIDOf is the routeTableId of the resource r points at, known only
+// after that resource is applied. It can flow into a field that takes a
+// fleet.Output, or into fleet.Format, and using it adds a dependency on r.
+// Kinds that publish it: RouteTable.
+func RouteTableIDOf[K HasRouteTableID](r fleet.Ref[K]) fleet.Output[string] {
+	var out fleet.Output[string]
+	sdk.Observe(&out, r.Address(), "routeTableId")
 	return out
 }
 

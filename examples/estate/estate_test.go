@@ -109,28 +109,52 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 		spec.DynamoDBTable:   {"estate-requests"},
 	}
 	for k, names := range estateNames {
-		listed := list(t, ctx, k)
+		seen := listed(t, ctx, k)
 		for _, n := range names {
-			if !listed[n] {
+			if !seen[n] {
 				t.Errorf("aws/%s/%s is not listed after the applies", k, n)
 			}
 		}
+	}
+	// While app claims network's capability, network cannot go first.
+	res, err := ops.Apply(ctx, operations.ApplyRequest{Document: network, Destroy: true, Confirm: func(*engine.Plan) error { return nil }})
+	if err == nil {
+		t.Fatal("estate-network's destroy went through while estate-app reads its network")
+	}
+	if !protected(res) {
+		t.Fatalf("estate-network's destroy was refused, but not by a consumer-protected row: %v", err)
+	}
+	if !listed(t, ctx, spec.VPC)["estate-vpc"] {
+		t.Fatal("the refused destroy of estate-network deleted its VPC")
 	}
 	for _, doc := range []*spec.Document{app, dns, network} {
 		apply(doc, true)
 	}
 	for k, names := range estateNames {
-		listed := list(t, ctx, k)
+		seen := listed(t, ctx, k)
 		for _, n := range names {
-			if listed[n] {
+			if seen[n] {
 				t.Errorf("aws/%s/%s is left after the destroys", k, n)
 			}
 		}
 	}
 }
 
-// list is the names the AWS driver of kind k lists in the region.
-func list(t *testing.T, ctx context.Context, k spec.Kind) map[string]bool {
+// protected says the apply's plan holds a consumer-protected row.
+func protected(res *operations.ApplyResult) bool {
+	if res == nil || res.Plan == nil {
+		return false
+	}
+	for _, d := range res.Plan.Diagnostics {
+		if strings.Contains(d.String(), "consumer-protected") {
+			return true
+		}
+	}
+	return false
+}
+
+// listed is the names the AWS driver of kind k lists in the region.
+func listed(t *testing.T, ctx context.Context, k spec.Kind) map[string]bool {
 	t.Helper()
 	d := driver(t, ctx, k)
 	rs, err := d.List(ctx, region)

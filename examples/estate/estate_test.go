@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,13 +45,7 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 		t.Helper()
 		res, err := ops.Apply(ctx, operations.ApplyRequest{Document: doc, Destroy: destroy, Confirm: func(*engine.Plan) error { return nil }})
 		if err != nil {
-			var rows []string
-			if res != nil && res.Plan != nil {
-				for _, d := range res.Plan.Diagnostics {
-					rows = append(rows, d.String())
-				}
-			}
-			t.Fatalf("apply %s (destroy %v): %v %v", doc.Fleet, destroy, err, rows)
+			t.Fatalf("apply %s (destroy %v): %v %v", doc.Fleet, destroy, err, rows(res))
 		}
 	}
 	network, dns, app := synth(t, "network"), synth(t, "dns"), synth(t, "app")
@@ -121,7 +116,7 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 	if err == nil {
 		t.Fatal("estate-network's destroy went through while estate-app reads its network")
 	}
-	if !protected(res) {
+	if !slices.ContainsFunc(rows(res), func(r string) bool { return strings.Contains(r, "consumer-protected") }) {
 		t.Fatalf("estate-network's destroy was refused, but not by a consumer-protected row: %v", err)
 	}
 	if !listed(t, ctx, spec.VPC)["estate-vpc"] {
@@ -140,17 +135,15 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 	}
 }
 
-// protected says the apply's plan holds a consumer-protected row.
-func protected(res *operations.ApplyResult) bool {
-	if res == nil || res.Plan == nil {
-		return false
-	}
-	for _, d := range res.Plan.Diagnostics {
-		if strings.Contains(d.String(), "consumer-protected") {
-			return true
+// rows are the diagnostics of an apply's plan, as printed.
+func rows(res *operations.ApplyResult) []string {
+	var out []string
+	if res != nil && res.Plan != nil {
+		for _, d := range res.Plan.Diagnostics {
+			out = append(out, d.String())
 		}
 	}
-	return false
+	return out
 }
 
 // listed is the names the AWS driver of kind k lists in the region.

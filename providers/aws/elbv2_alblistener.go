@@ -289,25 +289,10 @@ func (d *albListeners) Read(ctx context.Context, region, name string) (providers
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	var found []providers.Resource
-	for _, r := range all {
-		if r.Name == name {
-			found = append(found, r)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return providers.Resource{}, providers.Errorf(providers.NotFound, "aws/alb-listener: no listener in %s carries Name=%q", region, name)
-	case 1:
-		return found[0], nil
-	}
 	// Picking one would let the other be changed or deleted by mistake.
-	arns := make([]string, len(found))
-	for i, r := range found {
-		arns[i] = r.Attributes["arn"]
-	}
-	return providers.Resource{}, fmt.Errorf("aws/alb-listener: %d listeners in %s carry Name=%q (%s); delete or rename all but one",
-		len(found), region, name, strings.Join(arns, ", "))
+	return theOne(spec.ALBListener, region, name, all, func(r providers.Resource) named {
+		return named{id: r.Attributes["arn"], tags: map[string]string{"Name": r.Name}}
+	})
 }
 
 // readARN reads one listener by its ARN, with its tags.

@@ -114,7 +114,7 @@ func TestALBListenerRefusesTwoOfOneName(t *testing.T) {
 		}
 	}
 	_, err := d.Read(ctx, testRegion, "twin")
-	if err == nil || errorCode(err) == providers.NotFound || !strings.Contains(err.Error(), `2 listeners in eu-west-3 carry Name="twin"`) {
+	if errorCode(err) != providers.Conflict || !strings.Contains(err.Error(), `2 of them in eu-west-3 carry Name="twin"`) {
 		t.Errorf("Read(twin) = %v (code %s), want a refusal naming both", err, errorCode(err))
 	}
 }

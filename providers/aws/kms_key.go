@@ -282,24 +282,10 @@ func (d *kmsKeys) find(ctx context.Context, region, name string) (providers.Reso
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	var found []providers.Resource
-	for _, r := range all {
-		if r.Name == name {
-			found = append(found, r)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return providers.Resource{}, providers.Errorf(providers.NotFound, "aws/kms-key: %s: no live key has the Name tag %q", name, name)
-	case 1:
-		return found[0], nil
-	}
-	ids := make([]string, len(found))
-	for i, r := range found {
-		ids[i] = r.Attributes["keyId"]
-	}
-	return providers.Resource{}, providers.Errorf(providers.Conflict, "aws/kms-key: %s: %d keys in %s have the Name tag %q (%s); remove the tag from all but one",
-		name, len(found), region, name, strings.Join(ids, ", "))
+	// Picking one would let the other be changed or deleted by mistake.
+	return theOne(spec.KMSKey, region, name, all, func(r providers.Resource) named {
+		return named{id: r.Attributes["keyId"], tags: map[string]string{"Name": r.Name}}
+	})
 }
 
 func (d *kmsKeys) Read(ctx context.Context, region, name string) (providers.Resource, error) {

@@ -259,11 +259,35 @@ func (d *managedPolicies) newVersion(ctx context.Context, c *iam.Client, t provi
 			}
 		}
 	}
-	if _, err := c.CreatePolicyVersion(ctx, &iam.CreatePolicyVersionInput{PolicyArn: aws.String(arn), PolicyDocument: aws.String(doc),
-		SetAsDefault: true}); err != nil {
+	// IAM does not dedupe CreatePolicyVersion: a resend of one whose answer
+	// was lost makes another version, and spends one of the five.
+	_, err = c.CreatePolicyVersion(ctx, &iam.CreatePolicyVersionInput{PolicyArn: aws.String(arn), PolicyDocument: aws.String(doc),
+		SetAsDefault: true}, iamNoBlindResend)
+	if err != nil && mayHaveActed(err) {
+		if made, ferr := d.defaultIs(ctx, c, arn, doc); ferr == nil && made {
+			return nil
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("aws/iam-policy: %s: CreatePolicyVersion: %w", t.Name, err)
 	}
 	return nil
+}
+
+// defaultIs says whether the policy's default version is doc, by IAM's
+// reading of a document.
+func (d *managedPolicies) defaultIs(ctx context.Context, c *iam.Client, arn, doc string) (bool, error) {
+	p, err := c.GetPolicy(ctx, &iam.GetPolicyInput{PolicyArn: aws.String(arn)})
+	if err != nil {
+		return false, err
+	}
+	v, err := c.GetPolicyVersion(ctx, &iam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: p.Policy.DefaultVersionId})
+	if err != nil {
+		return false, err
+	}
+	info, _ := spec.Lookup(spec.IAMPolicy)
+	f, _ := info.Field(providers.IAMPolicyDocument)
+	return spec.Equal(f, doc, iamDocument(v.PolicyVersion.Document)), nil
 }
 
 func (d *managedPolicies) deleteVersion(ctx context.Context, c *iam.Client, name, arn string, id *string) error {

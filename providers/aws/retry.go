@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -139,6 +140,9 @@ func noBlindResend(o *ec2.Options) { o.Retryer = unsentOnly(o.Retryer) }
 
 // kmsNoBlindResend is noBlindResend for KMS's CreateKey.
 func kmsNoBlindResend(o *kms.Options) { o.Retryer = unsentOnly(o.Retryer) }
+
+// iamNoBlindResend is noBlindResend for IAM's CreatePolicyVersion.
+func iamNoBlindResend(o *iam.Options) { o.Retryer = unsentOnly(o.Retryer) }
 
 func unsentOnly(r aws.Retryer) aws.Retryer {
 	v2, ok := r.(aws.RetryerV2)

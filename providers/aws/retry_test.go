@@ -13,10 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/infra-iac/infra/internal/faultproxy"
 	"github.com/infra-iac/infra/internal/moto"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
+	"slices"
 )
 
 // downEndpoint points the SDK at a loopback port nothing listens on, so
@@ -226,5 +230,68 @@ func TestRetryBudgetSetting(t *testing.T) {
 		if b.budget != c.want {
 			t.Errorf("env %q, option %v: budget %v; want %v", c.env, c.opt, b.budget, c.want)
 		}
+	}
+}
+
+// A policy's new version whose answer is lost is not made twice: IAM does
+// not dedupe CreatePolicyVersion, so the SDK may not resend it, and the
+// update finds the version it made the default.
+func TestPolicyVersionWhoseAnswerIsLostIsMadeOnce(t *testing.T) {
+	srv := moto.Fresh(t)
+	proxy, err := faultproxy.Start(srv.URL, faultproxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	sendTo(t, proxy.URL)
+	var ops []string
+	record := config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("record", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			ops = append(ops, middleware.GetOperationName(ctx))
+			return next.HandleFinalize(ctx, in)
+		}), middleware.After)
+	}})
+	b, err := New(context.Background(), Options{RetryBudget: 3 * time.Second, ConfigOptions: []func(*config.LoadOptions) error{record}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := b.Driver(spec.IAMPolicy)
+	ctx := context.Background()
+	tg := providers.Target{Name: "lost-version", Region: testRegion, Owner: "fleet", Fields: map[string]any{"document": allowDoc("a:V1")}}
+	res, err := d.Create(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	update := func(doc string) error {
+		tg.Fields["document"] = allowDoc(doc)
+		_, err := d.Update(ctx, tg, []string{providers.IAMPolicyDocument})
+		return err
+	}
+	// The second update shows where its CreatePolicyVersion falls (the
+	// first also looks the account up); the third loses that call's
+	// answer.
+	if err := update("a:V2"); err != nil {
+		t.Fatal(err)
+	}
+	ops = nil
+	before := proxy.Calls()
+	if err := update("a:V3"); err != nil {
+		t.Fatal(err)
+	}
+	k := slices.Index(ops, "CreatePolicyVersion")
+	if k < 0 || proxy.Calls()-before != len(ops) {
+		t.Fatalf("the update's calls: %v over %d requests", ops, proxy.Calls()-before)
+	}
+	proxy.DropResponse(proxy.Calls() + k + 1)
+	ops = nil
+	if err := update("a:V4"); err != nil {
+		t.Fatalf("update with CreatePolicyVersion's answer lost: %v", err)
+	}
+	vs, err := newIAMClient(b).ListPolicyVersions(ctx, &iam.ListPolicyVersionsInput{PolicyArn: aws.String(res.Attributes["arn"])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs.Versions) != 4 {
+		t.Errorf("%d versions after four documents; want 4 (calls %v)", len(vs.Versions), ops)
 	}
 }

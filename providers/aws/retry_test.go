@@ -16,10 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/infra-iac/infra/internal/faultproxy"
 	"github.com/infra-iac/infra/internal/moto"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
+	"io"
 	"slices"
 )
 
@@ -293,5 +295,36 @@ func TestPolicyVersionWhoseAnswerIsLostIsMadeOnce(t *testing.T) {
 	}
 	if len(vs.Versions) != 4 {
 		t.Errorf("%d versions after four documents; want 4 (calls %v)", len(vs.Versions), ops)
+	}
+}
+
+// After a create that may have acted, madeDespite keeps what it finds only
+// when this fleet's mark is on it; a lookup that finds nothing leaves the
+// create's error, and one that fails adds its own to it.
+func TestMadeDespite(t *testing.T) {
+	lost := &smithyhttp.RequestSendError{Err: io.EOF}
+	refused := errors.New("refused")
+	for _, c := range []struct {
+		what    string
+		err     error
+		found   string
+		mark    string
+		ferr    error
+		want    string
+		wantErr string
+	}{
+		{"the fleet's, found", lost, "vpc-1", "fleet", nil, "vpc-1", ""},
+		{"another fleet's, found", lost, "vpc-1", "other", nil, "", "EOF"},
+		{"nothing found", lost, "", "", providers.Errorf(providers.NotFound, "none"), "", "EOF"},
+		{"the lookup failed", lost, "", "", errors.New("throttled"), "", "looking for what it may have made: throttled"},
+		{"surely not acted", refused, "vpc-1", "fleet", nil, "", "refused"},
+	} {
+		got, err := madeDespite(c.err, "fleet", func() (string, string, error) { return c.found, c.mark, c.ferr })
+		switch {
+		case c.wantErr == "" && (err != nil || got != c.want):
+			t.Errorf("%s: %q, %v; want %q", c.what, got, err, c.want)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, c.err)):
+			t.Errorf("%s: %q, %v; want the create's error with %q", c.what, got, err, c.wantErr)
+		}
 	}
 }

@@ -646,7 +646,11 @@ func (ar *applyRun) target(ctx context.Context, a spec.Address, op string, chang
 	if err != nil {
 		return nil, providers.Target{}, fmt.Errorf("%s: %s: %w", a, op, err)
 	}
-	t := providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet, Identities: ar.identities(*d)}
+	ids, err := ar.identities(ctx, *d)
+	if err != nil {
+		return nil, providers.Target{}, fmt.Errorf("%s: %s: %w", a, op, err)
+	}
+	t := providers.Target{Name: a.Name, Region: d.Region, Fields: fields, Owner: ar.rn.model.Fleet, Identities: ids}
 	if obs, seen := ar.rn.world.get(a); seen && obs.Region == d.Region && op != "create" {
 		t.Attributes = obs.Attributes // what was observed: a queue's URL, its ARN
 	}
@@ -656,21 +660,54 @@ func (ar *applyRun) target(ctx context.Context, a spec.Address, op string, chang
 // identities is the identity of each resource d refers to whose kind has
 // one, as the world holds it: observed by the plan, or made earlier in
 // this apply (the scheduler runs d after what it refers to).
-func (ar *applyRun) identities(d spec.Declared) map[spec.Address]string {
-	var out map[spec.Address]string
+func (ar *applyRun) identities(ctx context.Context, d spec.Declared) (map[spec.Address]string, error) {
+	out := map[spec.Address]string{}
 	for _, dep := range d.Deps() {
 		info, _ := spec.Lookup(dep.Kind)
 		if info == nil || info.Identity == "" {
 			continue
 		}
 		if obs, ok := ar.rn.world.get(dep); ok && obs.Region == d.Region && obs.Attributes[info.Identity] != "" {
-			if out == nil {
-				out = map[spec.Address]string{}
-			}
 			out[dep] = obs.Attributes[info.Identity]
 		}
 	}
-	return out
+	if err := ar.wiredIdentities(ctx, d, out); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// wiredIdentities adds the referents another fleet's exports name in d's
+// Wired fields (spec.Field.Wired): such a field's value is the referent's
+// identity itself (a subnet's id), which the driver receives as the
+// referenced name, so the referent is entered under that name.
+func (ar *applyRun) wiredIdentities(ctx context.Context, d spec.Declared, out map[spec.Address]string) error {
+	info, _ := spec.Lookup(d.Address.Kind)
+	if info == nil {
+		return nil
+	}
+	for _, f := range info.Fields {
+		v, ok := d.Fields[f.Name]
+		if !f.Wired || !ok {
+			continue
+		}
+		for _, im := range spec.ImportsIn(v) {
+			val, err := ar.res.applyValue(ctx, im)
+			if err != nil {
+				return fmt.Errorf("field %q: %w", f.Name, err)
+			}
+			// Never printed: a raised export arrives as a spec.Sensitive.
+			id, isStr := val.(string)
+			if !isStr || id == "" {
+				return fmt.Errorf("field %q: %s.%s is not a non-empty public string, so not the identity of a %s", f.Name, im.Slot, im.Export, f.RefKinds[0])
+			}
+			out[spec.Address{Provider: d.Address.Provider, Kind: f.RefKinds[0], Name: id}] = id
+		}
+	}
+	return nil
 }
 
 // made records what a create or an update made of a: in the world, and in

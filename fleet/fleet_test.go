@@ -623,11 +623,11 @@ func kitchenSink() *fleet.Fleet {
 	// references, the integer parameter, the optional reference and the
 	// optional expression string.
 	vpc := a.VPC("net", "10.0.0.0/16", aws.VPCSpec{EnableDnsSupport: fleet.Set(true), EnableDnsHostnames: fleet.Set(true), Tags: tags})
-	subnets := map[string]fleet.Ref[aws.Subnet]{}
+	subnets := map[string]fleet.RefField[aws.Subnet]{}
 	for i, zone := range []string{"eu-west-3a", "eu-west-3b"} {
 		subnets[zone] = a.Subnet("net-"+zone, vpc, fmt.Sprintf("10.0.%d.0/24", i+1), zone, aws.SubnetSpec{MapPublicIPOnLaunch: fleet.Set(true), Tags: tags})
 	}
-	lb := a.ALB("web", subnets, aws.ALBSpec{SecurityGroups: map[string]fleet.Ref[aws.SecurityGroup]{"web": sg}, Scheme: fleet.Set("internet-facing"),
+	lb := a.ALB("web", subnets, aws.ALBSpec{SecurityGroups: map[string]fleet.RefField[aws.SecurityGroup]{"web": sg}, Scheme: fleet.Set("internet-facing"),
 		IdleTimeoutSec: fleet.Set(120), DeletionProtection: fleet.Set(false), Tags: tags})
 	tg := a.ALBTargetGroup("web", aws.ALBTargetGroupSpec{TargetType: fleet.Set("instance"), VPC: vpc, Protocol: fleet.Set("HTTP"), Port: fleet.Set(8080),
 		HealthCheckPath: fleet.Set("/health"), HealthCheckIntervalSec: fleet.Set(30), HealthyThreshold: fleet.Set(3), Tags: tags})

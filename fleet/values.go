@@ -89,6 +89,46 @@ func (secretFrom[K]) secretField(K) {}
 
 func (s secretFrom[K]) specValue() (spec.Value, bool, []string) { return s.e.fieldValue() }
 
+// RefField is what a reference field that takes its referent by identity
+// accepts (an ALB's subnets, a target group's VPC, a record's zone): a
+// handle on one of the fleet's resources of kind K (a Ref[K]), or another
+// fleet's export of such a resource's identity read through a slot, made
+// one with RefFrom[K]. Which fields take one is spec's Field.Wired.
+type RefField[K Kind] interface {
+	refField(K)
+}
+
+func (r Ref[K]) refField(K) {}
+
+// RefFrom makes another fleet's public string export of a resource's
+// identity (a subnet's id, from Slot.Exports()) the value of a field that
+// takes a reference to a K:
+//
+//	cloud.ALB("web", map[string]fleet.RefField[aws.Subnet]{
+//		"eu-west-3a": fleet.RefFrom[aws.Subnet](net.SubnetA), …}, aws.ALBSpec{})
+//
+// The engine hands the driver the export's value as the referent's
+// identity. An Output of this fleet's own (an observed attribute, a
+// literal) is reported: give the resource's handle instead.
+func RefFrom[K Kind](o Output[string]) RefField[K] { return refFrom[K]{o} }
+
+type refFrom[K Kind] struct{ o Output[string] }
+
+func (refFrom[K]) refField(K) {}
+
+func (r refFrom[K]) specValue() (spec.Value, bool, []string) {
+	v, ok, problems := r.o.specValue()
+	if !ok {
+		return v, ok, problems
+	}
+	im, isImport := v.(spec.Import)
+	if !isImport {
+		return nil, false, append(problems, "fleet.RefFrom takes a slot's export (Slot.Exports()); for a resource of this fleet, give its fleet.Ref")
+	}
+	im.RefField = true
+	return im, true, problems
+}
+
 // BucketRef is a reference to a bucket on any cloud: an object store on AWS
 // or Scaleway, or an AWS S3 bucket. Get one with Bucket. Its zero value is
 // unset.

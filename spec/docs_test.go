@@ -204,6 +204,9 @@ func exprs(f Field) string {
 		if len(where) > 0 {
 			s += " (" + strings.Join(where, ", ") + ")"
 		}
+		if f.Wired {
+			s += ", or `use` of another fleet's export of its identity"
+		}
 		return s
 	case TypeSecretSource:
 		return "`fromEnv`, or `composed` over `secretValue` and `observed`"

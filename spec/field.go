@@ -122,6 +122,12 @@ type Field struct {
 	// Item names one item of a TypeObjects field, singular
 	// ("globalSecondaryIndex"): the typed SDK's struct for it.
 	Item string
+	// Wired: the cloud records the reference by the referent's identity
+	// (KindInfo.Identity: a subnet's subnetId), and the driver takes it from
+	// Target.Identities, so another fleet's public string export of that
+	// identity, {"use": SLOT, "export": E}, may stand in for a reference:
+	// an ALB in the subnets a network fleet publishes.
+	Wired bool
 	// RegionLocal: a reference that must stay within one region.
 	RegionLocal bool
 	// Holds: the cloud records the reference as an attachment, so the

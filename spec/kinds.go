@@ -680,10 +680,10 @@ var kindTable = []KindInfo{
 		Doc: "an Elastic Load Balancing Application Load Balancer, named by its name (1 to 32 letters, digits and hyphens, not starting or ending with a hyphen, nor starting with internal-)",
 		Fields: []Field{
 			{Name: "subnets", Type: TypeRefMap, Required: true, Compare: CompareSet, RefKinds: []Kind{Subnet},
-				RegionLocal: true, SameProvider: true, Holds: true,
+				RegionLocal: true, SameProvider: true, Holds: true, Wired: true,
 				Doc: `one subnet per availability zone, at least two zones, keyed by the zone: {"eu-west-3a": {"ref": "aws/subnet/…"}, …}; all in one VPC`},
 			{Name: "securityGroups", Type: TypeRefMap, Compare: CompareValues, RefKinds: []Kind{SecurityGroup},
-				RegionLocal: true, SameProvider: true, Holds: true,
+				RegionLocal: true, SameProvider: true, Holds: true, Wired: true,
 				Doc: `the security groups, under labels of your choosing: {"web": {"ref": "aws/security-group/…"}}; in the subnets' VPC; unset, the VPC's default group`},
 			{Name: "scheme", Type: TypeString, Default: "internet-facing", Replace: true,
 				Doc: "internet-facing or internal; Elastic Load Balancing cannot change it"},
@@ -707,7 +707,7 @@ var kindTable = []KindInfo{
 		Fields: []Field{
 			{Name: "targetType", Type: TypeString, Default: "instance", Replace: true,
 				Doc: "instance, ip or lambda; Elastic Load Balancing cannot change it"},
-			{Name: "vpc", Type: TypeRef, Replace: true, RefKinds: []Kind{VPC}, RegionLocal: true, SameProvider: true, Holds: true,
+			{Name: "vpc", Type: TypeRef, Replace: true, RefKinds: []Kind{VPC}, RegionLocal: true, SameProvider: true, Holds: true, Wired: true,
 				Doc: `the VPC of the targets, {"ref": "aws/vpc/…"}: required for instance and ip targets, refused for lambda`},
 			{Name: "protocol", Type: TypeString, Replace: true,
 				Doc: "HTTP or HTTPS, to the targets: required for instance and ip targets, refused for lambda"},
@@ -798,7 +798,7 @@ var kindTable = []KindInfo{
 		Doc: "a Route 53 record set, named FQDN:TYPE in lowercase without the trailing dot (www.example.com:A; " +
 			"the apex example.com:MX, a wildcard *.example.com:A); it is the fleet's when its zone is",
 		Fields: []Field{
-			{Name: "zone", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true, RefKinds: []Kind{Route53Zone},
+			{Name: "zone", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true, Wired: true, RefKinds: []Kind{Route53Zone},
 				Doc: `the hosted zone holding the record, {"ref": "aws/route53-zone/…"}: the name's FQDN is the zone's domain or inside it`},
 			{Name: "ttl", Type: TypeInt, Doc: "seconds resolvers may keep the values; required with values, refused with an alias"},
 			{Name: "values", Type: TypeStringList, Compare: CompareSet,

@@ -66,3 +66,31 @@ func TestFieldInstructions(t *testing.T) {
 		t.Error(`instanceType "latest" is an instruction`)
 	}
 }
+
+// A Wired field takes another fleet's export of its referent's identity,
+// which the engine hands the driver in Target.Identities: the referent must
+// be of one kind that has an identity, and the value a public string.
+func TestWiredFieldsTakeOneKindByIdentity(t *testing.T) {
+	n := 0
+	for _, info := range Kinds() {
+		for _, f := range info.Fields {
+			if !f.Wired {
+				continue
+			}
+			n++
+			if f.Type != TypeRef && f.Type != TypeRefMap {
+				t.Errorf("%s.%s: Wired on a %s, not a reference", info.Kind, f.Name, f.Type)
+			}
+			if f.Secret || !f.SameProvider || len(f.RefKinds) != 1 {
+				t.Errorf("%s.%s: Wired wants one kind of the same provider and no secret", info.Kind, f.Name)
+				continue
+			}
+			if target, _ := Lookup(f.RefKinds[0]); target == nil || target.Identity == "" {
+				t.Errorf("%s.%s: Wired to %s, which has no Identity", info.Kind, f.Name, f.RefKinds[0])
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no field is Wired")
+	}
+}

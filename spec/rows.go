@@ -241,6 +241,8 @@ const (
 	RowLocalityAccount RowID = "locality-account"
 	// A public export fills a field that takes a secret (masterPasswordSecret, secretEnv).
 	RowSecretExportExpected RowID = "secret-export-expected"
+	// A reference field reads an export that is not a public string, where it takes the referent's identity (an ALB's subnets).
+	RowWiredIdentity RowID = "wired-identity"
 
 	// Components (docs/components.md).
 

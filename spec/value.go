@@ -200,7 +200,7 @@ func Decode(f Field, raw any) (Value, error) {
 			return decodeStringMap(f, m)
 		}
 	case TypeRef:
-		if im, ok := secretImport(f, raw); ok {
+		if im, ok := fieldImport(f, raw); ok {
 			return im, nil
 		}
 		return decodeRef(raw)
@@ -274,28 +274,34 @@ func decodeStringMap(f Field, m map[string]any) (Value, error) {
 	return out, nil
 }
 
-// secretImport reads {"use": SLOT, "export": E} where a field takes a
-// reference to a secret (a database's master password, a secret
-// environment entry): another fleet's secret export stands in for one of
-// this fleet's secrets.
-func secretImport(f Field, raw any) (Value, bool) {
+// fieldImport reads {"use": SLOT, "export": E} where a reference field
+// takes one: where it takes a secret (a database's master password, a
+// secret environment entry), another fleet's secret export stands in for
+// one of this fleet's secrets; where it is Wired (an ALB's subnets),
+// another fleet's export of the referent's identity stands in for a
+// reference.
+func fieldImport(f Field, raw any) (Value, bool) {
 	m, ok := raw.(map[string]any)
-	if !ok || !f.Secret || !has(m, "use") {
+	if !ok || !(f.Secret || f.Wired) || !has(m, "use") {
 		return nil, false
 	}
-	v, ok, err := decodeExpr(raw, true)
+	v, ok, err := decodeExpr(raw, f.Secret)
 	if !ok || err != nil {
 		return nil, false
 	}
-	im := v.(Import)
-	im.SecretField = true
+	im, ok := v.(Import)
+	if !ok {
+		return nil, false
+	}
+	im.SecretField = f.Secret
+	im.RefField = f.Wired && !f.Secret
 	return im, true
 }
 
 func decodeRefMap(f Field, m map[string]any) (Value, error) {
 	out := make(Map, len(m))
 	for _, k := range sortedKeys(m) {
-		if im, ok := secretImport(f, m[k]); ok {
+		if im, ok := fieldImport(f, m[k]); ok {
 			out[k] = im
 			continue
 		}

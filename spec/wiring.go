@@ -173,6 +173,10 @@ type Import struct {
 	// SecretField: it is the whole value of a field that takes a secret
 	// (masterPasswordSecret, secretEnv), which a secret export must fill.
 	SecretField bool
+	// RefField: it is the whole value of a Wired reference field (or of one
+	// entry of it), standing for the referent by its identity, which the
+	// export must be: a public string.
+	RefField bool
 }
 
 func (Import) isValue() {}
@@ -637,6 +641,14 @@ func (c *compiler) importRow(at Address, f Field, e Import, whole bool) {
 	case e.SecretField && !def.Secret:
 		c.add(Errorf(RowSecretExportExpected, where, "read a secret export here, or compose a secret of this fleet from the public one",
 			"field %q reads %s.%s, which is public, where it takes a secret", field, e.Slot, e.Export))
+	case e.RefField && (def.Secret || def.Type != ExportString):
+		target := f.RefKinds[0]
+		id := ""
+		if info, ok := Lookup(target); ok {
+			id = info.Identity
+		}
+		c.add(Errorf(RowWiredIdentity, where, fmt.Sprintf("export the %s's %s from the providing fleet as a public string, and read that export here", target, id),
+			"field %q reads %s.%s, a %s export, where it takes a %s's identity (its %s), a public string", field, e.Slot, e.Export, exportKind(def), target, id))
 	case def.Secret && !e.InSecret:
 		c.add(Errorf(RowSecretExportMisused, where, `a secret export feeds only a secret: compose it into a secrets resource's value ({"composed": {"format": …, "args": [{"use": …}]}})`,
 			"field %q reads %s.%s, which is secret, into a field that does not take a secret", field, e.Slot, e.Export))
@@ -694,4 +706,13 @@ func declaredList(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// exportKind names an export's type for a diagnostic: "secret" for any
+// secret one, as the reader of the document sees it.
+func exportKind(def ExportDef) string {
+	if def.Secret {
+		return "secret"
+	}
+	return string(def.Type)
 }

@@ -110,6 +110,36 @@ func TestInterfaceHashIgnoresOrder(t *testing.T) {
 	}
 }
 
+// Another fleet's public export of a referent's identity fills a Wired
+// reference field, alone or as an entry of a map of references: a target
+// group in the VPC, and a load balancer in the subnets, a network fleet
+// publishes.
+func TestWiredExportFillsAReferenceField(t *testing.T) {
+	use := map[string]any{"use": "db", "export": "endpoint"}
+	m, diags := Compile(wiringDoc(t, "shop-eu", func(m map[string]any) {
+		m["resources"] = append(m["resources"].([]any),
+			map[string]any{"address": "aws/alb-target-group/tg", "spec": map[string]any{"vpc": use, "protocol": "HTTP", "port": 80.0}},
+			map[string]any{"address": "aws/alb/web", "spec": map[string]any{"subnets": map[string]any{"eu-west-3a": use, "eu-west-3b": use}}})
+	}))
+	if HasErrors(diags) {
+		t.Fatal(rowsText(diags))
+	}
+	tg, _ := m.Lookup(Address{Provider: AWS, Kind: ALBTargetGroup, Name: "tg"})
+	if im, ok := tg.Fields["vpc"].(Import); !ok || !im.RefField || im.SecretField || im.Export != "endpoint" {
+		t.Fatalf("vpc is %#v", tg.Fields["vpc"])
+	}
+	if enc := Encode(tg.Fields["vpc"]).(map[string]any); enc["use"] != "db" || enc["export"] != "endpoint" {
+		t.Fatalf("encoded as %v", enc)
+	}
+	web, _ := m.Lookup(Address{Provider: AWS, Kind: ALB, Name: "web"})
+	if im, ok := web.Fields["subnets"].(Map)["eu-west-3b"].(Import); !ok || !im.RefField {
+		t.Fatalf("subnets are %#v", web.Fields["subnets"])
+	}
+	if len(web.Deps()) != 0 {
+		t.Fatalf("an import is no dependency of this fleet's: %v", web.Deps())
+	}
+}
+
 func TestWiringRows(t *testing.T) {
 	iface := func(m map[string]any) map[string]any {
 		return m["interfaces"].(map[string]any)["postgres-database"].(map[string]any)["exports"].(map[string]any)
@@ -168,6 +198,15 @@ func TestWiringRows(t *testing.T) {
 			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/postgres/replica",
 				"spec": map[string]any{"masterUsername": "shop", "masterPasswordSecret": map[string]any{"use": "db", "export": "endpoint"}}})
 		}, `field "masterPasswordSecret" reads db.endpoint, which is public, where it takes a secret`},
+		{"secret export as a reference", "shop-eu", func(m map[string]any) {
+			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/alb-target-group/tg",
+				"spec": map[string]any{"vpc": map[string]any{"use": "db", "export": "password"}, "protocol": "HTTP", "port": 80.0}})
+		}, `field "vpc" reads db.password, a secret export, where it takes a vpc's identity (its vpcId), a public string`},
+		{"export in a reference that is not wired", "shop-eu", func(m map[string]any) {
+			m["resources"] = append(m["resources"].([]any), map[string]any{"address": "aws/alb-listener/l",
+				"spec": map[string]any{"loadBalancer": map[string]any{"use": "db", "export": "endpoint"}, "port": 80.0,
+					"targetGroup": map[string]any{"ref": "aws/alb-target-group/tg"}}})
+		}, `field "loadBalancer": want {"ref": "provider/kind/name"}`},
 		{"unknown operator", "shop-eu", func(m map[string]any) {
 			m["uses"].(map[string]any)["db"].(map[string]any)["requires"].([]any)[0].(map[string]any)["op"] = "~>"
 		}, `unknown operator "~>"`},

@@ -497,10 +497,12 @@ type ALBSpec struct {
 	// SecurityGroups is field securityGroups. The security groups, under labels
 	// of your choosing: {"web": {"ref": "aws/security-group/…"}}; in the
 	// subnets' VPC; unset, the VPC's default group. A handle on the
-	// security-group it uses; the reference is also an ordering edge. It must be
-	// in the same region as this resource. Unset, it stays unknown (never
-	// compared) and the cloud picks at create.
-	SecurityGroups map[string]fleet.Ref[SecurityGroup] `infra:"securityGroups"`
+	// security-group it uses; the reference is also an ordering edge. It takes a
+	// fleet.Ref, or another fleet's export of the resource's identity read
+	// through a slot, given as fleet.RefFrom[K](export) with K the handle's kind.
+	// It must be in the same region as this resource. Unset, it stays unknown
+	// (never compared) and the cloud picks at create.
+	SecurityGroups map[string]fleet.RefField[SecurityGroup] `infra:"securityGroups"`
 	// Scheme is field scheme. Internet-facing or internal; Elastic Load Balancing
 	// cannot change it. Changing it replaces the resource. Unset, it stays
 	// unknown (never compared) and is created as "internet-facing".
@@ -527,10 +529,13 @@ type ALBSpec struct {
 //   - subnets: One subnet per availability zone, at least two zones, keyed
 //     by the zone: {"eu-west-3a": {"ref": "aws/subnet/…"}, …}; all in
 //     one VPC. A handle on the subnet it uses; the reference is also an
-//     ordering edge. It must be in the same region as this resource.
+//     ordering edge. It takes a fleet.Ref, or another fleet's export of the
+//     resource's identity read through a slot, given as
+//     fleet.RefFrom[K](export) with K the handle's kind. It must be in the
+//     same region as this resource.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
-func (c *Cloud) ALB(name string, subnets map[string]fleet.Ref[Subnet], opts ALBSpec) fleet.Ref[ALB] {
+func (c *Cloud) ALB(name string, subnets map[string]fleet.RefField[Subnet], opts ALBSpec) fleet.Ref[ALB] {
 	return declare[ALB](c, name, []sdk.Field{
 		{Name: "subnets", Value: sdk.AnyMap(subnets)},
 		{Name: "securityGroups", Value: sdk.AnyMap(opts.SecurityGroups)},
@@ -596,10 +601,12 @@ type ALBTargetGroupSpec struct {
 	TargetType fleet.Optional[string] `infra:"targetType"`
 	// VPC is field vpc. The VPC of the targets, {"ref": "aws/vpc/…"}: required
 	// for instance and ip targets, refused for lambda. A handle on the vpc it
-	// uses; the reference is also an ordering edge. It must be in the same region
-	// as this resource. Changing it replaces the resource. Unset, it stays
-	// unknown (never compared) and the cloud picks at create.
-	VPC fleet.Ref[VPC] `infra:"vpc"`
+	// uses; the reference is also an ordering edge. It takes a fleet.Ref, or
+	// another fleet's export of the resource's identity read through a slot,
+	// given as fleet.RefFrom[K](export) with K the handle's kind. It must be in
+	// the same region as this resource. Changing it replaces the resource. Unset,
+	// it stays unknown (never compared) and the cloud picks at create.
+	VPC fleet.RefField[VPC] `infra:"vpc"`
 	// Protocol is field protocol. HTTP or HTTPS, to the targets: required for
 	// instance and ip targets, refused for lambda. Changing it replaces the
 	// resource. Unset, it stays unknown (never compared) and the cloud picks at
@@ -1270,10 +1277,13 @@ type Route53RecordSpec struct {
 //   - zone: The hosted zone holding the record, {"ref":
 //     "aws/route53-zone/…"}: the name's FQDN is the zone's domain or
 //     inside it. A handle on the route53-zone it uses; the reference is also
-//     an ordering edge. Changing it replaces the resource.
+//     an ordering edge. It takes a fleet.Ref, or another fleet's export of
+//     the resource's identity read through a slot, given as
+//     fleet.RefFrom[K](export) with K the handle's kind. Changing it
+//     replaces the resource.
 //
 // opts holds the optional fields; those it leaves unset stay unknown.
-func (c *Cloud) Route53Record(name string, zone fleet.Ref[Route53Zone], opts Route53RecordSpec) fleet.Ref[Route53Record] {
+func (c *Cloud) Route53Record(name string, zone fleet.RefField[Route53Zone], opts Route53RecordSpec) fleet.Ref[Route53Record] {
 	return declare[Route53Record](c, name, []sdk.Field{
 		{Name: "zone", Value: zone},
 		{Name: "ttl", Value: opts.Ttl},

@@ -127,6 +127,11 @@ func refType(q, c, pkgName string, p spec.Provider, info *spec.KindInfo, f spec.
 			// secrets kind.
 			t = Type{Name: q + "SecretField[" + elem + "]", Expr: "$", Form: SecretField, Elem: elem}
 		}
+		if f.Wired {
+			// A field that takes its referent by identity takes a slot's
+			// export of one too (fleet.RefFrom), still of this kind.
+			t.Name = q + "RefField[" + elem + "]"
+		}
 		if f.Type == spec.TypeRefMap {
 			return Type{Name: "map[string]" + t.Name, Expr: "sdk.AnyMap($)", Form: RefMap, Elem: elem, Secret: f.Secret}, nil
 		}

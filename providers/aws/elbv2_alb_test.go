@@ -2,10 +2,14 @@ package aws
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
@@ -126,5 +130,43 @@ func TestALBDeleteOfAProtectedOneSaysWhatToDo(t *testing.T) {
 	r, err := d.Read(ctx, testRegion, "kept")
 	if err != nil || r.Fields["deletionProtection"] != true {
 		t.Errorf("after the refused delete: %v, %v", r.Fields, err)
+	}
+}
+
+// Another fleet's subnets reach the driver as their ids, each entered in
+// Target.Identities under itself (an export of the network fleet's, read
+// through a slot): the load balancer is made in them without a lookup by
+// a Name tag this fleet does not know, and reports them by id.
+func TestALBTakesAnotherFleetsSubnetsByIdentity(t *testing.T) {
+	ctx := context.Background()
+	var calls callCounter
+	b, _ := newTestBackend(t, calls.option())
+	c := testEC2(b)
+	vpc, err := c.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.30.0.0/16")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subnets, ids := map[string]any{}, map[spec.Address]string{}
+	for i, zone := range []string{testRegion + "a", testRegion + "b"} {
+		out, err := c.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: vpc.Vpc.VpcId, CidrBlock: aws.String(fmt.Sprintf("10.30.%d.0/24", i+1)), AvailabilityZone: aws.String(zone)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := aws.ToString(out.Subnet.SubnetId)
+		nameTag(t, c, id, "network-"+zone) // the network fleet's name for it
+		subnets[zone] = id
+		ids[spec.Address{Provider: spec.AWS, Kind: spec.Subnet, Name: id}] = id
+	}
+	d, _ := b.Driver(spec.ALB)
+	r, err := d.Create(ctx, providers.Target{Name: "wired", Region: testRegion, Owner: "app", Fields: map[string]any{"subnets": subnets}, Identities: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Delete(ctx, providers.Target{Name: "wired", Region: testRegion, Owner: "app"}) })
+	if got := r.Fields[providers.ALBSubnets]; !reflect.DeepEqual(got, subnets) {
+		t.Fatalf("made in %v, want %v", got, subnets)
+	}
+	if n := calls.count("DescribeSubnets"); n != 1 {
+		t.Errorf("DescribeSubnets was called %d times, want once, by id", n)
 	}
 }

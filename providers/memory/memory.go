@@ -438,7 +438,7 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 			// The cloud records the reference by the referenced resource's
 			// identity, resolved now, as a real driver resolves a group's
 			// name to its id.
-			id, err := d.identityOf(f, t.Region, v)
+			id, err := d.identityOf(f, t, v)
 			if err != nil {
 				return err
 			}
@@ -451,7 +451,7 @@ func (d *driver) apply(rec *record, t providers.Target, only []string) error {
 			// themselves.
 			ids := make(map[string]any, len(m))
 			for k, x := range m {
-				id, err := d.identityOf(f, t.Region, x)
+				id, err := d.identityOf(f, t, x)
 				if err != nil {
 					return err
 				}
@@ -568,10 +568,16 @@ func (d *driver) identity(name, region string) string {
 }
 
 // identityOf resolves a reference field's value, a name, to the identity
-// of the resource it names among f's kinds. The caller holds c.mu.
-func (d *driver) identityOf(f spec.Field, region string, v any) (string, error) {
+// of the resource it names among f's kinds: the one the engine passed
+// (Target.Identities), as a real driver takes it, else the one this cloud
+// holds. The caller holds c.mu.
+func (d *driver) identityOf(f spec.Field, t providers.Target, v any) (string, error) {
 	name, _ := v.(string)
+	region := t.Region
 	for _, k := range f.RefKinds {
+		if id := t.Identities[spec.Address{Provider: d.provider, Kind: k, Name: name}]; id != "" {
+			return id, nil
+		}
 		info, ok := spec.Lookup(k)
 		if !ok || info.Identity == "" {
 			return name, nil

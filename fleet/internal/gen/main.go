@@ -51,7 +51,7 @@ func main() {
 // generated name can never collide with one.
 var handWritten = map[string][]string{
 	"fleet": {"Kind", "BucketKind", "Ref", "BucketRef", "Bucket", "Optional", "Set", "Output", "Lit", "Arg", "SecretArg", "Format", "Join", "Env", "Literals", "SecretSource", "FromEnv", "Composed", "SecretValue", "Fleet", "New", "Forget", "Adopt", "Exclude", "Main", "Run",
-		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "SecretField", "SecretFrom", "NewSecretExport", "NewSecretStringExport", "Raise", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
+		"Interface", "DefineInterface", "ExportValue", "NewExport", "SecretExport", "SecretField", "SecretFrom", "RefField", "RefFrom", "NewSecretExport", "NewSecretStringExport", "Raise", "LitList", "Lifecycle", "AtPlan", "AfterApply", "Observed",
 		"Outputs", "Locality", "Global", "AccountLocal", "RegionLocal", "Capability", "ProvideOption", "OneConsumer", "Provide", "Expose", "Slot", "Use", "Wire", "WireOption", "StateAt",
 		"Requirement", "PredicateValue", "Equals", "NotEquals", "AtLeast", "Above", "AtMost", "Below", "OneOf", "Anywhere"},
 	"aws": {"InstanceType", "InstanceTypeRaw", "Ingress", "PolicyDocument", "Statement", "Effect", "Allow", "Deny",
@@ -186,6 +186,9 @@ func fieldDoc(f spec.Field, param bool) string {
 		parts = append(parts, "A handle on the "+strings.Join(ks, " or ")+" it uses; the reference is also an ordering edge.")
 		if f.Secret {
 			parts = append(parts, "It takes a fleet.Ref of this cloud's Secrets kind, or another fleet's secret export read through a slot, given as fleet.SecretFrom[Secrets](export).")
+		}
+		if f.Wired {
+			parts = append(parts, "It takes a fleet.Ref, or another fleet's export of the resource's identity read through a slot, given as fleet.RefFrom[K](export) with K the handle's kind.")
 		}
 	}
 	if f.RegionLocal {

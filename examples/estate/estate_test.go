@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -81,6 +82,16 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 		}
 	}
 
+	// The load balancer stands in the subnets the network published.
+	lb := read(t, ctx, spec.ALB, "estate-app")
+	wantSubnets := map[string]any{net["zone-a"]: net["subnet-a"], net["zone-b"]: net["subnet-b"]}
+	if got := lb.Fields["subnets"]; !reflect.DeepEqual(got, wantSubnets) {
+		t.Errorf("the load balancer's subnets are %v, want %v", got, wantSubnets)
+	}
+	if lb.Attributes["vpcId"] != net["vpc-id"] {
+		t.Errorf("the load balancer is in %s, want the network's %s", lb.Attributes["vpcId"], net["vpc-id"])
+	}
+
 	for _, doc := range estate {
 		p, err := ops.Plan(ctx, operations.PlanRequest{Document: doc})
 		if err != nil {
@@ -97,6 +108,10 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 		spec.VPC:             {"estate-vpc"},
 		spec.Subnet:          {"estate-a", "estate-b"},
 		spec.InternetGateway: {"estate-igw"},
+		spec.RouteTable:      {"estate-public"},
+		spec.ALB:             {"estate-app"},
+		spec.ALBTargetGroup:  {"estate-app"},
+		spec.ALBListener:     {"estate-app-http"},
 		spec.Route53Zone:     {"estate.example.com"},
 		spec.LambdaFunction:  {"estate-app"},
 		spec.IAMRole:         {"estate-app"},

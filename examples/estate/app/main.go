@@ -41,7 +41,7 @@ func app() *fleet.Fleet {
 	role := cloud.IAMRole("estate-app", aws.AssumedBy("lambda.amazonaws.com").JSON(),
 		aws.IAMRoleSpec{Policies: fleet.Outputs{aws.ARNOf(write)}})
 
-	cloud.LambdaFunction("estate-app", role, aws.LambdaFunctionSpec{
+	fn := cloud.LambdaFunction("estate-app", role, aws.LambdaFunctionSpec{
 		Zip:     fleet.Set(Zip),
 		Runtime: fleet.Set("python3.13"),
 		Handler: fleet.Set("app.handler"),
@@ -55,5 +55,15 @@ func app() *fleet.Fleet {
 			"DOMAIN":  dns.Domain,
 		},
 	})
+
+	// The load balancer stands in the network fleet's subnets, read as
+	// their ids through the slot, and forwards to the function.
+	lb := cloud.ALB("estate-app", map[string]fleet.RefField[aws.Subnet]{
+		"eu-west-3a": fleet.RefFrom[aws.Subnet](net.SubnetA),
+		"eu-west-3b": fleet.RefFrom[aws.Subnet](net.SubnetB),
+	}, aws.ALBSpec{})
+	targets := cloud.ALBTargetGroup("estate-app", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda")})
+	cloud.ALBListener("estate-app-http", lb, 80, targets, aws.ALBListenerSpec{})
+	_ = fn
 	return f
 }

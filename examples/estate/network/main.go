@@ -1,6 +1,6 @@
 // Command network is the estate's network fleet: a VPC with one subnet in
-// each of two availability zones (an Application Load Balancer needs two)
-// and an internet gateway. It provides and exposes the capability
+// each of two availability zones (an Application Load Balancer needs two),
+// an internet gateway and the route table that makes both subnets public. It provides and exposes the capability
 // "network", a contract.Network, for the estate's other fleets.
 //
 //	go run ./examples/estate/network apply
@@ -20,7 +20,13 @@ func network() *fleet.Fleet {
 	vpc := cloud.VPC("estate-vpc", "10.40.0.0/16", aws.VPCSpec{})
 	a := cloud.Subnet("estate-a", vpc, "10.40.1.0/24", "eu-west-3a", aws.SubnetSpec{})
 	b := cloud.Subnet("estate-b", vpc, "10.40.2.0/24", "eu-west-3b", aws.SubnetSpec{})
-	cloud.InternetGateway("estate-igw", vpc, aws.InternetGatewaySpec{})
+	igw := cloud.InternetGateway("estate-igw", vpc, aws.InternetGatewaySpec{})
+	// Both subnets are public: an internet-facing load balancer's must
+	// route to the internet gateway.
+	cloud.RouteTable("estate-public", vpc, aws.RouteTableSpec{
+		GatewayRoutes: map[string]fleet.Ref[aws.InternetGateway]{"0.0.0.0/0": igw},
+		Subnets:       map[string]fleet.Ref[aws.Subnet]{"a": a, "b": b},
+	})
 
 	// The zones are read from the subnets rather than written twice, so
 	// the published pair cannot disagree with where the subnet is.

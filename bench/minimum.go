@@ -335,7 +335,7 @@ func estateMin(k spec.Kind, n int, c census) (kindMin, bool) {
 		if kinds[spec.IAMRole] == 0 {
 			anyAPI += pages(n, 1000)
 		}
-		return kindMin{list: "ListPolicies (local), 1,000 a page; GetPolicy (or ListPolicyTags) each (ownership, tags, description)", listCalls: pages(n, 1000) + n,
+		return kindMin{list: "ListPolicies (local), 1,000 a page; GetPolicy each (ownership and tags, and the description; ListPolicyTags where none is declared)", listCalls: pages(n, 1000) + n,
 			reads: "GetPolicyVersion each (the document) — with any API: the documents and descriptions in GetAccountAuthorizationDetails' pages, ListPolicyTags each", readCalls: n, anyCalls: anyAPI}, true
 	case spec.LambdaFunction:
 		return kindMin{list: "ListFunctions, 50 a page (role, runtime, handler, code hash, environment, memory, timeout, architecture); tags from the Tagging API", listCalls: pages(n, 50),

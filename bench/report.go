@@ -239,8 +239,12 @@ func cpuPerCall(s sample) string {
 // progress is one measured phase as the harness prints it while it runs.
 func progress(phase string, s sample, f fleetPair) string {
 	least, ratio := minCells(phase, f, total(s.ops))
-	return fmt.Sprintf("%-22s %8s %7.1f MB %6d calls (minimum %s, ÷ %s) %s CPU per call", phase,
-		s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops), least, ratio, cpuPerCall(s))
+	against := fmt.Sprintf("minimum %s, ÷ %s", least, ratio)
+	if least == "" {
+		against = "no minimum modelled"
+	}
+	return fmt.Sprintf("%-22s %8s %7.1f MB %6d calls (%s) %s CPU per call", phase,
+		s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops), against, cpuPerCall(s))
 }
 
 func minOf[T int | int64 | time.Duration](xs []T) T {

@@ -2,7 +2,7 @@
 // plan against an empty account, a fresh apply, a plan with no changes,
 // drift with none, a plan and an apply with 1% changed, and destroy, for fleets of 10, 100 and 1,000
 // resources, an import of 500 resources no fleet owns, and (with -scale N)
-// one fleet of N of four kinds; each phase is the real command line in a child process, whose
+// one fleet of N of four kinds, and (with -estate N) examples/estate's kinds in a fleet of about N; each phase is the real command line in a child process, whose
 // wall time, peak RSS, CPU time and AWS API calls (counted by SDK middleware) are
 // recorded, beside the phase's minimum calls (minimum.go). Then the same engine applies 200 independent resources at
 // parallelism 8 and at 1, in the same run. It writes a Markdown report to
@@ -11,6 +11,7 @@
 //	go run ./bench                       # everything (about 15 minutes here)
 //	go run ./bench -sizes 10,100 -runs 3 # a quicker look
 //	go run ./bench -sizes 100 -runs 1 -independent 0 -import 0 -scale 10000
+//	go run ./bench -sizes '' -independent 0 -import 0 -estate 100
 package main
 
 import (
@@ -56,6 +57,7 @@ type options struct {
 	concRuns    int
 	imports     int
 	scale       int
+	estate      int
 }
 
 func run() int {
@@ -68,8 +70,12 @@ func run() int {
 	flag.IntVar(&o.concRuns, "conc-runs", 3, "runs of each concurrency measure")
 	flag.IntVar(&o.imports, "import", 500, "resources no fleet owns for the import measure; 0 skips it")
 	flag.IntVar(&o.scale, "scale", 0, "resources of the scale measure (check, fresh apply, no-change plan, apply of 1% changed, one run); 0 skips it")
+	flag.IntVar(&o.estate, "estate", 0, "resources of the estate measure (examples/estate's kinds: fresh apply, no-change plan, one run); 0 skips it")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {
+		if strings.TrimSpace(s) == "" && strings.TrimSpace(*sizes) == "" {
+			break // -sizes "": no fleet sizes, only the other measures
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < unitSize {
 			fmt.Fprintf(os.Stderr, "bench: -sizes: %q is not a size of at least %d\n", s, unitSize)
@@ -188,6 +194,15 @@ func bench(o options) error {
 		// losing them.
 		if rep.scaled, err = measureScale(self, env, work, o.scale); err != nil {
 			fmt.Fprintf(os.Stderr, "scale: %v\n", err)
+		}
+	}
+	if o.estate > 0 {
+		fmt.Fprintf(os.Stderr, "estate: examples/estate's kinds, about %d resources …\n", o.estate)
+		if err := srv.Reset(); err != nil {
+			return err
+		}
+		if rep.estated, err = measureEstate(self, env, work, o.estate); err != nil {
+			fmt.Fprintf(os.Stderr, "estate: %v\n", err)
 		}
 	}
 	if o.imports > 0 {

@@ -41,10 +41,37 @@ type census struct {
 	// policies: IAM users declaring policies, whose attachments only
 	// ListAttachedUserPolicies reports.
 	policies int
+	// vpcDNS: the DNS attributes VPCs declare, one DescribeVpcAttribute
+	// each (the call takes one attribute).
+	vpcDNS int
+	// ttl and pitr: DynamoDB tables declaring ttlAttribute (only
+	// DescribeTimeToLive reports it) and pointInTimeRecovery (only
+	// DescribeContinuousBackups).
+	ttl, pitr int
+	// rolePolicies: IAM roles declaring policies, whose attachments only
+	// ListAttachedRolePolicies reports.
+	rolePolicies int
+	// images: Lambda functions from an image, whose URI ListFunctions
+	// does not carry (GetFunction's Code does).
+	images int
+	// albAttrs: load balancers declaring an attribute (idle timeout,
+	// deletion protection), which only DescribeLoadBalancerAttributes
+	// reports.
+	albAttrs int
+	// listenerLBs: the load balancers the fleet's listeners are on,
+	// DescribeListeners being one load balancer's a call.
+	listenerLBs map[string]bool
+	// zoneRecords: the fleet's records by their zone's address.
+	zoneRecords map[string]int
 }
 
 func censusOf(doc *spec.Document) census {
-	c := census{kinds: map[spec.Kind]int{}}
+	c := census{kinds: map[spec.Kind]int{}, listenerLBs: map[string]bool{}, zoneRecords: map[string]int{}}
+	refOf := func(v any) string {
+		m, _ := v.(map[string]any)
+		s, _ := m["ref"].(string)
+		return s
+	}
 	for _, r := range doc.Resources {
 		a, err := spec.ParseAddress(r.Address)
 		if err != nil {
@@ -81,6 +108,37 @@ func censusOf(doc *spec.Document) census {
 			if _, ok := r.Spec["policies"]; ok {
 				c.policies++
 			}
+		case spec.VPC:
+			for _, f := range []string{"enableDnsSupport", "enableDnsHostnames"} {
+				if _, ok := r.Spec[f]; ok {
+					c.vpcDNS++
+				}
+			}
+		case spec.DynamoDBTable:
+			if _, ok := r.Spec["ttlAttribute"]; ok {
+				c.ttl++
+			}
+			if _, ok := r.Spec["pointInTimeRecovery"]; ok {
+				c.pitr++
+			}
+		case spec.IAMRole:
+			if _, ok := r.Spec["policies"]; ok {
+				c.rolePolicies++
+			}
+		case spec.LambdaFunction:
+			if _, ok := r.Spec["image"]; ok {
+				c.images++
+			}
+		case spec.ALB:
+			_, idle := r.Spec["idleTimeoutSec"]
+			_, protected := r.Spec["deletionProtection"]
+			if idle || protected {
+				c.albAttrs++
+			}
+		case spec.ALBListener:
+			c.listenerLBs[refOf(r.Spec["loadBalancer"])] = true
+		case spec.Route53Record:
+			c.zoneRecords[refOf(r.Spec["zone"])]++
 		}
 	}
 	return c
@@ -122,7 +180,16 @@ func writesOf(from, to *spec.Document) map[spec.Kind]int {
 }
 
 // minKinds is the order of the kinds in a minimum.
-var minKinds = []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, spec.ObjectStore, spec.Secrets, spec.IAM, spec.ImageRegistry}
+var minKinds = []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, spec.ObjectStore, spec.Secrets, spec.IAM, spec.ImageRegistry,
+	spec.VPC, spec.Subnet, spec.InternetGateway, spec.RouteTable, spec.Route53Zone, spec.Route53Record,
+	spec.IAMRole, spec.IAMPolicy, spec.LambdaFunction, spec.DynamoDBTable, spec.ALB, spec.ALBTargetGroup, spec.ALBListener}
+
+// inTaggingAPI are the kinds whose tags (and so ownership) the Tagging
+// API returns on the emulator (moto's resourcegroupstaggingapi): its
+// pages carry them, not a read each. Not IAM (global), ECR, Route 53,
+// nor ELBv2 listeners.
+var inTaggingAPI = []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, spec.ObjectStore, spec.Secrets,
+	spec.VPC, spec.Subnet, spec.InternetGateway, spec.RouteTable, spec.LambdaFunction, spec.DynamoDBTable, spec.ALB, spec.ALBTargetGroup}
 
 // observeMinimum is the fewest AWS calls that observe the fleet in one
 // region, as docs/performance.md states it per kind: every listing's pages,
@@ -133,8 +200,10 @@ var minKinds = []spec.Kind{spec.SecurityGroup, spec.AWSInstance, spec.Queues, sp
 // observe: ownership and identity, not the declared fields.
 func observeMinimum(c census, reads bool) []minRow {
 	kinds := c.kinds
-	tagged := kinds[spec.SecurityGroup] + kinds[spec.AWSInstance] + kinds[spec.Queues] +
-		kinds[spec.ObjectStore] + kinds[spec.Secrets]
+	tagged := 0
+	for _, k := range inTaggingAPI {
+		tagged += kinds[k]
+	}
 	rows := []minRow{
 		{what: "STS GetCallerIdentity (the account, before anything is listed)", calls: 1},
 		{what: "Tagging API GetResources, 100 a page (ownership and tags)", calls: pages(tagged, 100)},
@@ -176,9 +245,120 @@ func observeMinimum(c census, reads bool) []minRow {
 				calls: pages(n, 100) + n + c.policies, anyCalls: pages(n, 1000)})
 		case spec.ImageRegistry:
 			rows = append(rows, minRow{what: fmt.Sprintf("image-registry ×%d: DescribeRepositories, 1,000 a page; ListTagsForResource each (no Tagging API for ECR on the emulator)", n), calls: pages(n, 1000) + n})
+		default:
+			if r, ok := estateRow(k, n, c, reads); ok {
+				rows = append(rows, r)
+			}
 		}
 	}
 	return rows
+}
+
+// estateRow is the minimum of one of examples/estate's kinds (bench
+// estate). Page sizes are the APIs' most: EC2's MaxResults 1,000
+// (DescribeRouteTables 100), IAM's MaxItems 1,000, ListTables 100,
+// ListFunctions 50, ListHostedZones 100, ListResourceRecordSets 300,
+// ELBv2's PageSize 400, DescribeTags 20 ARNs, ListTagsForResources 10
+// zones. A kind in the Tagging API (inTaggingAPI) has its tags from the
+// scan; a listing two kinds need (the hosted zones, the load balancers)
+// is counted once, under the kind listed first, when both are declared.
+func estateRow(k spec.Kind, n int, c census, reads bool) (minRow, bool) {
+	m, ok := estateMin(k, n, c)
+	if !ok {
+		return minRow{}, false
+	}
+	r := minRow{what: fmt.Sprintf("%s ×%d: %s", k, n, m.list), calls: m.listCalls}
+	if reads {
+		if m.reads != "" {
+			r.what += "; " + m.reads
+		}
+		r.calls += m.readCalls
+		r.anyCalls = m.anyCalls
+	}
+	return r, true
+}
+
+// kindMin is one kind's minimum: the listing with what identity and
+// ownership cost (all a destroy observes), and the reads of the declared
+// fields no listing answers, with anyCalls the whole when another API
+// would do it in fewer.
+type kindMin struct {
+	list      string
+	listCalls int
+	reads     string
+	readCalls int
+	anyCalls  int
+}
+
+func estateMin(k spec.Kind, n int, c census) (kindMin, bool) {
+	kinds := c.kinds
+	switch k {
+	case spec.VPC:
+		return kindMin{list: "DescribeVpcs, 1,000 a page (cidr, tags)", listCalls: pages(n, 1000),
+			reads: fmt.Sprintf("DescribeVpcAttribute for each of the %d DNS attributes declared (one attribute a call)", c.vpcDNS), readCalls: c.vpcDNS}, true
+	case spec.Subnet:
+		return kindMin{list: "DescribeSubnets, 1,000 a page (vpc, cidr, zone, mapPublicIpOnLaunch, tags)", listCalls: pages(n, 1000)}, true
+	case spec.InternetGateway:
+		return kindMin{list: "DescribeInternetGateways, 1,000 a page (attachment, tags)", listCalls: pages(n, 1000)}, true
+	case spec.RouteTable:
+		return kindMin{list: "DescribeRouteTables, 100 a page (routes, associations, tags)", listCalls: pages(n, 100)}, true
+	case spec.Route53Zone:
+		return kindMin{list: "ListHostedZones, 100 a page (the comment); ListTagsForResources, 10 zones a call (ownership and tags: Route 53 is not in the emulator's Tagging API); GetHostedZone only where the name servers are read (none here)",
+			listCalls: pages(n, 100) + pages(n, 10)}, true
+	case spec.Route53Record:
+		// A record's mark is its zone's tags; every record of a zone
+		// comes in ListResourceRecordSets, besides the zone's SOA and NS.
+		calls, what := 0, ""
+		if kinds[spec.Route53Zone] == 0 {
+			calls, what = 2, "ListHostedZones and ListTagsForResources (the zones and their marks); "
+		}
+		for _, m := range c.zoneRecords {
+			calls += pages(m+2, 300)
+		}
+		return kindMin{list: fmt.Sprintf("%sListResourceRecordSets of each of the %d zones, 300 a page (values, TTL, alias; the zone's listing has the mark)", what, len(c.zoneRecords)),
+			listCalls: calls}, true
+	case spec.IAMRole:
+		// ListRoles carries the trust policy, description and session
+		// length, not tags nor attachments. GetAccountAuthorizationDetails
+		// (filters Role and LocalManagedPolicy) carries a role's tags and
+		// attachments, and the policies' documents in the same pages, but
+		// infra does not ask for its permission (every role and policy
+		// document of the account).
+		return kindMin{list: "ListRoles, 1,000 a page (trust, description, session); ListRoleTags or GetRole each (ownership and tags: IAM is not in the Tagging API)", listCalls: pages(n, 1000) + n,
+			reads:     fmt.Sprintf("ListAttachedRolePolicies for the %d declaring policies — with any API: GetAccountAuthorizationDetails, 1,000 a page, which also carries the fleet's policies", c.rolePolicies),
+			readCalls: c.rolePolicies, anyCalls: pages(n+kinds[spec.IAMPolicy], 1000)}, true
+	case spec.IAMPolicy:
+		// ListPolicies carries neither tags nor the description, nor the
+		// document, which is its default version's;
+		// GetAccountAuthorizationDetails has no policy's tags.
+		anyAPI := n
+		if kinds[spec.IAMRole] == 0 {
+			anyAPI += pages(n, 1000)
+		}
+		return kindMin{list: "ListPolicies (local), 1,000 a page; GetPolicy each (ownership and tags, and the description; ListPolicyTags where none is declared)", listCalls: pages(n, 1000) + n,
+			reads: "GetPolicyVersion each (the document) — with any API: the documents and descriptions in GetAccountAuthorizationDetails' pages, ListPolicyTags each", readCalls: n, anyCalls: anyAPI}, true
+	case spec.LambdaFunction:
+		return kindMin{list: "ListFunctions, 50 a page (role, runtime, handler, code hash, environment, memory, timeout, architecture); tags from the Tagging API", listCalls: pages(n, 50),
+			reads: fmt.Sprintf("GetFunction for the %d from an image (its URI)", c.images), readCalls: c.images}, true
+	case spec.DynamoDBTable:
+		return kindMin{list: "ListTables, 100 a page (names only); tags from the Tagging API", listCalls: pages(n, 100),
+			reads:     fmt.Sprintf("DescribeTable each (keys, billing, capacity, deletion protection); DescribeTimeToLive for the %d declaring ttlAttribute; DescribeContinuousBackups for the %d declaring pointInTimeRecovery", c.ttl, c.pitr),
+			readCalls: n + c.ttl + c.pitr}, true
+	case spec.ALB:
+		return kindMin{list: "DescribeLoadBalancers, 400 a page (subnets, groups, scheme); tags from the Tagging API", listCalls: pages(n, 400),
+			reads: fmt.Sprintf("DescribeLoadBalancerAttributes for the %d declaring an attribute", c.albAttrs), readCalls: c.albAttrs}, true
+	case spec.ALBTargetGroup:
+		return kindMin{list: "DescribeTargetGroups, 400 a page (every declared field: type, VPC, protocol, port, health check); tags from the Tagging API; no field is a DescribeTargetGroupAttributes attribute", listCalls: pages(n, 400)}, true
+	case spec.ALBListener:
+		calls, what := 0, ""
+		if kinds[spec.ALB] == 0 {
+			calls, what = pages(len(c.listenerLBs), 400), "DescribeLoadBalancers (the ARNs); "
+		}
+		calls += len(c.listenerLBs) + pages(n, 20)
+		return kindMin{list: fmt.Sprintf("%sDescribeListeners of each of the %d load balancers, 400 a page (port, protocol, certificate, forward); DescribeTags, 20 ARNs a call (the Name tag and ownership: listeners are not in the emulator's Tagging API)", what, len(c.listenerLBs)),
+			listCalls: calls}, true
+	}
+	return kindMin{}, false
 }
 
 // minimum is the no-change plan's minimum, the figure the report's
@@ -309,6 +489,9 @@ func phaseMinimum(name string, f fleetPair) (rows []minRow, ok bool) {
 	case "plan (empty account)":
 		return emptyMinimum(c), true
 	case "apply (fresh)":
+		if !writesModelled(c) {
+			return nil, false
+		}
 		return append(emptyMinimum(c), createMinimum(c)...), true
 	case "plan (no changes)", "drift (none)":
 		return observeMinimum(c, true), true
@@ -317,9 +500,24 @@ func phaseMinimum(name string, f fleetPair) (rows []minRow, ok bool) {
 	case "apply (1% changed)":
 		return append(observeMinimum(censusOf(f.changed), true), writeMinimum(writesOf(f.doc, f.changed))...), true
 	case "destroy":
+		if !writesModelled(c) {
+			return nil, false
+		}
 		return append(observeMinimum(c, false), deleteMinimum(c)...), true
 	}
 	return nil, false
+}
+
+// writesModelled reports whether writesByKind knows every kind of the
+// fleet: the writes of the others (the estate's) are not modelled, and a
+// minimum leaving them out would be no minimum.
+func writesModelled(c census) bool {
+	for k := range c.kinds {
+		if _, ok := writesByKind[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // minTotal adds the rows up, with infra's permissions and with any API.

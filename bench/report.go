@@ -18,7 +18,8 @@ type report struct {
 	sizes   []*sizeResult
 	conc    []*concResult
 	imp     *importResult
-	scaled  *scaleResult
+	scaled  *onceResult
+	estated *onceResult
 }
 
 func (r *report) write(dir string) error {
@@ -32,6 +33,7 @@ func (r *report) write(dir string) error {
 	}
 	r.minimums(&b)
 	r.scale(&b)
+	r.estate(&b)
 	r.memory(&b)
 	r.concurrency(&b)
 	r.imports(&b)
@@ -81,8 +83,11 @@ func (r *report) machine(b *strings.Builder) {
 	for i, n := range r.opts.sizes {
 		sizes[i] = fmt.Sprint(n)
 	}
-	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d -scale %d` (or `bench/run.sh` with the same flags).\n\n",
-		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports, r.opts.scale)
+	if len(sizes) == 0 {
+		sizes = []string{"''"}
+	}
+	fmt.Fprintf(b, "**Command:** `go run ./bench -sizes %s -runs %d -independent %d -latency %s -conc-runs %d -import %d -scale %d -estate %d` (or `bench/run.sh` with the same flags).\n\n",
+		strings.Join(sizes, ","), r.opts.runs, r.opts.independent, r.opts.latency, r.opts.concRuns, r.opts.imports, r.opts.scale, r.opts.estate)
 	fmt.Fprintf(b, "Each phase runs the infra command line in a child process (`cli.RunWith`, the code of `infra`, with an SDK middleware counting calls), against one moto_server reset before each run, reached through a proxy that keeps the connections alive (moto closes each after one answer, AWS does not):\n\n")
 	fmt.Fprintf(b, "```sh\ninfra check --fleet fleet.json\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # empty account: exit 2\n"+
 		"infra apply --yes --fleet fleet.json --state DIR\ninfra plan --detailed-exitcode --fleet fleet.json --state DIR           # no changes: exit 0\n"+
@@ -131,6 +136,9 @@ func (r *report) size(b *strings.Builder, s *sizeResult) {
 }
 
 func (r *report) minimums(b *strings.Builder) {
+	if len(r.sizes) == 0 {
+		return
+	}
 	fmt.Fprintf(b, "## Measured ÷ minimum API calls (plan with no changes)\n\n")
 	fmt.Fprintf(b, "The minimum is the fewest calls the APIs allow to observe the fleet (docs/performance.md, \"API calls\"): every listing's pages, and a read only where no listing or batch API carries the field.\n\n")
 	fmt.Fprintf(b, "| resources | measured | minimum | measured ÷ minimum | minimum with any API | measured ÷ that |\n|---|---|---|---|---|---|\n")
@@ -231,8 +239,12 @@ func cpuPerCall(s sample) string {
 // progress is one measured phase as the harness prints it while it runs.
 func progress(phase string, s sample, f fleetPair) string {
 	least, ratio := minCells(phase, f, total(s.ops))
-	return fmt.Sprintf("%-22s %8s %7.1f MB %6d calls (minimum %s, ÷ %s) %s CPU per call", phase,
-		s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops), least, ratio, cpuPerCall(s))
+	against := fmt.Sprintf("minimum %s, ÷ %s", least, ratio)
+	if least == "" {
+		against = "no minimum modelled"
+	}
+	return fmt.Sprintf("%-22s %8s %7.1f MB %6d calls (%s) %s CPU per call", phase,
+		s.wall.Round(time.Millisecond), float64(s.rssKB)/1024, total(s.ops), against, cpuPerCall(s))
 }
 
 func minOf[T int | int64 | time.Duration](xs []T) T {

@@ -79,22 +79,28 @@ func phasesNamed(names ...string) []phase {
 	return out
 }
 
-// scaleResult is one run of the scale measure.
-type scaleResult struct {
+// onceResult is one run of a measure whose phases run once, in order, on
+// one emptied emulator (scale, estate).
+type onceResult struct {
 	n       int
 	fleet   fleetPair
-	samples []sample // one per scalePhases, up to a failed one
+	phases  []phase
+	samples []sample // one per phase, up to a failed one
 	// failed is the phase that failed, and why, so that the phases before
 	// it (a fresh apply of 10,000 is long) are still reported.
 	failed string
 }
 
-func measureScale(self string, env []string, work string, n int) (*scaleResult, error) {
-	dir := filepath.Join(work, fmt.Sprintf("scale%d", n))
+func measureScale(self string, env []string, work string, n int) (*onceResult, error) {
+	return measureOnce(self, env, filepath.Join(work, fmt.Sprintf("scale%d", n)), n, fleetPair{scaleDocument(n, false), scaleDocument(n, true)}, scalePhases)
+}
+
+// measureOnce runs each phase once on the fleet f, in dir.
+func measureOnce(self string, env []string, dir string, n int, f fleetPair, phases []phase) (*onceResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	res := &scaleResult{n: n, fleet: fleetPair{scaleDocument(n, false), scaleDocument(n, true)}}
+	res := &onceResult{n: n, fleet: f, phases: phases}
 	docPath, changedPath := filepath.Join(dir, "fleet.json"), filepath.Join(dir, "fleet-changed.json")
 	if err := writeDoc(docPath, res.fleet.doc); err != nil {
 		return nil, err
@@ -103,7 +109,7 @@ func measureScale(self string, env []string, work string, n int) (*scaleResult, 
 		return nil, err
 	}
 	st := filepath.Join(dir, "state")
-	for _, ph := range scalePhases {
+	for _, ph := range phases {
 		s, err := measure(self, env, dir, ph.args(docPath, changedPath, st), ph.exit)
 		if err != nil {
 			why, _, _ := strings.Cut(err.Error(), "\n")
@@ -116,16 +122,11 @@ func measureScale(self string, env []string, work string, n int) (*scaleResult, 
 	return res, nil
 }
 
-func (r *report) scale(b *strings.Builder) {
-	x := r.scaled
-	if x == nil {
-		return
-	}
-	fmt.Fprintf(b, "## Scale: %d resources\n\n", x.n)
-	fmt.Fprintf(b, "One fleet of %d in one account: a quarter each of queues, buckets, secrets and security groups, three tags each, a visibility timeout on half the queues, versioning on a quarter of the buckets, a description on half the secrets, an ingress rule on every group. \"1%% changed\" changes one field of one resource of each kind in a hundred. One run, on one emptied emulator, in this order.\n\n", x.n)
+// table writes the phases' table and the note of a failed one.
+func (x *onceResult) table(b *strings.Builder) {
 	fmt.Fprintf(b, "| phase | wall | peak RSS | calls | minimum | ÷ | CPU per call |\n|---|---|---|---|---|---|---|\n")
 	for i, s := range x.samples {
-		ph := scalePhases[i]
+		ph := x.phases[i]
 		least, ratio := minCells(ph.name, x.fleet, total(s.ops))
 		fmt.Fprintf(b, "| %s | %s | %.1f MB | %d | %s | %s | %s |\n", ph.name, secs(s.wall), float64(s.rssKB)/1024, total(s.ops), least, ratio, cpuPerCall(s))
 	}
@@ -133,6 +134,16 @@ func (r *report) scale(b *strings.Builder) {
 		fmt.Fprintf(b, "\nStopped: %s.\n", x.failed)
 	}
 	fmt.Fprintln(b)
+}
+
+func (r *report) scale(b *strings.Builder) {
+	x := r.scaled
+	if x == nil {
+		return
+	}
+	fmt.Fprintf(b, "## Scale: %d resources\n\n", x.n)
+	fmt.Fprintf(b, "One fleet of %d in one account: a quarter each of queues, buckets, secrets and security groups, three tags each, a visibility timeout on half the queues, versioning on a quarter of the buckets, a description on half the secrets, an ingress rule on every group. \"1%% changed\" changes one field of one resource of each kind in a hundred. One run, on one emptied emulator, in this order.\n\n", x.n)
+	x.table(b)
 	for i, s := range x.samples {
 		ph := scalePhases[i]
 		if total(s.ops) == 0 {

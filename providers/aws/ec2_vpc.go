@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -21,8 +22,9 @@ type vpcs struct {
 }
 
 var (
-	_ providers.Driver   = (*vpcs)(nil)
-	_ providers.Releaser = (*vpcs)(nil)
+	_ providers.Driver       = (*vpcs)(nil)
+	_ providers.Releaser     = (*vpcs)(nil)
+	_ providers.ListedReader = (*vpcs)(nil)
 )
 
 func init() {
@@ -144,15 +146,32 @@ func (d *vpcs) Read(ctx context.Context, region, name string) (providers.Resourc
 	return res, nil
 }
 
-// readDNS reads into fields each DNS attribute it does not hold yet, one
-// DescribeVpcAttribute each (the call takes one attribute).
+// ReadListed finishes a VPC that DescribeVpcs just reported, with its
+// cidr, tags and id: only the DNS attributes the engine wants are left to
+// read, so a VPC declaring neither costs no call.
+func (d *vpcs) ReadListed(ctx context.Context, listed providers.Resource, _ map[string]string) (providers.Resource, error) {
+	id := listed.Attributes["vpcId"]
+	if id == "" {
+		return d.Read(ctx, listed.Region, listed.Name)
+	}
+	res := listed
+	res.Fields = maps.Clone(listed.Fields)
+	if err := d.readDNS(ctx, d.clients.get(listed.Region), listed.Name, id, res.Fields); err != nil {
+		return providers.Resource{}, err
+	}
+	return res, nil
+}
+
+// readDNS reads into fields each DNS attribute it does not hold yet and
+// the engine wants, one DescribeVpcAttribute each (the call takes one
+// attribute).
 func (d *vpcs) readDNS(ctx context.Context, c *ec2.Client, name, id string, fields map[string]any) error {
 	for _, a := range []struct {
 		field string
 		attr  ec2types.VpcAttributeName
 	}{{providers.VPCEnableDnsSupport, ec2types.VpcAttributeNameEnableDnsSupport},
 		{providers.VPCEnableDnsHostnames, ec2types.VpcAttributeNameEnableDnsHostnames}} {
-		if _, known := fields[a.field]; known {
+		if _, known := fields[a.field]; known || !providers.WantsField(ctx, a.field) {
 			continue
 		}
 		out, err := c.DescribeVpcAttribute(ctx, &ec2.DescribeVpcAttributeInput{VpcId: aws.String(id), Attribute: a.attr})

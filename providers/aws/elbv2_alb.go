@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,8 +26,9 @@ import (
 type albs struct{ elbAndEC2 }
 
 var (
-	_ providers.Driver   = (*albs)(nil)
-	_ providers.Releaser = (*albs)(nil)
+	_ providers.Driver       = (*albs)(nil)
+	_ providers.Releaser     = (*albs)(nil)
+	_ providers.ListedReader = (*albs)(nil)
 )
 
 func init() {
@@ -349,16 +351,21 @@ func albResource(region string, lb elbtypes.LoadBalancer, tags, attrs map[string
 		},
 		Attributes: albAttrs(lb),
 	}
-	if v, err := strconv.Atoi(attrs[attrIdleTimeout]); err == nil {
-		r.Fields[providers.ALBIdleTimeoutSec] = float64(v)
-	}
-	if v, err := strconv.ParseBool(attrs[attrDeletionProtection]); err == nil {
-		r.Fields[providers.ALBDeletionProtection] = v
-	}
+	setALBAttributes(r.Fields, attrs)
 	if lb.CreatedTime != nil {
 		r.Created = *lb.CreatedTime
 	}
 	return r
+}
+
+// setALBAttributes puts into fields the attributes attrs holds.
+func setALBAttributes(fields map[string]any, attrs map[string]string) {
+	if v, err := strconv.Atoi(attrs[attrIdleTimeout]); err == nil {
+		fields[providers.ALBIdleTimeoutSec] = float64(v)
+	}
+	if v, err := strconv.ParseBool(attrs[attrDeletionProtection]); err == nil {
+		fields[providers.ALBDeletionProtection] = v
+	}
 }
 
 func albAttrs(lb elbtypes.LoadBalancer) map[string]string {
@@ -370,11 +377,14 @@ func albAttrs(lb elbtypes.LoadBalancer) map[string]string {
 	}
 }
 
+// List reports what DescribeLoadBalancers says: the subnets, groups and
+// scheme. The tags and the attributes are a call each: not complete.
 func (d *albs) List(ctx context.Context, region string) ([]providers.Resource, error) {
 	var out []providers.Resource
 	err := eachALB(ctx, d.elb.get(region), spec.ALB, region, func(lb elbtypes.LoadBalancer) error {
-		// The attributes and tags are a call each: not complete.
-		out = append(out, providers.Resource{Name: aws.ToString(lb.LoadBalancerName), Region: region, Attributes: albAttrs(lb)})
+		r := albResource(region, lb, nil, nil)
+		delete(r.Fields, spec.TagsField) // not read yet
+		out = append(out, r)
 		return nil
 	})
 	if err != nil {
@@ -389,16 +399,40 @@ func (d *albs) Read(ctx context.Context, region, name string) (providers.Resourc
 	if err != nil {
 		return providers.Resource{}, err
 	}
-	arn := aws.ToString(lb.LoadBalancerArn)
-	tags, err := tagsOf(ctx, c, []string{arn})
-	if err != nil {
-		return providers.Resource{}, fmt.Errorf("aws/alb: %s: DescribeTags: %w", name, err)
+	return d.finish(ctx, c, name, albResource(region, lb, nil, nil), nil)
+}
+
+// ReadListed finishes a load balancer DescribeLoadBalancers just
+// reported: its tags, unless the tag scan's are given, and its attributes
+// only where the engine wants the idle timeout or the deletion protection.
+// One gone since the listing answers LoadBalancerNotFound: absent.
+func (d *albs) ReadListed(ctx context.Context, listed providers.Resource, tags map[string]string) (providers.Resource, error) {
+	return d.finish(ctx, d.elb.get(listed.Region), listed.Name, listed, tags)
+}
+
+// finish adds to r, a load balancer as described, its tags (read unless
+// given) and the attributes wanted.
+func (d *albs) finish(ctx context.Context, c *elbv2.Client, name string, r providers.Resource, tags map[string]string) (providers.Resource, error) {
+	arn := r.Attributes["arn"]
+	if tags == nil {
+		all, err := tagsOf(ctx, c, []string{arn})
+		if err != nil {
+			return providers.Resource{}, fmt.Errorf("aws/alb: %s: DescribeTags: %w", name, err)
+		}
+		tags = all[arn]
+	}
+	r.Fields = maps.Clone(r.Fields)
+	r.Fields[spec.TagsField] = reportedTags(tags)
+	r.Owner = tags[spec.OwnershipTagKey]
+	if !providers.WantsField(ctx, providers.ALBIdleTimeoutSec) && !providers.WantsField(ctx, providers.ALBDeletionProtection) {
+		return r, nil
 	}
 	attrs, err := c.DescribeLoadBalancerAttributes(ctx, &elbv2.DescribeLoadBalancerAttributesInput{LoadBalancerArn: aws.String(arn)})
 	if err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/alb: %s: DescribeLoadBalancerAttributes: %w", name, err)
 	}
-	return albResource(region, lb, tags[arn], attributeMap(attrs.Attributes)), nil
+	setALBAttributes(r.Fields, attributeMap(attrs.Attributes))
+	return r, nil
 }
 
 // located is the load balancer's ARN and VPC: what this run observed, else

@@ -10,7 +10,11 @@ import (
 )
 
 // ReadListed reports what Read reports, in fewer calls, with or without
-// the tag scan's tags; a resource gone since the listing is NotFound.
+// the tag scan's tags; a resource gone since the listing is NotFound. For
+// the kinds whose listing (or the scan) answers everything but fields
+// only some declare (a VPC's DNS attributes, a zone's name servers, a
+// load balancer's attributes), a ReadListed that wants only the tags,
+// with the scan's, makes no call at all.
 func TestReadListedMatchesRead(t *testing.T) {
 	calls := &callCounter{}
 	b, _ := newTestBackend(t, calls.option())
@@ -19,14 +23,26 @@ func TestReadListedMatchesRead(t *testing.T) {
 		kind   spec.Kind
 		name   string
 		fields map[string]any
+		// prepare adds the fields that need other resources first.
+		prepare func(t *testing.T, fields map[string]any)
+		// free: wanting only the tags, with the scan's, costs no call.
+		free bool
 	}{
-		{spec.Queues, "listed-q", map[string]any{"visibilityTimeoutSec": 45.0}},
-		{spec.ObjectStore, "listed-bucket", map[string]any{"versioning": true}},
-		{spec.ImageRegistry, "listed-repo", map[string]any{"immutableTags": true}},
+		{spec.Queues, "listed-q", map[string]any{"visibilityTimeoutSec": 45.0}, nil, false},
+		{spec.ObjectStore, "listed-bucket", map[string]any{"versioning": true}, nil, false},
+		{spec.ImageRegistry, "listed-repo", map[string]any{"immutableTags": true}, nil, false},
+		{spec.VPC, "listed-vpc", map[string]any{"cidr": "10.93.0.0/16", "enableDnsHostnames": true}, nil, true},
+		{spec.Route53Zone, "listed-zone.example.com", map[string]any{"comment": "listed"}, nil, true},
+		{spec.ALB, "listed-alb", map[string]any{"idleTimeoutSec": 30.0}, func(t *testing.T, fields map[string]any) {
+			fields["subnets"] = makeNet(t, b, "listed", "10.94.0.0/16", "10.94.1.0/24", "10.94.2.0/24", "10.94.3.0/24").zones("ab")
+		}, true},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			d, _ := b.Driver(tc.kind)
 			tc.fields[spec.TagsField] = map[string]any{"team": "web"}
+			if tc.prepare != nil {
+				tc.prepare(t, tc.fields)
+			}
 			if _, err := d.Create(ctx, providers.Target{Name: tc.name, Region: testRegion, Fields: tc.fields, Owner: "shop"}); err != nil {
 				t.Fatal(err)
 			}
@@ -59,6 +75,20 @@ func TestReadListedMatchesRead(t *testing.T) {
 				}
 				if !reflect.DeepEqual(got.Fields, want.Fields) || got.Owner != want.Owner || got.Attributes["arn"] != want.Attributes["arn"] {
 					t.Errorf("tags %v: ReadListed gave %+v, Read %+v", tags, got, want)
+				}
+			}
+			if tc.free {
+				onlyTags := providers.WithWant(ctx, providers.Want{Fields: map[string]bool{spec.TagsField: true}})
+				before = calls.total()
+				got, err := lr.ReadListed(onlyTags, one, map[string]string{"team": "web", spec.OwnershipTagKey: "shop"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := calls.total() - before; n != 0 {
+					t.Errorf("wanting only the tags, with the scan's, ReadListed made %d calls", n)
+				}
+				if got.Owner != "shop" || !reflect.DeepEqual(got.Fields[spec.TagsField], want.Fields[spec.TagsField]) {
+					t.Errorf("wanting only the tags: owner %q, tags %v; Read: %v", got.Owner, got.Fields[spec.TagsField], want.Fields[spec.TagsField])
 				}
 			}
 			if err := d.Delete(ctx, providers.Target{Name: tc.name, Region: testRegion}); err != nil {

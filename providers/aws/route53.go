@@ -188,7 +188,23 @@ func zoneTags(ctx context.Context, c *route53.Client, k spec.Kind, name, id stri
 // zoneOwners are the ownership marks of the zones ids, ten to a call
 // (ListTagsForResources' most); a zone without one is absent.
 func zoneOwners(ctx context.Context, c *route53.Client, k spec.Kind, region string, ids []string) (map[string]string, error) {
+	sets, err := zoneTagSets(ctx, c, k, region, ids)
+	if err != nil {
+		return nil, err
+	}
 	owners := map[string]string{}
+	for id, tags := range sets {
+		if mark, ok := tags[spec.OwnershipTagKey]; ok {
+			owners[id] = mark
+		}
+	}
+	return owners, nil
+}
+
+// zoneTagSets are the tags of the zones ids, by id, ten zones a call
+// (ListTagsForResources' most).
+func zoneTagSets(ctx context.Context, c *route53.Client, k spec.Kind, region string, ids []string) (map[string]map[string]string, error) {
+	sets := map[string]map[string]string{}
 	for i := 0; i < len(ids); i += 10 {
 		batch := ids[i:min(i+10, len(ids))]
 		out, err := c.ListTagsForResources(ctx, &route53.ListTagsForResourcesInput{ResourceIds: batch, ResourceType: r53types.TagResourceTypeHostedzone})
@@ -196,14 +212,14 @@ func zoneOwners(ctx context.Context, c *route53.Client, k spec.Kind, region stri
 			return nil, fmt.Errorf("aws/%s: ListTagsForResources in %s: %w", k, region, err)
 		}
 		for _, set := range out.ResourceTagSets {
+			tags := map[string]string{}
 			for _, t := range set.Tags {
-				if aws.ToString(t.Key) == spec.OwnershipTagKey {
-					owners[zoneID(set.ResourceId)] = aws.ToString(t.Value)
-				}
+				tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 			}
+			sets[zoneID(set.ResourceId)] = tags
 		}
 	}
-	return owners, nil
+	return sets, nil
 }
 
 // publicZones lists every public hosted zone of the account.

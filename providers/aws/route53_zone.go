@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -26,8 +27,9 @@ type zones struct {
 }
 
 var (
-	_ providers.Driver   = (*zones)(nil)
-	_ providers.Releaser = (*zones)(nil)
+	_ providers.Driver       = (*zones)(nil)
+	_ providers.Releaser     = (*zones)(nil)
+	_ providers.ListedReader = (*zones)(nil)
 )
 
 // zoneCommentMax is HostedZoneConfig.Comment's most (the API reference).
@@ -88,9 +90,9 @@ func checkZoneName(name string) error {
 }
 
 // List is not complete: ListHostedZones carries the comment but not the
-// name servers; the owners come from ListTagsForResources, ten zones a
-// call. A domain held by several zones is listed once, without an owner,
-// so that its read says what is wrong.
+// name servers; the tags (and so the owners) come from
+// ListTagsForResources, ten zones a call. A domain held by several zones
+// is listed once, without an owner, so that its read says what is wrong.
 func (d *zones) List(ctx context.Context, region string) ([]providers.Resource, error) {
 	c := d.clients.get(region)
 	zs, err := publicZones(ctx, c, spec.Route53Zone, region, d.pageSize)
@@ -103,7 +105,7 @@ func (d *zones) List(ctx context.Context, region string) ([]providers.Resource, 
 		count[dnsName(aws.ToString(z.Name))]++
 		ids = append(ids, zoneID(z.Id))
 	}
-	owners, err := zoneOwners(ctx, c, spec.Route53Zone, region, ids)
+	tags, err := zoneTagSets(ctx, c, spec.Route53Zone, region, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +118,39 @@ func (d *zones) List(ctx context.Context, region string) ([]providers.Resource, 
 		case n > 1:
 			out = append(out, providers.Resource{Name: name, Region: region})
 		default:
-			out = append(out, providers.Resource{Name: name, Region: region, Owner: owners[id],
-				Attributes: map[string]string{"zoneId": id, "arn": zoneARN(region, id)}})
+			r := zoneResource(region, name, id, zoneComment(&z), nil, tags[id])
+			delete(r.Attributes, "nameServers") // not in the listing
+			out = append(out, r)
 		}
 		count[name] = 0
 	}
 	return out, nil
+}
+
+// ReadListed finishes a zone the listing reported with its comment and
+// tags: the name servers, which only GetHostedZone reports, are read only
+// when something reads them. A domain the listing found held by several
+// zones is read, which says so.
+func (d *zones) ReadListed(ctx context.Context, listed providers.Resource, _ map[string]string) (providers.Resource, error) {
+	id := listed.Attributes["zoneId"]
+	if id == "" {
+		return d.Read(ctx, listed.Region, listed.Name)
+	}
+	if !providers.WantsAttribute(ctx, "nameServers") {
+		return listed, nil
+	}
+	got, err := d.clients.get(listed.Region).GetHostedZone(ctx, &route53.GetHostedZoneInput{Id: aws.String(id)})
+	if err != nil {
+		return providers.Resource{}, fmt.Errorf("aws/route53-zone: %s: GetHostedZone: %w", listed.Name, err)
+	}
+	res := listed
+	res.Attributes = maps.Clone(listed.Attributes)
+	var servers []string
+	if got.DelegationSet != nil {
+		servers = got.DelegationSet.NameServers
+	}
+	res.Attributes["nameServers"] = strings.Join(servers, ",")
+	return res, nil
 }
 
 func (d *zones) Read(ctx context.Context, region, name string) (providers.Resource, error) {

@@ -178,12 +178,12 @@ func (e *Engine) importKinds(p spec.Provider, want []spec.Kind) []importKind {
 		if _, ok := b.Driver(info.Kind); !ok {
 			continue
 		}
-		if m := info.MarkOn(p); m == spec.MarkNamePrefix || m == spec.MarkHolder {
+		if info.MarkOn(p) == spec.MarkNamePrefix {
 			// The name is the mark (Scaleway queues, Serverless SQL): one
 			// without the fleet's prefix can never be this fleet's, and one
-			// with it is already. The holder's mark is the mark (a Route 53
-			// record's zone's): one in a zone of this fleet's is already
-			// the fleet's, and one in any other zone can never be.
+			// with it is already. A companion's mark (a Route 53 record's)
+			// is read like a tag: a record that neither a companion nor its
+			// zone marks is offered, and its adoption writes the companion.
 			continue
 		}
 		class := spec.PhysicalClass(p, info.Kind)

@@ -81,9 +81,13 @@ const (
 	// NamePrefix: the product has neither; a name starting with <fleet>-
 	// is the fleet's.
 	NamePrefix = spec.MarkNamePrefix
-	// Holder: the product has no mark; the resource holding it (a
-	// record's hosted zone) carries it for both.
-	Holder = spec.MarkHolder
+	// Statement: the product has no mark; a statement it adds to another
+	// resource's policy names it and the fleet (an SNS subscription's Sid).
+	Statement = spec.MarkStatement
+	// Companion: the product has no mark; a companion beside it, made and
+	// deleted in the same call, carries managed-by-infra=<fleet> (a
+	// Route 53 record's TXT record set).
+	Companion = spec.MarkCompanion
 )
 
 // RungOf returns how kind k carries the mark on provider p: a tag for a

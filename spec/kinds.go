@@ -157,11 +157,13 @@ const (
 	// resource's name and the fleet. Without a name of its own in the
 	// cloud, the resource is found by that Sid.
 	MarkStatement Mark = "policy statement"
-	// MarkHolder: the product has no mark of its own and cannot hold one
-	// (a Route 53 record set has no tags, and its name is a DNS name): it
-	// is the fleet's when the resource holding it, its Holds reference,
-	// carries the fleet's mark. It is never marked or released alone.
-	MarkHolder Mark = "holder"
+	// MarkCompanion: the product has no mark of its own and cannot hold one
+	// (a Route 53 record set has no tags, and its name is a DNS name): a
+	// companion beside it, made and deleted in the same atomic call, carries
+	// managed-by-infra=<fleet> (a TXT record set, as external-dns keeps
+	// its registry). The driver reads the companion's fleet as the
+	// resource's owner and hides the companions from its listing.
+	MarkCompanion Mark = "companion record"
 )
 
 // DescriptionLimit is how long the description that holds kind k's mark
@@ -794,9 +796,9 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: Route53Record, Providers: []Provider{AWS}, Global: true,
-		On: map[Provider]OnProvider{AWS: {Mark: MarkHolder}},
+		On: map[Provider]OnProvider{AWS: {Mark: MarkCompanion}},
 		Doc: "a Route 53 record set, named FQDN:TYPE in lowercase without the trailing dot (www.example.com:A; " +
-			"the apex example.com:MX, a wildcard *.example.com:A); it is the fleet's when its zone is",
+			"the apex example.com:MX, a wildcard *.example.com:A); its mark is a companion TXT record beside it, so its zone may be another fleet's",
 		Fields: []Field{
 			{Name: "zone", Type: TypeRef, Required: true, Replace: true, SameProvider: true, Holds: true, Wired: true, RefKinds: []Kind{Route53Zone},
 				Doc: `the hosted zone holding the record, {"ref": "aws/route53-zone/…"}: the name's FQDN is the zone's domain or inside it`},

@@ -30,9 +30,9 @@ func TestKindTableProviderFacts(t *testing.T) {
 		// Service accounts take no labels but have a description.
 		GCP: {IAM: MarkDescription},
 		// A subscription has neither tags nor a field of its own to hold
-		// it; a record set has no tags, so its hosted zone's mark is its
-		// own; KMS aliases take neither tags nor a description.
-		AWS: {SNSSubscription: MarkStatement, Route53Record: MarkHolder, KMSAlias: MarkNamePrefix},
+		// it; a record set has no tags, so a companion TXT record holds
+		// its mark; KMS aliases take neither tags nor a description.
+		AWS: {SNSSubscription: MarkStatement, Route53Record: MarkCompanion, KMSAlias: MarkNamePrefix},
 	}
 	// IAM is per account; Route 53 is one global service.
 	global := map[Kind]bool{IAM: true, IAMRole: true, IAMPolicy: true, Route53Zone: true, Route53Record: true}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -19,8 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/route53"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/infra-iac/infra/cli"
@@ -528,4 +531,81 @@ func TestSweep500(t *testing.T) {
 	}
 	t.Logf("made 505 resources in %s", made.Round(time.Millisecond))
 	t.Logf("swept 500 of 505 in %s (%d rounds), %d API calls: %s", elapsed.Round(time.Millisecond), rep.Rounds, counter.total(), strings.Join(ops, ", "))
+}
+
+// A Route 53 record's mark is its companion's, not its zone's: in a zone
+// another fleet owns, a debris record a test fleet made is deleted with
+// its companion, in one batch of DELETEs (all the sweep's role may send);
+// one another fleet's companion names, and one without the prefix, stay.
+func TestMotoRoute53RecordWithItsCompanion(t *testing.T) {
+	b, _ := newMoto(t)
+	ctx := context.Background()
+	zd, _ := b.Driver(spec.Route53Zone)
+	zone, err := zd.Create(ctx, providers.Target{Name: "example.com", Region: region, Owner: "dns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := b.Driver(spec.Route53Record)
+	for name, owner := range map[string]string{"ci-tests-a.example.com:A": "ci-tests-run", "ci-tests-b.example.com:A": "app", "keep.example.com:A": "ci-tests-run"} {
+		fields := map[string]any{"zone": "example.com", "ttl": 300.0, "values": []any{"192.0.2.1"}}
+		if _, err := d.Create(ctx, providers.Target{Name: name, Region: region, Owner: owner, Fields: fields}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var batches [][]string
+	record := config.WithAPIOptions([]func(*middleware.Stack) error{func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("batches", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if c, ok := in.Parameters.(*route53.ChangeResourceRecordSetsInput); ok {
+				var batch []string
+				for _, ch := range c.ChangeBatch.Changes {
+					batch = append(batch, fmt.Sprintf("%s %s %s", ch.Action, aws.ToString(ch.ResourceRecordSet.Name), ch.ResourceRecordSet.Type))
+				}
+				mu.Lock()
+				batches = append(batches, batch)
+				mu.Unlock()
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	}})
+	sb, err := awsprovider.New(ctx, awsprovider.Options{ConfigOptions: []func(*config.LoadOptions) error{record}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := sweep.Run(ctx, sweep.Options{
+		Backends: map[spec.Provider]providers.Backend{spec.AWS: sb},
+		Regions:  map[spec.Provider][]string{spec.AWS: {region}},
+		Kinds:    []spec.Kind{spec.Route53Record},
+		Prefix:   "ci-tests-",
+		Delete:   true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Deleted != 1 {
+		t.Errorf("deleted %d, want 1: %+v", rep.Deleted, rep)
+	}
+	if want := [][]string{{"DELETE ci-tests-a.example.com. A", "DELETE _infra-a.ci-tests-a.example.com. TXT"}}; !reflect.DeepEqual(batches, want) {
+		t.Errorf("the sweep sent %v, want %v", batches, want)
+	}
+	if got := names(t, b, spec.Route53Record); !reflect.DeepEqual(got, []string{"ci-tests-b.example.com:A", "keep.example.com:A"}) {
+		t.Errorf("left %v", got)
+	}
+	out, err := route53.NewFromConfig(mustConfig(t)).ListResourceRecordSets(ctx, &route53.ListResourceRecordSetsInput{HostedZoneId: aws.String(zone.Attributes["zoneId"])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rr := range out.ResourceRecordSets {
+		if strings.Contains(aws.ToString(rr.Name), "ci-tests-a") {
+			t.Errorf("%s %s is left", aws.ToString(rr.Name), rr.Type)
+		}
+	}
+}
+
+func mustConfig(t *testing.T) aws.Config {
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(region))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

@@ -341,9 +341,10 @@ func (RouteTable) attrARN() {}
 
 // Route53Record is the route53-record kind on AWS (a Route 53 record set,
 // named FQDN:TYPE in lowercase without the trailing dot (www.example.com:A;
-// the apex example.com:MX, a wildcard *.example.com:A); it is the fleet's when
-// its zone is). It is the type argument of fleet.Ref, fleet.Forget and
-// fleet.Exclude for this kind; declare one with Cloud.Route53Record.
+// the apex example.com:MX, a wildcard *.example.com:A); its mark is a
+// companion TXT record beside it, so its zone may be another fleet's). It is
+// the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
+// kind; declare one with Cloud.Route53Record.
 type Route53Record struct{}
 
 // Provider returns "aws".
@@ -1269,9 +1270,9 @@ type Route53RecordSpec struct {
 
 // Route53Record declares a resource of kind route53-record on AWS (a Route 53
 // record set, named FQDN:TYPE in lowercase without the trailing dot
-// (www.example.com:A; the apex example.com:MX, a wildcard *.example.com:A); it
-// is the fleet's when its zone is) at address aws/route53-record/NAME, in the
-// Cloud's region.
+// (www.example.com:A; the apex example.com:MX, a wildcard *.example.com:A);
+// its mark is a companion TXT record beside it, so its zone may be another
+// fleet's) at address aws/route53-record/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
 //   - zone: The hosted zone holding the record, {"ref":

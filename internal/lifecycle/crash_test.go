@@ -21,6 +21,8 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+	"github.com/aws/aws-sdk-go-v2/service/route53"
+	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -289,7 +291,39 @@ func (c *awsCloud) inventory(bool) (map[string]string, []string) {
 		}
 	}
 	maps.Copy(found, c.listed(ctx))
-	return found, nil
+	return found, uncompanioned(ctx, c.t, route53.NewFromConfig(cfg))
+}
+
+// uncompanioned names each Route 53 record set that lacks the companion
+// carrying its mark (_infra-<type>.<name>, or _infra-<type>-wildcard.<parent>
+// for a wildcard): the driver reads a record without one as its zone's
+// fleet's, so only the cloud itself shows a record left unmarked.
+func uncompanioned(ctx context.Context, t *testing.T, c *route53.Client) []string {
+	zones, err := c.ListHostedZones(ctx, &route53.ListHostedZonesInput{})
+	must(t, err)
+	var problems []string
+	for _, z := range zones.HostedZones {
+		out, err := c.ListResourceRecordSets(ctx, &route53.ListResourceRecordSetsInput{HostedZoneId: z.Id})
+		must(t, err)
+		held := map[string]bool{}
+		for _, rr := range out.ResourceRecordSets {
+			held[strings.TrimSuffix(aws.ToString(rr.Name), ".")+" "+string(rr.Type)] = true
+		}
+		for _, rr := range out.ResourceRecordSets {
+			name := strings.TrimSuffix(aws.ToString(rr.Name), ".")
+			if rr.Type == r53types.RRTypeSoa || rr.Type == r53types.RRTypeNs || strings.HasPrefix(name, "_infra-") {
+				continue
+			}
+			companion := "_infra-" + strings.ToLower(string(rr.Type)) + "." + name
+			if parent, ok := strings.CutPrefix(name, "*."); ok {
+				companion = "_infra-" + strings.ToLower(string(rr.Type)) + "-wildcard." + parent
+			}
+			if !held[companion+" TXT"] {
+				problems = append(problems, fmt.Sprintf("%s %s: no companion %s, so unmarked", name, rr.Type, companion))
+			}
+		}
+	}
+	return problems
 }
 
 // inventoried are the kinds inventory reads with the SDK itself.

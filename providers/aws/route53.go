@@ -25,8 +25,10 @@ import (
 // names, types and actions, and on VPCs), so a tag condition would never
 // hold. The drivers read the zone's ownership tag before each change
 // instead, and refuse a zone another fleet's mark names.
-const whyRoute53 = "Route 53 has no condition key for a hosted zone's tags or a request's (Service Authorization Reference): " +
-	"the driver reads the zone's ownership tag first and refuses a zone another fleet's mark names"
+const whyRoute53 = noRoute53Conditions + ": the driver reads the zone's ownership tag first and refuses a zone another fleet's mark names"
+
+// noRoute53Conditions is why no IAM condition can hold a Route 53 change.
+const noRoute53Conditions = "Route 53 has no condition key for a hosted zone's tags or a request's (Service Authorization Reference)"
 
 // route53Any is the scope of a Route 53 read; route53Changes of a change.
 var (

@@ -207,8 +207,8 @@ func attributeTypes(tb *ddbtypes.TableDescription) map[string]string {
 }
 
 // reportedIndexes is the globalSecondaryIndexes field as the table is: the
-// key types from the table's definitions, the capacities only on a provisioned table (DynamoDB answers 0
-// for an on-demand one's).
+// key types from the table's definitions, the capacities only on a
+// provisioned table (moto answers 0 for an on-demand one's).
 func reportedIndexes(tb *ddbtypes.TableDescription) map[string]any {
 	types := attributeTypes(tb)
 	out := map[string]any{}
@@ -273,12 +273,12 @@ func sameStrings(got any, want []string) bool {
 	return slices.Equal(slices.Compact(have), slices.Compact(w))
 }
 
-// reindex brings the table's indexes to the declaration, in the order
-// DynamoDB allows: one index created or deleted per UpdateTable, the table
-// and its indexes ACTIVE before each. Indexes that go or are remade are
-// deleted first, so the table stays within its 20; then between comes
-// between(cur), which sends the table's own update with the capacity
-// updates of the indexes that stay; then the new and remade are created.
+// reindex brings the table's indexes to the declaration (when indexes), in
+// the order DynamoDB allows: one index created or deleted per UpdateTable,
+// the table and its indexes ACTIVE before each. Indexes that go or are
+// remade are deleted first, so the table stays within its 20; then
+// between sends the table's own update with the capacity updates of kept,
+// the indexes that stay; then the new and remade are created.
 func (d *dynamoTables) reindex(ctx context.Context, c *dynamodb.Client, name string, decl tableDecl, indexes bool,
 	between func(cur *ddbtypes.TableDescription, kept map[string]indexDecl) error) error {
 	cur, err := d.active(ctx, c, name)

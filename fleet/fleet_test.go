@@ -614,6 +614,13 @@ func kitchenSink() *fleet.Fleet {
 	sg := a.SecurityGroup("web", "web tier", aws.SecurityGroupSpec{Ingress: []aws.Ingress{{Port: 443, CIDR: "0.0.0.0/0"}}, Tags: tags})
 	a.Instance("box", "latest", aws.T3.Micro(), sg, aws.InstanceSpec{KeyName: fleet.Set("ops"), SubnetID: fleet.Set("subnet-1"), Tags: tags})
 	a.LogGroup("app-api", aws.LogGroupSpec{RetentionDays: fleet.Set(14), Tags: tags})
+	// A table with an index: the field of named items.
+	a.DynamodbTable("orders", "id", aws.DynamodbTableSpec{HashKeyType: fleet.Set("S"), RangeKey: fleet.Set("at"), RangeKeyType: fleet.Set("N"),
+		BillingMode: fleet.Set("PROVISIONED"), ReadCapacity: fleet.Set(5), WriteCapacity: fleet.Set(5), TtlAttribute: fleet.Set("expires"),
+		PointInTimeRecovery: fleet.Set(true), DeletionProtection: fleet.Set(false),
+		GlobalSecondaryIndexes: map[string]aws.GlobalSecondaryIndex{"by-owner": {HashKey: "owner", HashKeyType: fleet.Set("S"),
+			RangeKey: fleet.Set("at"), RangeKeyType: fleet.Set("N"), Projection: fleet.Set("INCLUDE"), NonKeyAttributes: []string{"total"},
+			ReadCapacity: fleet.Set(1), WriteCapacity: fleet.Set(1)}}, Tags: tags})
 	logs := a.IAMPolicy("write-logs", aws.PolicyDocument{Statements: []aws.Statement{{Effect: aws.Allow,
 		Actions: []string{"logs:PutLogEvents"}, Resources: fleet.Outputs{aws.ARNOf(a.LogGroup("app-worker", aws.LogGroupSpec{}))}}}}.JSON(),
 		aws.IAMPolicySpec{Description: fleet.Set("writes the app's logs"), Tags: tags})

@@ -367,6 +367,8 @@ type DynamodbTableInput struct {
 	PointInTimeRecovery bool
 	// DeletionProtection is "deletionProtection" (boolean).
 	DeletionProtection bool
+	// GlobalSecondaryIndexes is "globalSecondaryIndexes" (object of objects ({"NAME": {FIELD: VALUE, …}})).
+	GlobalSecondaryIndexes map[string]DynamodbTableGlobalSecondaryIndexesItem
 	// Tags is "tags" (object of strings).
 	Tags map[string]string
 	set  uint64 // bit i: the target set field i
@@ -374,17 +376,18 @@ type DynamodbTableInput struct {
 
 // The field names of dynamodb-table, as Update's changed list holds them.
 const (
-	DynamodbTableHashKey             = "hashKey"
-	DynamodbTableHashKeyType         = "hashKeyType"
-	DynamodbTableRangeKey            = "rangeKey"
-	DynamodbTableRangeKeyType        = "rangeKeyType"
-	DynamodbTableBillingMode         = "billingMode"
-	DynamodbTableReadCapacity        = "readCapacity"
-	DynamodbTableWriteCapacity       = "writeCapacity"
-	DynamodbTableTtlAttribute        = "ttlAttribute"
-	DynamodbTablePointInTimeRecovery = "pointInTimeRecovery"
-	DynamodbTableDeletionProtection  = "deletionProtection"
-	DynamodbTableTags                = "tags"
+	DynamodbTableHashKey                = "hashKey"
+	DynamodbTableHashKeyType            = "hashKeyType"
+	DynamodbTableRangeKey               = "rangeKey"
+	DynamodbTableRangeKeyType           = "rangeKeyType"
+	DynamodbTableBillingMode            = "billingMode"
+	DynamodbTableReadCapacity           = "readCapacity"
+	DynamodbTableWriteCapacity          = "writeCapacity"
+	DynamodbTableTtlAttribute           = "ttlAttribute"
+	DynamodbTablePointInTimeRecovery    = "pointInTimeRecovery"
+	DynamodbTableDeletionProtection     = "deletionProtection"
+	DynamodbTableGlobalSecondaryIndexes = "globalSecondaryIndexes"
+	DynamodbTableTags                   = "tags"
 )
 
 // HasHashKey reports whether the target set "hashKey".
@@ -417,31 +420,98 @@ func (in DynamodbTableInput) HasPointInTimeRecovery() bool { return in.set&(1<<8
 // HasDeletionProtection reports whether the target set "deletionProtection".
 func (in DynamodbTableInput) HasDeletionProtection() bool { return in.set&(1<<9) != 0 }
 
+// HasGlobalSecondaryIndexes reports whether the target set "globalSecondaryIndexes".
+func (in DynamodbTableInput) HasGlobalSecondaryIndexes() bool { return in.set&(1<<10) != 0 }
+
 // HasTags reports whether the target set "tags".
-func (in DynamodbTableInput) HasTags() bool { return in.set&(1<<10) != 0 }
+func (in DynamodbTableInput) HasTags() bool { return in.set&(1<<11) != 0 }
 
 // DecodeDynamodbTable reads the fields of a dynamodb-table target; a value of the wrong
 // type is an InvalidArgument error naming the field.
 func DecodeDynamodbTable(fields map[string]any) (DynamodbTableInput, error) {
 	d := decoder{fields: fields}
 	in := DynamodbTableInput{
-		HashKey:             d.str(0, DynamodbTableHashKey),
-		HashKeyType:         d.str(1, DynamodbTableHashKeyType),
-		RangeKey:            d.str(2, DynamodbTableRangeKey),
-		RangeKeyType:        d.str(3, DynamodbTableRangeKeyType),
-		BillingMode:         d.str(4, DynamodbTableBillingMode),
-		ReadCapacity:        d.number(5, DynamodbTableReadCapacity),
-		WriteCapacity:       d.number(6, DynamodbTableWriteCapacity),
-		TtlAttribute:        d.str(7, DynamodbTableTtlAttribute),
-		PointInTimeRecovery: d.boolean(8, DynamodbTablePointInTimeRecovery),
-		DeletionProtection:  d.boolean(9, DynamodbTableDeletionProtection),
-		Tags:                d.stringMap(10, DynamodbTableTags),
+		HashKey:                d.str(0, DynamodbTableHashKey),
+		HashKeyType:            d.str(1, DynamodbTableHashKeyType),
+		RangeKey:               d.str(2, DynamodbTableRangeKey),
+		RangeKeyType:           d.str(3, DynamodbTableRangeKeyType),
+		BillingMode:            d.str(4, DynamodbTableBillingMode),
+		ReadCapacity:           d.number(5, DynamodbTableReadCapacity),
+		WriteCapacity:          d.number(6, DynamodbTableWriteCapacity),
+		TtlAttribute:           d.str(7, DynamodbTableTtlAttribute),
+		PointInTimeRecovery:    d.boolean(8, DynamodbTablePointInTimeRecovery),
+		DeletionProtection:     d.boolean(9, DynamodbTableDeletionProtection),
+		GlobalSecondaryIndexes: objects(&d, 10, DynamodbTableGlobalSecondaryIndexes, decodeDynamodbTableGlobalSecondaryIndexesItem),
+		Tags:                   d.stringMap(11, DynamodbTableTags),
 	}
 	if d.err != nil {
 		return DynamodbTableInput{}, d.err
 	}
 	in.set = d.set
 	return in, nil
+}
+
+// DynamodbTableGlobalSecondaryIndexesItem holds the fields of one item of dynamodb-table.globalSecondaryIndexes.
+type DynamodbTableGlobalSecondaryIndexesItem struct {
+	// HashKey is "hashKey" (string).
+	HashKey string
+	// HashKeyType is "hashKeyType" (string).
+	HashKeyType string
+	// RangeKey is "rangeKey" (string).
+	RangeKey string
+	// RangeKeyType is "rangeKeyType" (string).
+	RangeKeyType string
+	// Projection is "projection" (string).
+	Projection string
+	// NonKeyAttributes is "nonKeyAttributes" (list of strings).
+	NonKeyAttributes []string
+	// ReadCapacity is "readCapacity" (integer).
+	ReadCapacity float64
+	// WriteCapacity is "writeCapacity" (integer).
+	WriteCapacity float64
+	set           uint64 // bit i: the item set field i
+}
+
+// HasHashKey reports whether the item set "hashKey".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasHashKey() bool { return in.set&(1<<0) != 0 }
+
+// HasHashKeyType reports whether the item set "hashKeyType".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasHashKeyType() bool { return in.set&(1<<1) != 0 }
+
+// HasRangeKey reports whether the item set "rangeKey".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasRangeKey() bool { return in.set&(1<<2) != 0 }
+
+// HasRangeKeyType reports whether the item set "rangeKeyType".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasRangeKeyType() bool { return in.set&(1<<3) != 0 }
+
+// HasProjection reports whether the item set "projection".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasProjection() bool { return in.set&(1<<4) != 0 }
+
+// HasNonKeyAttributes reports whether the item set "nonKeyAttributes".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasNonKeyAttributes() bool {
+	return in.set&(1<<5) != 0
+}
+
+// HasReadCapacity reports whether the item set "readCapacity".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasReadCapacity() bool { return in.set&(1<<6) != 0 }
+
+// HasWriteCapacity reports whether the item set "writeCapacity".
+func (in DynamodbTableGlobalSecondaryIndexesItem) HasWriteCapacity() bool { return in.set&(1<<7) != 0 }
+
+func decodeDynamodbTableGlobalSecondaryIndexesItem(fields map[string]any) (DynamodbTableGlobalSecondaryIndexesItem, error) {
+	d := decoder{fields: fields}
+	in := DynamodbTableGlobalSecondaryIndexesItem{
+		HashKey:          d.str(0, "hashKey"),
+		HashKeyType:      d.str(1, "hashKeyType"),
+		RangeKey:         d.str(2, "rangeKey"),
+		RangeKeyType:     d.str(3, "rangeKeyType"),
+		Projection:       d.str(4, "projection"),
+		NonKeyAttributes: d.strings(5, "nonKeyAttributes"),
+		ReadCapacity:     d.number(6, "readCapacity"),
+		WriteCapacity:    d.number(7, "writeCapacity"),
+	}
+	in.set = d.set
+	return in, d.err
 }
 
 // IAMInput holds the fields of a target of kind iam.

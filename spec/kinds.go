@@ -562,7 +562,7 @@ var kindTable = []KindInfo{
 	},
 	{
 		Kind: DynamoDBTable, Providers: []Provider{AWS},
-		Doc: "a DynamoDB table, named by its table name (global secondary indexes are not offered yet)",
+		Doc: "a DynamoDB table, named by its table name, with its global secondary indexes",
 		Fields: []Field{
 			{Name: "hashKey", Type: TypeString, Required: true, Replace: true, Doc: "the partition key's attribute name"},
 			{Name: "hashKeyType", Type: TypeString, Default: "S", Replace: true, Doc: `the partition key's type: "S", "N" or "B"`},
@@ -576,11 +576,30 @@ var kindTable = []KindInfo{
 			{Name: "pointInTimeRecovery", Type: TypeBool, Default: false},
 			{Name: "deletionProtection", Type: TypeBool, Default: false,
 				Doc: "a protected table cannot be deleted, nor so replaced: set it false and apply first"},
+			{Name: "globalSecondaryIndexes", Type: TypeObjects, Item: "globalSecondaryIndex",
+				Doc: "the global secondary indexes by name (3–255 of a-z A-Z 0-9 _ - ., at most 20): one added or removed is " +
+					"created or deleted in place, one whose keys or projection change is deleted and created again, " +
+					"one at a time, each waited for",
+				Of: []Field{
+					{Name: "hashKey", Type: TypeString, Required: true, Replace: true, Doc: "the index's partition key attribute"},
+					{Name: "hashKeyType", Type: TypeString, Default: "S", Replace: true,
+						Doc: `its type: "S", "N" or "B"; an attribute that is also another key has one type`},
+					{Name: "rangeKey", Type: TypeString, Replace: true, Doc: "the index's sort key attribute; none when empty"},
+					{Name: "rangeKeyType", Type: TypeString, Default: "S", Replace: true, Doc: `its type: "S", "N" or "B", with rangeKey only`},
+					{Name: "projection", Type: TypeString, Default: "ALL", Replace: true,
+						Doc: `the attributes copied into the index: "ALL", "KEYS_ONLY" or "INCLUDE" (the keys and nonKeyAttributes)`},
+					{Name: "nonKeyAttributes", Type: TypeStringList, Compare: CompareSet, Replace: true,
+						Doc: "the attributes INCLUDE copies besides the keys, required with it and only with it; at most 100 over the table's indexes"},
+					{Name: "readCapacity", Type: TypeInt, Doc: "the index's read capacity units: required when the table's billingMode is PROVISIONED, refused otherwise"},
+					{Name: "writeCapacity", Type: TypeInt, Doc: "the index's write capacity units: required when the table's billingMode is PROVISIONED, refused otherwise"},
+				}},
 			tags(),
 		},
 		Attributes: []string{"arn"},
 		Example: map[string]any{"hashKey": "id", "rangeKey": "sk", "rangeKeyType": "N", "ttlAttribute": "expiresAt",
-			"pointInTimeRecovery": true, "tags": map[string]any{"team": "example"}},
+			"pointInTimeRecovery": true, "tags": map[string]any{"team": "example"},
+			"globalSecondaryIndexes": map[string]any{"by-owner": map[string]any{"hashKey": "owner", "rangeKey": "sk", "rangeKeyType": "N",
+				"projection": "INCLUDE", "nonKeyAttributes": []any{"title"}}}},
 	},
 	{
 		Kind: VPC, Providers: []Provider{AWS}, NameTag: "Name",

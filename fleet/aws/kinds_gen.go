@@ -93,9 +93,9 @@ func (Compute) attrARN() {}
 func (Compute) attrURL() {}
 
 // DynamodbTable is the dynamodb-table kind on AWS (a DynamoDB table, named by
-// its table name (global secondary indexes are not offered yet)). It is the
-// type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind;
-// declare one with Cloud.DynamodbTable.
+// its table name, with its global secondary indexes). It is the type argument
+// of fleet.Ref, fleet.Forget and fleet.Exclude for this kind; declare one with
+// Cloud.DynamodbTable.
 type DynamodbTable struct{}
 
 // Provider returns "aws".
@@ -718,6 +718,68 @@ func (c *Cloud) Compute(name string, image fleet.Output[string], executionRole f
 	})
 }
 
+// GlobalSecondaryIndex is one item of field globalSecondaryIndexes of the
+// dynamodb-table kind, under its name in the map. Fields of the plain types
+// are required; an Optional one left unset is never compared.
+type GlobalSecondaryIndex struct {
+	// HashKey is field hashKey. The index's partition key attribute. Changing it
+	// deletes the item and makes it again; the resource stays.
+	HashKey string `infra:"hashKey"`
+	// HashKeyType is field hashKeyType. Its type: "S", "N" or "B"; an attribute
+	// that is also another key has one type. Changing it deletes the item and
+	// makes it again; the resource stays. Unset, it stays unknown (never
+	// compared) and is created as "S".
+	HashKeyType fleet.Optional[string] `infra:"hashKeyType"`
+	// RangeKey is field rangeKey. The index's sort key attribute; none when
+	// empty. Changing it deletes the item and makes it again; the resource stays.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	RangeKey fleet.Optional[string] `infra:"rangeKey"`
+	// RangeKeyType is field rangeKeyType. Its type: "S", "N" or "B", with
+	// rangeKey only. Changing it deletes the item and makes it again; the
+	// resource stays. Unset, it stays unknown (never compared) and is created as
+	// "S".
+	RangeKeyType fleet.Optional[string] `infra:"rangeKeyType"`
+	// Projection is field projection. The attributes copied into the index:
+	// "ALL", "KEYS_ONLY" or "INCLUDE" (the keys and nonKeyAttributes). Changing
+	// it deletes the item and makes it again; the resource stays. Unset, it stays
+	// unknown (never compared) and is created as "ALL".
+	Projection fleet.Optional[string] `infra:"projection"`
+	// NonKeyAttributes is field nonKeyAttributes. The attributes INCLUDE copies
+	// besides the keys, required with it and only with it; at most 100 over the
+	// table's indexes. Changing it deletes the item and makes it again; the
+	// resource stays. Order does not matter. Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
+	NonKeyAttributes []string `infra:"nonKeyAttributes"`
+	// ReadCapacity is field readCapacity. The index's read capacity units:
+	// required when the table's billingMode is PROVISIONED, refused otherwise.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	ReadCapacity fleet.Optional[int] `infra:"readCapacity"`
+	// WriteCapacity is field writeCapacity. The index's write capacity units:
+	// required when the table's billingMode is PROVISIONED, refused otherwise.
+	// Unset, it stays unknown (never compared) and the cloud picks at create.
+	WriteCapacity fleet.Optional[int] `infra:"writeCapacity"`
+}
+
+func globalSecondaryIndexValues(items map[string]GlobalSecondaryIndex) any {
+	if items == nil {
+		return nil
+	}
+	out := make(map[string]any, len(items))
+	for name, it := range items {
+		out[name] = map[string]any{
+			"hashKey":          it.HashKey,
+			"hashKeyType":      it.HashKeyType,
+			"rangeKey":         it.RangeKey,
+			"rangeKeyType":     it.RangeKeyType,
+			"projection":       it.Projection,
+			"nonKeyAttributes": it.NonKeyAttributes,
+			"readCapacity":     it.ReadCapacity,
+			"writeCapacity":    it.WriteCapacity,
+		}
+	}
+	return out
+}
+
 // DynamodbTableSpec holds the optional fields of the dynamodb-table kind on
 // AWS. The zero value sets nothing, so every field stays unknown.
 type DynamodbTableSpec struct {
@@ -758,6 +820,13 @@ type DynamodbTableSpec struct {
 	// deleted, nor so replaced: set it false and apply first. Unset, it stays
 	// unknown (never compared) and is created as false.
 	DeletionProtection fleet.Optional[bool] `infra:"deletionProtection"`
+	// GlobalSecondaryIndexes is field globalSecondaryIndexes. The global
+	// secondary indexes by name (3–255 of a-z A-Z 0-9 _ - ., at most 20): one
+	// added or removed is created or deleted in place, one whose keys or
+	// projection change is deleted and created again, one at a time, each waited
+	// for. Unset, it stays unknown (never compared) and the cloud picks at
+	// create.
+	GlobalSecondaryIndexes map[string]GlobalSecondaryIndex `infra:"globalSecondaryIndexes"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
@@ -765,8 +834,8 @@ type DynamodbTableSpec struct {
 }
 
 // DynamodbTable declares a resource of kind dynamodb-table on AWS (a DynamoDB
-// table, named by its table name (global secondary indexes are not offered
-// yet)) at address aws/dynamodb-table/NAME, in the Cloud's region.
+// table, named by its table name, with its global secondary indexes) at
+// address aws/dynamodb-table/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
 //   - hashKey: The partition key's attribute name. Changing it replaces the
@@ -785,6 +854,7 @@ func (c *Cloud) DynamodbTable(name string, hashKey string, opts DynamodbTableSpe
 		{Name: "ttlAttribute", Value: opts.TtlAttribute},
 		{Name: "pointInTimeRecovery", Value: opts.PointInTimeRecovery},
 		{Name: "deletionProtection", Value: opts.DeletionProtection},
+		{Name: "globalSecondaryIndexes", Value: globalSecondaryIndexValues(opts.GlobalSecondaryIndexes)},
 		{Name: "tags", Value: opts.Tags},
 	})
 }

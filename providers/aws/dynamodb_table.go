@@ -15,14 +15,17 @@ import (
 )
 
 // dynamoTables is the dynamodb-table kind: a DynamoDB table, named by its
-// table name, with a partition key and an optional sort key. Global
-// secondary indexes are not offered.
+// table name, with a partition key, an optional sort key and its global
+// secondary indexes (dynamodb_indexes.go).
 type dynamoTables struct {
 	clients *regional[*dynamodb.Client]
 	// pageSize is ListTables' Limit (at most 100).
 	pageSize int32
-	// wait bounds each TableExists and TableNotExists wait.
-	wait time.Duration
+	// wait bounds each TableExists and TableNotExists wait, an index's
+	// create or delete included; each polls from every pollDelay to every
+	// ten times that (2 to 20 s rather than the waiter's 20 to 120 s: a
+	// table without indexes is ACTIVE within seconds).
+	wait, pollDelay time.Duration
 }
 
 var (
@@ -68,7 +71,7 @@ func init() {
 		},
 		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &dynamoTables{clients: newRegional(cfg, func(c aws.Config) *dynamodb.Client { return dynamodb.NewFromConfig(c) }),
-				pageSize: 100, wait: 30 * time.Minute}
+				pageSize: 100, wait: 30 * time.Minute, pollDelay: 2 * time.Second}
 		},
 	})
 }
@@ -80,12 +83,14 @@ type tableDecl struct {
 	readCap, writeCap int64
 	keySchema         []ddbtypes.KeySchemaElement
 	attributes        []ddbtypes.AttributeDefinition
+	indexes           []indexDecl
 }
 
 // decodeTable decodes t and refuses, before any call, what CreateTable and
 // UpdateTable would refuse: a key type other than S, N or B, a sort key
 // named as the partition key, capacities that do not go with the billing
-// mode.
+// mode, an index that breaks DynamoDB's rules or gives a key attribute
+// another type than the table or another index does.
 func decodeTable(t providers.Target) (tableDecl, error) {
 	in, err := providers.DecodeDynamodbTable(t.Fields)
 	if err != nil {
@@ -95,36 +100,8 @@ func decodeTable(t providers.Target) (tableDecl, error) {
 	refuse := func(format string, args ...any) (tableDecl, error) {
 		return d, providers.Errorf(providers.InvalidArgument, "aws/dynamodb-table: %s: "+format, append([]any{t.Name}, args...)...)
 	}
-	if in.HashKey == "" {
-		return refuse("hashKey is required")
-	}
-	keyType := func(v string) (ddbtypes.ScalarAttributeType, bool) {
-		switch v {
-		case "", "S":
-			return ddbtypes.ScalarAttributeTypeS, true
-		case "N", "B":
-			return ddbtypes.ScalarAttributeType(v), true
-		}
-		return "", false
-	}
-	ht, ok := keyType(in.HashKeyType)
-	if !ok {
-		return refuse(`hashKeyType is %q; a DynamoDB key is "S", "N" or "B"`, in.HashKeyType)
-	}
-	rt, ok := keyType(in.RangeKeyType)
-	if !ok {
-		return refuse(`rangeKeyType is %q; a DynamoDB key is "S", "N" or "B"`, in.RangeKeyType)
-	}
-	d.keySchema = []ddbtypes.KeySchemaElement{{AttributeName: aws.String(in.HashKey), KeyType: ddbtypes.KeyTypeHash}}
-	d.attributes = []ddbtypes.AttributeDefinition{{AttributeName: aws.String(in.HashKey), AttributeType: ht}}
-	switch {
-	case in.RangeKey == in.HashKey:
-		return refuse("rangeKey and hashKey are both %q; they must differ", in.HashKey)
-	case in.RangeKey != "":
-		d.keySchema = append(d.keySchema, ddbtypes.KeySchemaElement{AttributeName: aws.String(in.RangeKey), KeyType: ddbtypes.KeyTypeRange})
-		d.attributes = append(d.attributes, ddbtypes.AttributeDefinition{AttributeName: aws.String(in.RangeKey), AttributeType: rt})
-	case rt != ddbtypes.ScalarAttributeTypeS:
-		return refuse("rangeKeyType is %q but there is no rangeKey: set rangeKey or remove rangeKeyType", in.RangeKeyType)
+	if d.keySchema, d.attributes, err = decodeKeys(in.HashKey, in.HashKeyType, in.RangeKey, in.RangeKeyType); err != nil {
+		return refuse("%v", err)
 	}
 	switch ddbtypes.BillingMode(in.BillingMode) {
 	case "", ddbtypes.BillingModePayPerRequest:
@@ -140,6 +117,15 @@ func decodeTable(t providers.Target) (tableDecl, error) {
 	default:
 		return refuse(`billingMode is %q; it is "PAY_PER_REQUEST" or "PROVISIONED"`, in.BillingMode)
 	}
+	var attrs attributeSet
+	for i, a := range d.attributes {
+		// The table's two keys differ in name, so they cannot clash.
+		_ = attrs.define(aws.ToString(a.AttributeName), a.AttributeType, []string{"the table's hashKey", "the table's rangeKey"}[i])
+	}
+	if d.indexes, err = decodeIndexes(in.GlobalSecondaryIndexes, d.provisioned, &attrs); err != nil {
+		return refuse("%v", err)
+	}
+	d.attributes = attrs.defs
 	return d, nil
 }
 
@@ -200,10 +186,7 @@ func (d *dynamoTables) Read(ctx context.Context, region, name string) (providers
 		return providers.Resource{}, err
 	}
 	res := providers.Resource{Name: name, Region: region, Fields: map[string]any{}, Attributes: map[string]string{"arn": aws.ToString(tb.TableArn)}}
-	types := map[string]string{}
-	for _, a := range tb.AttributeDefinitions {
-		types[aws.ToString(a.AttributeName)] = string(a.AttributeType)
-	}
+	types := attributeTypes(tb)
 	// Without a sort key, its type reads as the default it would have.
 	res.Fields[providers.DynamodbTableRangeKeyType] = string(ddbtypes.ScalarAttributeTypeS)
 	for _, k := range tb.KeySchema {
@@ -221,6 +204,7 @@ func (d *dynamoTables) Read(ctx context.Context, region, name string) (providers
 		res.Fields[providers.DynamodbTableWriteCapacity] = float64(aws.ToInt64(tb.ProvisionedThroughput.WriteCapacityUnits))
 	}
 	res.Fields[providers.DynamodbTableDeletionProtection] = aws.ToBool(tb.DeletionProtectionEnabled)
+	res.Fields[providers.DynamodbTableGlobalSecondaryIndexes] = reportedIndexes(tb)
 	if attr, err := d.ttlOf(ctx, c, name); err != nil {
 		return providers.Resource{}, err
 	} else if attr != "" {
@@ -294,7 +278,7 @@ func (d *dynamoTables) Create(ctx context.Context, t providers.Target) (provider
 	// ownership tag.
 	_, err = c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName: aws.String(t.Name), KeySchema: decl.keySchema, AttributeDefinitions: decl.attributes,
-		BillingMode: decl.billing(), ProvisionedThroughput: decl.throughput(),
+		BillingMode: decl.billing(), ProvisionedThroughput: decl.throughput(), GlobalSecondaryIndexes: decl.createIndexes(),
 		DeletionProtectionEnabled: aws.Bool(decl.in.DeletionProtection), Tags: ddbTags(tags),
 	})
 	if err != nil {
@@ -332,21 +316,18 @@ func ddbTags(tags map[string]string) []ddbtypes.Tag {
 	return out
 }
 
-// active waits until the table is ACTIVE and returns it: after a create,
-// and before and after an UpdateTable, which is asynchronous and which
-// DynamoDB refuses on a table still UPDATING.
+// active waits until the table and its indexes are ACTIVE and returns the
+// table: after a create, and before and after an UpdateTable, which is
+// asynchronous and which DynamoDB refuses on a table still UPDATING, or
+// for a second index while one is being created or deleted.
 func (d *dynamoTables) active(ctx context.Context, c *dynamodb.Client, name string) (*ddbtypes.TableDescription, error) {
-	out, err := dynamodb.NewTableExistsWaiter(c, waitDelays).WaitForOutput(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, d.wait)
+	out, err := dynamodb.NewTableExistsWaiter(c, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay, o.Retryable = d.pollDelay, 10*d.pollDelay, settled
+	}).WaitForOutput(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, d.wait)
 	if err != nil {
-		return nil, fmt.Errorf("aws/dynamodb-table: %s: waiting for the table to be ACTIVE: %w", name, err)
+		return nil, fmt.Errorf("aws/dynamodb-table: %s: waiting for the table and its indexes to be ACTIVE: %w", name, err)
 	}
 	return out.Table, nil
-}
-
-// waitDelays polls every 2 to 20 s rather than the waiter's 20 to 120 s: a
-// table without indexes is ACTIVE within seconds.
-func waitDelays(o *dynamodb.TableExistsWaiterOptions) {
-	o.MinDelay, o.MaxDelay = 2*time.Second, 20*time.Second
 }
 
 func (d *dynamoTables) setTTL(ctx context.Context, c *dynamodb.Client, name, attr string, on bool) error {
@@ -373,12 +354,14 @@ func (d *dynamoTables) Update(ctx context.Context, t providers.Target, changed [
 		return providers.Resource{}, err
 	}
 	c := d.clients.get(t.Region)
-	var table, ttl, pitr, tags bool
+	var table, indexes, ttl, pitr, tags bool
 	for _, f := range changed {
 		switch f {
 		case providers.DynamodbTableBillingMode, providers.DynamodbTableReadCapacity, providers.DynamodbTableWriteCapacity,
 			providers.DynamodbTableDeletionProtection:
 			table = true
+		case providers.DynamodbTableGlobalSecondaryIndexes:
+			indexes = true
 		case providers.DynamodbTableTtlAttribute:
 			ttl = true
 		case providers.DynamodbTablePointInTimeRecovery:
@@ -389,8 +372,8 @@ func (d *dynamoTables) Update(ctx context.Context, t providers.Target, changed [
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "aws/dynamodb-table: %s: field %q cannot be updated in place", t.Name, f)
 		}
 	}
-	if table {
-		if err := d.updateTable(ctx, c, t.Name, decl); err != nil {
+	if table || indexes {
+		if err := d.updateTable(ctx, c, t.Name, decl, table, indexes); err != nil {
 			return providers.Resource{}, err
 		}
 	}
@@ -412,38 +395,46 @@ func (d *dynamoTables) Update(ctx context.Context, t providers.Target, changed [
 	return d.Read(ctx, t.Region, t.Name)
 }
 
-// updateTable sends one UpdateTable with what differs from the table as
-// it is once ACTIVE (billing mode, throughput, deletion protection), then
-// waits for it to be ACTIVE again.
-func (d *dynamoTables) updateTable(ctx context.Context, c *dynamodb.Client, name string, decl tableDecl) error {
-	cur, err := d.active(ctx, c, name)
-	if err != nil {
-		return err
-	}
-	in := &dynamodb.UpdateTableInput{TableName: aws.String(name)}
-	send := false
-	if aws.ToBool(cur.DeletionProtectionEnabled) != decl.in.DeletionProtection {
-		in.DeletionProtectionEnabled, send = aws.Bool(decl.in.DeletionProtection), true
-	}
-	mode := billingOf(cur)
-	if mode != decl.billing() {
-		in.BillingMode, send = decl.billing(), true
-	}
-	if tp := decl.throughput(); tp != nil {
-		have := cur.ProvisionedThroughput
-		if mode != ddbtypes.BillingModeProvisioned || have == nil ||
-			aws.ToInt64(have.ReadCapacityUnits) != decl.readCap || aws.ToInt64(have.WriteCapacityUnits) != decl.writeCap {
-			in.ProvisionedThroughput, send = tp, true
+// updateTable brings the table's own settings (when table: billing mode,
+// throughput, deletion protection) and its indexes (when indexes) to the
+// declaration, reading the table once ACTIVE and sending only what
+// differs. The table's own settings and the capacities of the indexes that
+// stay go in one UpdateTable, between the indexes' deletes and creates
+// (reindex), and it waits for the table to be ACTIVE again.
+func (d *dynamoTables) updateTable(ctx context.Context, c *dynamodb.Client, name string, decl tableDecl, table, indexes bool) error {
+	return d.reindex(ctx, c, name, decl, indexes, func(cur *ddbtypes.TableDescription, kept map[string]indexDecl) error {
+		in := &dynamodb.UpdateTableInput{TableName: aws.String(name)}
+		send := false
+		mode := billingOf(cur)
+		if table {
+			if aws.ToBool(cur.DeletionProtectionEnabled) != decl.in.DeletionProtection {
+				in.DeletionProtectionEnabled, send = aws.Bool(decl.in.DeletionProtection), true
+			}
+			if mode != decl.billing() {
+				in.BillingMode, send = decl.billing(), true
+			}
+			if tp := decl.throughput(); tp != nil {
+				have := cur.ProvisionedThroughput
+				if mode != ddbtypes.BillingModeProvisioned || have == nil ||
+					aws.ToInt64(have.ReadCapacityUnits) != decl.readCap || aws.ToInt64(have.WriteCapacityUnits) != decl.writeCap {
+					in.ProvisionedThroughput, send = tp, true
+				}
+			}
 		}
-	}
-	if !send {
-		return nil
-	}
-	if _, err := c.UpdateTable(ctx, in); err != nil {
-		return fmt.Errorf("aws/dynamodb-table: %s: UpdateTable: %w", name, err)
-	}
-	_, err = d.active(ctx, c, name)
-	return err
+		ups, err := indexCapacities(cur, decl, kept, in.BillingMode == ddbtypes.BillingModeProvisioned)
+		if err != nil {
+			return providers.Errorf(providers.InvalidArgument, "aws/dynamodb-table: %s: %v", name, err)
+		}
+		in.GlobalSecondaryIndexUpdates, send = ups, send || len(ups) > 0
+		if !send {
+			return nil
+		}
+		if _, err := c.UpdateTable(ctx, in); err != nil {
+			return fmt.Errorf("aws/dynamodb-table: %s: UpdateTable: %w", name, err)
+		}
+		_, err = d.active(ctx, c, name)
+		return err
+	})
 }
 
 // retime makes attr the table's TTL attribute (none when empty). A table
@@ -524,7 +515,7 @@ func (d *dynamoTables) Delete(ctx context.Context, t providers.Target) error {
 		return fmt.Errorf("aws/dynamodb-table: %s: DeleteTable: %w", t.Name, err)
 	}
 	if err := dynamodb.NewTableNotExistsWaiter(c, func(o *dynamodb.TableNotExistsWaiterOptions) {
-		o.MinDelay, o.MaxDelay = 2*time.Second, 20*time.Second
+		o.MinDelay, o.MaxDelay = d.pollDelay, 10*d.pollDelay
 	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.Name)}, d.wait); err != nil {
 		return fmt.Errorf("aws/dynamodb-table: %s: waiting for the table to be deleted: %w", t.Name, err)
 	}

@@ -14,12 +14,30 @@ func TestDynamoDBTableConformance(t *testing.T) {
 	b, srv := newTestBackend(t)
 	conformance(t, b, srv, drivertest.Case{
 		Kind:   spec.DynamoDBTable,
-		Create: map[string]any{"hashKey": "pk"},
+		Create: map[string]any{"hashKey": "pk", "globalSecondaryIndexes": map[string]any{"by-a": map[string]any{"hashKey": "a"}}},
 		Updates: []map[string]any{
-			{"billingMode": "PROVISIONED", "readCapacity": 5.0, "writeCapacity": 5.0},
-			{"readCapacity": 10.0, "writeCapacity": 7.0},
+			// An index added.
+			{"globalSecondaryIndexes": map[string]any{"by-a": map[string]any{"hashKey": "a"},
+				"by-b": map[string]any{"hashKey": "b", "hashKeyType": "N", "projection": "KEYS_ONLY"}}},
+			// To PROVISIONED, the indexes' capacities with it.
+			{"billingMode": "PROVISIONED", "readCapacity": 5.0, "writeCapacity": 5.0, "globalSecondaryIndexes": map[string]any{
+				"by-a": map[string]any{"hashKey": "a", "readCapacity": 2.0, "writeCapacity": 3.0},
+				"by-b": map[string]any{"hashKey": "b", "hashKeyType": "N", "projection": "KEYS_ONLY", "readCapacity": 1.0, "writeCapacity": 1.0}}},
+			// The table's and an index's capacities change in place.
+			{"readCapacity": 10.0, "writeCapacity": 7.0, "globalSecondaryIndexes": map[string]any{
+				"by-a": map[string]any{"hashKey": "a", "readCapacity": 4.0, "writeCapacity": 6.0},
+				"by-b": map[string]any{"hashKey": "b", "hashKeyType": "N", "projection": "KEYS_ONLY", "readCapacity": 1.0, "writeCapacity": 1.0}}},
+			// An index's keys and projection change: it is made again.
+			{"globalSecondaryIndexes": map[string]any{
+				"by-a": map[string]any{"hashKey": "a", "hashKeyType": "S", "rangeKey": "c", "rangeKeyType": "N",
+					"projection": "INCLUDE", "nonKeyAttributes": []any{"x", "y"}, "readCapacity": 4.0, "writeCapacity": 6.0},
+				"by-b": map[string]any{"hashKey": "b", "hashKeyType": "N", "projection": "KEYS_ONLY", "readCapacity": 1.0, "writeCapacity": 1.0}}},
 			{"ttlAttribute": "expires", "pointInTimeRecovery": true, "deletionProtection": true},
-			{"deletionProtection": false, "pointInTimeRecovery": false},
+			// An index removed.
+			{"deletionProtection": false, "pointInTimeRecovery": false, "globalSecondaryIndexes": map[string]any{
+				"by-b": map[string]any{"hashKey": "b", "hashKeyType": "N", "projection": "KEYS_ONLY", "readCapacity": 1.0, "writeCapacity": 1.0}}},
+			// The last one removed.
+			{"globalSecondaryIndexes": map[string]any{}},
 		},
 		Replaces: []map[string]any{
 			{"hashKey": "id", "hashKeyType": "N"},

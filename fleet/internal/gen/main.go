@@ -85,7 +85,9 @@ func (p *pkg) claim(name, what string) error {
 	return nil
 }
 
-var token = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+// token is an identifier the generator may declare: exported, or
+// unexported for a helper such as an item's values function.
+var token = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
 
 // The templates only lay out what the gen* functions below decided: each
 // gets plain data (strings, slices, the odd bool) and never consults spec.
@@ -173,6 +175,8 @@ func generate() (map[string][]byte, error) {
 
 // fieldDoc documents a spec field: the table's doc, then what leaving it
 // unset means, since that is the question an author has.
+const replacesResource = "Changing it replaces the resource."
+
 func fieldDoc(f spec.Field, param bool) string {
 	var parts []string
 	if f.Doc != "" {
@@ -205,7 +209,7 @@ func fieldDoc(f spec.Field, param bool) string {
 		parts = append(parts, "Written family then size, such as T3.Micro(); InstanceTypeRaw reaches a type the table lacks.")
 	}
 	if f.Replace {
-		parts = append(parts, "Changing it replaces the resource.")
+		parts = append(parts, replacesResource)
 	}
 	if f.Compare == spec.CompareNever {
 		parts = append(parts, "It shapes creation only and is never compared.")
@@ -381,7 +385,10 @@ func itemsOf(p *pkg, prov spec.Provider, info *spec.KindInfo) ([]itemData, error
 			if err != nil {
 				return nil, err
 			}
-			it.Fields = append(it.Fields, fieldData{Name: sdkshape.GoName(sub.Name), Field: sub.Name, Type: t.Name, Doc: fieldDoc(sub, sub.Required)})
+			doc := fieldDoc(sub, sub.Required)
+			// A forcing item field remakes the item, not the resource.
+			doc = strings.Replace(doc, replacesResource, "Changing it deletes the item and makes it again; the resource stays.", 1)
+			it.Fields = append(it.Fields, fieldData{Name: sdkshape.GoName(sub.Name), Field: sub.Name, Type: t.Name, Doc: doc})
 		}
 		out = append(out, it)
 	}

@@ -633,6 +633,9 @@ func kitchenSink() *fleet.Fleet {
 		HealthCheckPath: fleet.Set("/health"), HealthCheckIntervalSec: fleet.Set(30), HealthyThreshold: fleet.Set(3), Tags: tags})
 	a.ALBListener("https", lb, 443, tg, aws.ALBListenerSpec{Protocol: fleet.Set("HTTPS"),
 		CertificateARN: fleet.Lit("arn:aws:acm:eu-west-3:123456789012:certificate/web"), Tags: tags})
+	// A lambda target group leaves the VPC out: an optional reference
+	// unset.
+	a.ALBTargetGroup("web-fn", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda"), Tags: tags})
 
 	s.IAM("ci", iam)
 	s.ObjectStore("assets", store)

@@ -637,7 +637,7 @@ type ALBTargetGroupSpec struct {
 func (c *Cloud) ALBTargetGroup(name string, opts ALBTargetGroupSpec) fleet.Ref[ALBTargetGroup] {
 	return declare[ALBTargetGroup](c, name, []sdk.Field{
 		{Name: "targetType", Value: opts.TargetType},
-		{Name: "vpc", Value: opts.VPC},
+		{Name: "vpc", Value: sdk.OptionalRef(opts.VPC)},
 		{Name: "protocol", Value: opts.Protocol},
 		{Name: "port", Value: opts.Port},
 		{Name: "healthCheckPath", Value: opts.HealthCheckPath},

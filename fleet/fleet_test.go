@@ -624,7 +624,7 @@ func kitchenSink() *fleet.Fleet {
 	logs := a.IAMPolicy("write-logs", aws.PolicyDocument{Statements: []aws.Statement{{Effect: aws.Allow,
 		Actions: []string{"logs:PutLogEvents"}, Resources: fleet.Outputs{aws.ARNOf(a.LogGroup("app-worker", aws.LogGroupSpec{}))}}}}.JSON(),
 		aws.IAMPolicySpec{Description: fleet.Set("writes the app's logs"), Tags: tags})
-	a.IAMRole("app", aws.AssumedBy("lambda.amazonaws.com").JSON(), aws.IAMRoleSpec{Description: fleet.Set("runs the app"),
+	role := a.IAMRole("app", aws.AssumedBy("lambda.amazonaws.com").JSON(), aws.IAMRoleSpec{Description: fleet.Set("runs the app"),
 		MaxSessionDurationSec: fleet.Set(3600), Policies: fleet.Outputs{aws.ARNOf(logs)}, Tags: tags})
 	// A load balancer in two zones, with an HTTPS listener: the map of
 	// references, the integer parameter, the optional reference and the
@@ -640,6 +640,13 @@ func kitchenSink() *fleet.Fleet {
 		HealthCheckPath: fleet.Set("/health"), HealthCheckIntervalSec: fleet.Set(30), HealthyThreshold: fleet.Set(3), Tags: tags})
 	a.ALBListener("https", lb, 443, tg, aws.ALBListenerSpec{Protocol: fleet.Set("HTTPS"),
 		CertificateARN: fleet.Lit("arn:aws:acm:eu-west-3:123456789012:certificate/web"), Tags: tags})
+	// A function of each code, one behind a lambda target group, which
+	// leaves the VPC out: an optional reference unset.
+	a.LambdaFunction("worker", role, aws.LambdaFunctionSpec{PackageType: fleet.Set("Zip"), Zip: fleet.Set("worker.zip"),
+		CodeSha256: fleet.Set("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="), Runtime: fleet.Set("python3.13"), Handler: fleet.Set("app.handler"),
+		MemoryMB: fleet.Set(256), TimeoutSec: fleet.Set(30), Architecture: fleet.Set("arm64"), Env: fleet.Env{"QUEUE": aws.URLOf(aq)}, Tags: tags})
+	fn := a.LambdaFunction("web", role, aws.LambdaFunctionSpec{Image: fleet.Format("{}:1", aws.URIOf(repo))})
+	a.ALBTargetGroup("web-fn", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda"), Function: fn, Tags: tags})
 
 	s.IAM("ci", iam)
 	s.ObjectStore("assets", store)

@@ -24,7 +24,9 @@ type valuer interface {
 // security group takes a Ref[aws.SecurityGroup], and a Ref[aws.ObjectStore]
 // does not compile there.
 //
-// The zero Ref names nothing; using it in a field is reported as an error.
+// The zero Ref names nothing; using it where a reference is required is
+// reported as an error. In an optional reference of a spec struct it leaves
+// the field unset, as the struct's zero value does.
 type Ref[K Kind] struct {
 	addr spec.Address
 }

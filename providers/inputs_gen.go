@@ -148,6 +148,8 @@ type ALBTargetGroupInput struct {
 	HealthCheckIntervalSec float64
 	// HealthyThreshold is "healthyThreshold" (integer).
 	HealthyThreshold float64
+	// Function is "function" (a reference, resolved to the referenced resource's name).
+	Function string
 	// Tags is "tags" (object of strings).
 	Tags map[string]string
 	set  uint64 // bit i: the target set field i
@@ -162,6 +164,7 @@ const (
 	ALBTargetGroupHealthCheckPath        = "healthCheckPath"
 	ALBTargetGroupHealthCheckIntervalSec = "healthCheckIntervalSec"
 	ALBTargetGroupHealthyThreshold       = "healthyThreshold"
+	ALBTargetGroupFunction               = "function"
 	ALBTargetGroupTags                   = "tags"
 )
 
@@ -186,8 +189,11 @@ func (in ALBTargetGroupInput) HasHealthCheckIntervalSec() bool { return in.set&(
 // HasHealthyThreshold reports whether the target set "healthyThreshold".
 func (in ALBTargetGroupInput) HasHealthyThreshold() bool { return in.set&(1<<6) != 0 }
 
+// HasFunction reports whether the target set "function".
+func (in ALBTargetGroupInput) HasFunction() bool { return in.set&(1<<7) != 0 }
+
 // HasTags reports whether the target set "tags".
-func (in ALBTargetGroupInput) HasTags() bool { return in.set&(1<<7) != 0 }
+func (in ALBTargetGroupInput) HasTags() bool { return in.set&(1<<8) != 0 }
 
 // DecodeALBTargetGroup reads the fields of a alb-target-group target; a value of the wrong
 // type is an InvalidArgument error naming the field.
@@ -201,7 +207,8 @@ func DecodeALBTargetGroup(fields map[string]any) (ALBTargetGroupInput, error) {
 		HealthCheckPath:        d.str(4, ALBTargetGroupHealthCheckPath),
 		HealthCheckIntervalSec: d.number(5, ALBTargetGroupHealthCheckIntervalSec),
 		HealthyThreshold:       d.number(6, ALBTargetGroupHealthyThreshold),
-		Tags:                   d.stringMap(7, ALBTargetGroupTags),
+		Function:               d.str(7, ALBTargetGroupFunction),
+		Tags:                   d.stringMap(8, ALBTargetGroupTags),
 	}
 	if d.err != nil {
 		return ALBTargetGroupInput{}, d.err

@@ -740,6 +740,8 @@ var kindTable = []KindInfo{
 				Doc: "seconds between health checks, 5 to 300 and longer than the check's timeout (6 s for HTTP, 10 s for HTTPS); unset, 30; refused for lambda"},
 			{Name: "healthyThreshold", Type: TypeInt,
 				Doc: "consecutive passed checks before a target is healthy, 2 to 10; unset, 5; refused for lambda"},
+			{Name: "function", Type: TypeRef, RefKinds: []Kind{LambdaFunction}, RegionLocal: true, SameProvider: true, Holds: true,
+				Doc: `the one Lambda function a lambda target group forwards to, {"ref": "aws/lambda-function/…"}, registered once Elastic Load Balancing may invoke it; refused for instance and ip targets`},
 			tags(),
 		},
 		Attributes: []string{"arn"},

@@ -630,6 +630,13 @@ type ALBTargetGroupSpec struct {
 	// before a target is healthy, 2 to 10; unset, 5; refused for lambda. Unset,
 	// it stays unknown (never compared) and the cloud picks at create.
 	HealthyThreshold fleet.Optional[int] `infra:"healthyThreshold"`
+	// Function is field function. The one Lambda function a lambda target group
+	// forwards to, {"ref": "aws/lambda-function/…"}, registered once Elastic
+	// Load Balancing may invoke it; refused for instance and ip targets. A handle
+	// on the lambda-function it uses; the reference is also an ordering edge. It
+	// must be in the same region as this resource. Unset, it stays unknown (never
+	// compared) and the cloud picks at create.
+	Function fleet.Ref[LambdaFunction] `infra:"function"`
 	// Tags is field tags. User tags; the ownership tag is added by infra and
 	// never compared. Unset, it stays unknown (never compared) and the cloud
 	// picks at create.
@@ -645,12 +652,13 @@ type ALBTargetGroupSpec struct {
 func (c *Cloud) ALBTargetGroup(name string, opts ALBTargetGroupSpec) fleet.Ref[ALBTargetGroup] {
 	return declare[ALBTargetGroup](c, name, []sdk.Field{
 		{Name: "targetType", Value: opts.TargetType},
-		{Name: "vpc", Value: opts.VPC},
+		{Name: "vpc", Value: sdk.OptionalRef(opts.VPC)},
 		{Name: "protocol", Value: opts.Protocol},
 		{Name: "port", Value: opts.Port},
 		{Name: "healthCheckPath", Value: opts.HealthCheckPath},
 		{Name: "healthCheckIntervalSec", Value: opts.HealthCheckIntervalSec},
 		{Name: "healthyThreshold", Value: opts.HealthyThreshold},
+		{Name: "function", Value: sdk.OptionalRef(opts.Function)},
 		{Name: "tags", Value: opts.Tags},
 	})
 }

@@ -60,9 +60,15 @@
 # SDK retry of one whose answer was lost makes nothing), and one whose
 # settings differ with DuplicateListener.
 #
+# And it refuses an AddPermission whose StatementId the function's policy
+# holds already, with ResourceConflictException (409), as Lambda does:
+# moto appends a second statement of the id, so an SDK retry of a grant
+# whose answer was lost doubles it, which AWS never does.
+#
 # Arguments are moto_server's (-H HOST -p PORT). internal/moto writes this
 # file next to the server's log and runs it with moto's own interpreter.
 import copy
+import json
 import re
 import sys
 import threading
@@ -72,6 +78,8 @@ import xmltodict
 from moto.core.responses import ActionResult
 from moto.resourcegroupstaggingapi.exceptions import ResourceGroupsTaggingAPIError as RESTError
 from moto.ec2.models.instances import InstanceBackend
+from moto.awslambda.exceptions import LambdaClientError
+from moto.awslambda.models import LambdaBackend
 from moto.elbv2.exceptions import DuplicateListenerError
 from moto.elbv2.models import ELBv2Backend, FakeAction
 from moto.iam.models import IAMBackend
@@ -289,6 +297,28 @@ def _create_listener_once(self, load_balancer_arn, protocol, port, ssl_policy, c
 
 
 ELBv2Backend.create_listener = _create_listener_once
+
+_add_permission = LambdaBackend.add_permission
+
+
+class _StatementIdTaken(LambdaClientError):
+    code = 409
+
+    def __init__(self, sid):
+        super().__init__("ResourceConflictException", "The statement id (%s) provided already exists. "
+                         "Please specify a new statement id, or remove the existing statement." % sid)
+
+
+def _add_permission_once(self, function_name, qualifier, raw):
+    with _creates:
+        sid = (json.loads(raw) or {}).get("StatementId")
+        fn = self.get_function(function_name, qualifier)
+        if sid and any(st.get("Sid") == sid for st in fn.policy.statements):
+            raise _StatementIdTaken(sid)
+        return _add_permission(self, function_name, qualifier, raw)
+
+
+LambdaBackend.add_permission = _add_permission_once
 
 if __name__ == "__main__":
     sys.argv[0] = "moto_server"

@@ -97,7 +97,13 @@ func GoType(pkgName string, p spec.Provider, info *spec.KindInfo, f spec.Field, 
 		}
 		return Type{Name: "[]" + c + "Ingress", Expr: "ingressValue($)", Form: Ingress}, nil
 	case spec.TypeRef, spec.TypeRefMap:
-		return refType(q, c, pkgName, p, info, f)
+		t, err := refType(q, c, pkgName, p, info, f)
+		if err == nil && !param && t.Form == Ref {
+			// An optional reference in a spec struct: its zero handle
+			// leaves the field unset, as an unset Optional does.
+			t.Expr = "sdk.OptionalRef($)"
+		}
+		return t, err
 	case spec.TypeObjects:
 		if pkgName == "fleet" {
 			return Type{}, errorf(info, f, "an object of items is one cloud's setting; its item struct is generated in the cloud's package")

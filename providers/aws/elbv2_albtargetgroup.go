@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -10,6 +11,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbtypes "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/spec"
@@ -17,8 +19,14 @@ import (
 
 // albTargetGroups is the alb-target-group kind: an Elastic Load Balancing
 // target group an Application Load Balancer forwards to, named by its name.
-// Its VPC is this fleet's vpc resource, found through EC2.
-type albTargetGroups struct{ elbAndEC2 }
+// Its VPC is this fleet's vpc resource, found through EC2; a lambda
+// group's function is granted its invocation through Lambda
+// (elbv2_albtargetgroup_lambda.go).
+type albTargetGroups struct {
+	elbAndEC2
+	lambda  *regional[*lambda.Client]
+	account accountOf
+}
 
 var (
 	_ providers.Driver   = (*albTargetGroups)(nil)
@@ -30,12 +38,26 @@ func init() {
 		kind: spec.ALBTargetGroup, service: "elasticloadbalancing",
 		actions: []string{"elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTags", "ec2:DescribeVpcs",
 			"elasticloadbalancing:CreateTargetGroup", "elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags",
-			"elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:DeleteTargetGroup"},
+			"elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:DeleteTargetGroup",
+			"elasticloadbalancing:DescribeTargetHealth", "elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets",
+			"lambda:GetPolicy", "lambda:AddPermission", "lambda:RemovePermission"},
 		scopes: elbScopes(map[string][]ActionScope{
 			"elasticloadbalancing:DescribeTargetGroups": {{Scope: ScopeAny}},
 			"elasticloadbalancing:CreateTargetGroup":    {{Scope: ScopeCreate}},
 			"elasticloadbalancing:ModifyTargetGroup":    {{Scope: ScopeOwned}},
 			"elasticloadbalancing:DeleteTargetGroup":    {{Scope: ScopeOwned}},
+			"elasticloadbalancing:DescribeTargetHealth": {{Scope: ScopeAny}},
+			// IAM authorizes both on the target group, by its tags.
+			"elasticloadbalancing:RegisterTargets":   {{Scope: ScopeOwned}},
+			"elasticloadbalancing:DeregisterTargets": {{Scope: ScopeOwned}},
+			// On the function (aws:ResourceTag on Lambda's function
+			// resource): only a fleet's function is granted or revoked.
+			// They are not elsewhere: no lambda-function driver calls
+			// them to decide their scope, and none deletes (the sweep's
+			// statement takes only deletes).
+			"lambda:GetPolicy":        {{Scope: ScopeAny}},
+			"lambda:AddPermission":    {{Scope: ScopeOwned}},
+			"lambda:RemovePermission": {{Scope: ScopeOwned}},
 		}),
 		arnFormat: "arn:{partition}:elasticloadbalancing:{region}:{account}:targetgroup/{name}/{id}",
 		// targetgroup/NAME/ID. A Network Load Balancer's target groups
@@ -43,8 +65,8 @@ func init() {
 		// this kind's.
 		arn:    namedBeforeID("targetgroup/"),
 		errors: elbErrors,
-		new: func(cfg aws.Config, _ accountOf) providers.Driver {
-			return &albTargetGroups{newELBAndEC2(cfg)}
+		new: func(cfg aws.Config, account accountOf) providers.Driver {
+			return &albTargetGroups{elbAndEC2: newELBAndEC2(cfg), lambda: newLambda(cfg), account: account}
 		},
 	})
 }
@@ -82,6 +104,9 @@ func (d *albTargetGroups) target(t providers.Target) (providers.ALBTargetGroupIn
 		}
 		return in, nil
 	case elbtypes.TargetTypeEnumInstance, elbtypes.TargetTypeEnumIp:
+		if in.HasFunction() {
+			return in, refuse("function is for lambda target groups only (targetType %s registers no function)", tt)
+		}
 	default:
 		return in, refuse("targetType %q: write instance, ip or lambda", tt)
 	}
@@ -185,7 +210,20 @@ func (d *albTargetGroups) Create(ctx context.Context, t providers.Target) (provi
 		return providers.Resource{}, fmt.Errorf("aws/alb-target-group: %s: CreateTargetGroup answered %d target groups", t.Name, len(out.TargetGroups))
 	}
 	// The answer is the target group as made; its tags are what was sent.
-	return targetGroupResource(t.Region, out.TargetGroups[0], tags), nil
+	r := targetGroupResource(t.Region, out.TargetGroups[0], tags)
+	if targetType(in) == elbtypes.TargetTypeEnumLambda {
+		fn := ""
+		if in.Function != "" {
+			if fn, err = d.functionARN(ctx, t, in.Function); err != nil {
+				return providers.Resource{}, err
+			}
+			if err := d.setFunction(ctx, d.elb.get(t.Region), t, r.Attributes["arn"], fn); err != nil {
+				return providers.Resource{}, err
+			}
+		}
+		r.Fields[providers.ALBTargetGroupFunction] = in.Function
+	}
+	return r, nil
 }
 
 // albTargetGroup reports whether a target group is one an Application
@@ -253,7 +291,8 @@ func (d *albTargetGroups) List(ctx context.Context, region string) ([]providers.
 	out := make([]providers.Resource, 0, len(groups))
 	for _, g := range groups {
 		r := targetGroupResource(region, g, tags[aws.ToString(g.TargetGroupArn)])
-		r.Complete = true
+		// A lambda group's function is read by Read (DescribeTargetHealth).
+		r.Complete = g.TargetType != elbtypes.TargetTypeEnumLambda
 		out = append(out, r)
 	}
 	return out, nil
@@ -289,7 +328,13 @@ func (d *albTargetGroups) Read(ctx context.Context, region, name string) (provid
 	if err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/alb-target-group: %s: DescribeTags: %w", name, err)
 	}
-	return targetGroupResource(region, g, tags[arn]), nil
+	r := targetGroupResource(region, g, tags[arn])
+	if g.TargetType == elbtypes.TargetTypeEnumLambda {
+		if err := d.reportFunction(ctx, c, &r); err != nil {
+			return providers.Resource{}, err
+		}
+	}
+	return r, nil
 }
 
 // arnOf is the target group's ARN: the one this run observed, else the
@@ -325,6 +370,16 @@ func (d *albTargetGroups) Update(ctx context.Context, t providers.Target, change
 			health.HealthCheckIntervalSeconds, modify = aws.Int32(int32(in.HealthCheckIntervalSec)), true
 		case providers.ALBTargetGroupHealthyThreshold:
 			health.HealthyThresholdCount, modify = aws.Int32(int32(in.HealthyThreshold)), true
+		case providers.ALBTargetGroupFunction:
+			fn := ""
+			if in.Function != "" {
+				if fn, err = d.functionARN(ctx, t, in.Function); err != nil {
+					return providers.Resource{}, err
+				}
+			}
+			if err := d.setFunction(ctx, c, t, arn, fn); err != nil {
+				return providers.Resource{}, err
+			}
 		case providers.ALBTargetGroupTags:
 			want, err := desiredTags(t)
 			if err == nil {
@@ -345,19 +400,53 @@ func (d *albTargetGroups) Update(ctx context.Context, t providers.Target, change
 	return d.Read(ctx, t.Region, t.Name)
 }
 
-// Delete deletes the target group. One a listener still forwards to is
-// refused (ResourceInUse, a conflict the engine retries once the listener
-// is gone).
+// Delete deletes the target group, then the statement that let Elastic
+// Load Balancing invoke its function, on the function registered with it
+// and on the declared one (a retry of a delete that stopped between the
+// two finds no group, and no registration). One a listener still forwards
+// to is refused (ResourceInUse, a conflict the engine retries once the
+// listener is gone). Its function is not deregistered first: the
+// registration goes with the group (DeleteTargetGroup's reference), and
+// the sweep's role, which may only delete, can then delete it.
 func (d *albTargetGroups) Delete(ctx context.Context, t providers.Target) error {
 	c := d.elb.get(t.Region)
+	var fns []string
+	if in, err := providers.DecodeALBTargetGroup(t.Fields); err == nil && in.Function != "" && t.Fields != nil {
+		fn, err := d.functionARN(ctx, t, in.Function)
+		if err != nil {
+			return err
+		}
+		fns = append(fns, fn)
+	}
+	revoke := func() error {
+		slices.Sort(fns)
+		for _, fn := range slices.Compact(fns) {
+			if err := d.revokeInvoke(ctx, t.Region, t.Name, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	arn, err := d.arnOf(ctx, c, t.Name, t.Attributes)
 	if err != nil {
+		if errorCode(err) == providers.NotFound {
+			if rerr := revoke(); rerr != nil {
+				return rerr
+			}
+		}
 		return err
+	}
+	registered, err := registeredFunctions(ctx, c, arn)
+	switch {
+	case err == nil:
+		fns = append(fns, registered...)
+	case !isCode(err, "TargetGroupNotFound"):
+		return fmt.Errorf("aws/alb-target-group: %s: DescribeTargetHealth: %w", t.Name, err)
 	}
 	if _, err := c.DeleteTargetGroup(ctx, &elbv2.DeleteTargetGroupInput{TargetGroupArn: aws.String(arn)}); err != nil && !isCode(err, "TargetGroupNotFound") {
 		return fmt.Errorf("aws/alb-target-group: %s: DeleteTargetGroup: %w", t.Name, err)
 	}
-	return nil
+	return revoke()
 }
 
 // Release removes this fleet's ownership tag and keeps every other tag.

@@ -241,7 +241,7 @@ func Changes(action string) bool {
 	_, name, _ := strings.Cut(action, ":")
 	return slices.ContainsFunc([]string{"Create", "Delete", "Put", "Update", "Modify", "Set", "Tag", "Untag", "Change", "Attach",
 		"Detach", "Authorize", "Revoke", "Run", "Terminate", "Add", "Remove", "Pass", "Subscribe", "Unsubscribe",
-		"Enable", "Disable", "Schedule", "Cancel", "Allocate", "Release", "Replace", "Associate", "Disassociate"},
+		"Enable", "Disable", "Schedule", "Cancel", "Allocate", "Release", "Replace", "Associate", "Disassociate", "Register", "Deregister"},
 		func(verb string) bool { return strings.HasPrefix(name, verb) })
 }
 

@@ -56,11 +56,18 @@ func init() {
 		errors: map[string]providers.Code{"ResourceConflictException": providers.Conflict},
 		new: func(cfg aws.Config, _ accountOf) providers.Driver {
 			return &functions{
-				clients:      newRegional(cfg, func(c aws.Config) *lambda.Client { return lambda.NewFromConfig(c) }),
+				clients:      newLambda(cfg),
 				roleAttempts: 15,
 			}
 		},
 	})
+}
+
+// newLambda is the Lambda client of every kind that calls Lambda (compute,
+// lambda-function, and alb-target-group, which grants its function's
+// invocation).
+func newLambda(cfg aws.Config) *regional[*lambda.Client] {
+	return newRegional(cfg, func(c aws.Config) *lambda.Client { return lambda.NewFromConfig(c) })
 }
 
 const (

@@ -48,7 +48,7 @@ func init() {
 		errors: map[string]providers.Code{"ResourceConflictException": providers.Conflict},
 		new: func(cfg aws.Config, account accountOf) providers.Driver {
 			return &lambdaFunctions{
-				clients: newRegional(cfg, func(c aws.Config) *lambda.Client { return lambda.NewFromConfig(c) }),
+				clients: newLambda(cfg),
 				account: account,
 				role:    functions{roleAttempts: 15},
 			}
@@ -155,11 +155,19 @@ func (d *lambdaFunctions) roleReported(ctx context.Context, arn string) (string,
 	if !ok || strings.Contains(name, "/") {
 		return arn, nil
 	}
-	account, err := d.account(ctx)
+	return nameInAccount(ctx, d.account, arn, parts[4], name)
+}
+
+// nameInAccount is what an ARN of account arnAccount naming name compares
+// as with a reference, which resolves to a name of this account: the name
+// when the account is the caller's, else the ARN itself, which no name
+// equals.
+func nameInAccount(ctx context.Context, account accountOf, arn, arnAccount, name string) (string, error) {
+	own, err := account(ctx)
 	if err != nil {
 		return "", err
 	}
-	if parts[4] != account {
+	if arnAccount != own {
 		return arn, nil
 	}
 	return name, nil

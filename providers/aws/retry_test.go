@@ -50,6 +50,14 @@ func sendTo(t *testing.T, url string) {
 // SDK pointed at it, and a backend made after.
 func droppingProxy(t *testing.T) (*Backend, *faultproxy.Proxy) {
 	t.Helper()
+	b, _, proxy := proxiedBackend(t)
+	return b, proxy
+}
+
+// proxiedBackend is droppingProxy's, with the emulator and the backend's
+// configuration options.
+func proxiedBackend(t *testing.T, opts ...func(*config.LoadOptions) error) (*Backend, *moto.Server, *faultproxy.Proxy) {
+	t.Helper()
 	srv := moto.Fresh(t)
 	proxy, err := faultproxy.Start(srv.URL, faultproxy.Options{})
 	if err != nil {
@@ -57,11 +65,11 @@ func droppingProxy(t *testing.T) (*Backend, *faultproxy.Proxy) {
 	}
 	t.Cleanup(func() { proxy.Close() })
 	sendTo(t, proxy.URL)
-	b, err := New(context.Background(), Options{RetryBudget: 3 * time.Second})
+	b, err := New(context.Background(), Options{RetryBudget: 3 * time.Second, ConfigOptions: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, proxy
+	return b, srv, proxy
 }
 
 func vpcsNamed(t *testing.T, c *ec2.Client, name string) []ec2types.Vpc {

@@ -17,6 +17,17 @@ type Field struct {
 	Value any
 }
 
+// OptionalRef is the value of an optional reference field (a spec
+// struct's): nil, the field unset, for a zero handle, which there is how
+// a program leaves it out; else the handle. A zero handle where a
+// reference is required stays an error.
+func OptionalRef(r interface{ Address() spec.Address }) any {
+	if r.Address().IsZero() {
+		return nil
+	}
+	return r
+}
+
 // Decl is one resource to declare.
 type Decl struct {
 	Provider spec.Provider

@@ -23,8 +23,16 @@ func TestASlotsExportFillsAReferenceField(t *testing.T) {
 	own := cloud.Subnet("own-b", vpc, "10.1.2.0/24", "eu-west-3b", aws.SubnetSpec{})
 	cloud.ALB("web", map[string]fleet.RefField[aws.Subnet]{"eu-west-3a": fleet.RefFrom[aws.Subnet](x.URL), "eu-west-3b": own}, aws.ALBSpec{})
 	cloud.ALBTargetGroup("tg", aws.ALBTargetGroupSpec{VPC: fleet.RefFrom[aws.VPC](x.URL), Protocol: fleet.Set("HTTP"), Port: fleet.Set(80)})
+	// Left out, as nil or as a zero handle, an optional one is unset.
+	cloud.ALBTargetGroup("nil", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda")})
+	cloud.ALBTargetGroup("zero", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda"), VPC: fleet.Ref[aws.VPC]{}})
 	doc, diags := synth(t, f)
 	noErrors(t, diags)
+	for _, name := range []string{"nil", "zero"} {
+		if v, set := specOf(t, doc, "aws/alb-target-group/"+name)["vpc"]; set {
+			t.Errorf("%s: vpc = %v, want it unset", name, v)
+		}
+	}
 
 	imported := map[string]any{"use": "jobs", "export": "url"}
 	want := map[string]any{"eu-west-3a": imported, "eu-west-3b": map[string]any{"ref": "aws/subnet/own-b"}}

@@ -19,13 +19,14 @@ type Field struct {
 
 // OptionalRef is the value of an optional reference field (a spec
 // struct's): nil, the field unset, for a zero handle, which there is how
-// a program leaves it out; else the handle. A zero handle where a
-// reference is required stays an error.
-func OptionalRef(r interface{ Address() spec.Address }) any {
-	if r.Address().IsZero() {
+// a program leaves it out, or for a nil fleet.RefField; else the value (a
+// handle, or another fleet's export made one with fleet.RefFrom). A zero
+// handle where a reference is required stays an error.
+func OptionalRef(v any) any {
+	if r, isHandle := v.(interface{ Address() spec.Address }); isHandle && r.Address().IsZero() {
 		return nil
 	}
-	return r
+	return v
 }
 
 // Decl is one resource to declare.

@@ -272,8 +272,19 @@ func (d *lambdaFunctions) Create(ctx context.Context, t providers.Target) (provi
 		req.Architectures = []lambdatypes.Architecture{lambdatypes.Architecture(in.Architecture)}
 	}
 	c := d.clients.get(t.Region)
-	if _, err := c.CreateFunction(ctx, req, d.role.roleRetry); err != nil {
-		return providers.Resource{}, fnFail(t.Name, "CreateFunction", err)
+	if _, err := c.CreateFunction(ctx, req, d.role.roleRetry, lambdaNoBlindResend); err != nil {
+		// An answer lost after Lambda made it: the function is this
+		// create's when it carries this fleet's tag, which went on with it.
+		_, err = madeDespite(err, t.Owner, func() (struct{}, string, error) {
+			out, gerr := c.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(t.Name)})
+			if gerr != nil {
+				return struct{}{}, "", gerr
+			}
+			return struct{}{}, out.Tags[spec.OwnershipTagKey], nil
+		})
+		if err != nil {
+			return providers.Resource{}, fnFail(t.Name, "CreateFunction", err)
+		}
 	}
 	if err := waitActive(ctx, c, spec.LambdaFunction, t.Name); err != nil {
 		return providers.Resource{}, err

@@ -330,3 +330,26 @@ func TestLambdaFunctionReportsTheRoleAsAReferenceResolves(t *testing.T) {
 		}
 	}
 }
+
+// A CreateFunction whose answer is lost after Lambda made the function is
+// not sent again (a resend answers ResourceConflictException): the
+// function found under its name with this fleet's tag is what it made.
+func TestLambdaFunctionCreateWhoseAnswerIsLostFindsItsFunction(t *testing.T) {
+	b, srv, proxy := proxiedBackend(t)
+	lambdaFixture(t, b, srv)
+	zip, sha := writeZip(t, t.TempDir(), "a.zip", "def handler(e, c): return 1\n")
+	d, _ := b.Driver(spec.LambdaFunction)
+	role := "arn:aws:iam::" + moto.Account + ":role/" + fnRoleA
+	tg := providers.Target{Name: "lost-fn", Region: testRegion, Owner: "fleet",
+		Fields: map[string]any{"role": fnRoleA, "packageType": "Zip", "zip": zip, "codeSha256": sha, "runtime": "python3.13", "handler": "app.handler"},
+		// The role by its ARN, so that CreateFunction is the first call.
+		Identities: map[spec.Address]string{{Provider: spec.AWS, Kind: spec.IAMRole, Name: fnRoleA}: role}}
+	proxy.DropResponse(proxy.Calls() + 1)
+	res, err := d.Create(context.Background(), tg)
+	if err != nil {
+		t.Fatalf("Create with CreateFunction's answer lost: %v", err)
+	}
+	if res.Owner != "fleet" {
+		t.Errorf("Create reported the function owned by %q", res.Owner)
+	}
+}

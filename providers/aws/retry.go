@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -140,6 +141,11 @@ func noBlindResend(o *ec2.Options) { o.Retryer = unsentOnly(o.Retryer) }
 
 // kmsNoBlindResend is noBlindResend for KMS's CreateKey.
 func kmsNoBlindResend(o *kms.Options) { o.Retryer = unsentOnly(o.Retryer) }
+
+// lambdaNoBlindResend is noBlindResend for Lambda's CreateFunction, after
+// the options that set its retryer (roleRetry): a resend of a create
+// Lambda carried out answers ResourceConflictException, a failed create.
+func lambdaNoBlindResend(o *lambda.Options) { o.Retryer = unsentOnly(o.Retryer) }
 
 // iamNoBlindResend is noBlindResend for IAM's CreatePolicyVersion.
 func iamNoBlindResend(o *iam.Options) { o.Retryer = unsentOnly(o.Retryer) }

@@ -88,6 +88,9 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 	if got := lb.Fields["subnets"]; !reflect.DeepEqual(got, wantSubnets) {
 		t.Errorf("the load balancer's subnets are %v, want %v", got, wantSubnets)
 	}
+	if tg := read(t, ctx, spec.ALBTargetGroup, "estate-app"); tg.Fields["function"] != "estate-app" {
+		t.Errorf("the target group forwards to %v, want the function estate-app", tg.Fields["function"])
+	}
 	if lb.Attributes["vpcId"] != net["vpc-id"] {
 		t.Errorf("the load balancer is in %s, want the network's %s", lb.Attributes["vpcId"], net["vpc-id"])
 	}

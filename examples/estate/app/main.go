@@ -62,8 +62,7 @@ func app() *fleet.Fleet {
 		"eu-west-3a": fleet.RefFrom[aws.Subnet](net.SubnetA),
 		"eu-west-3b": fleet.RefFrom[aws.Subnet](net.SubnetB),
 	}, aws.ALBSpec{})
-	targets := cloud.ALBTargetGroup("estate-app", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda")})
+	targets := cloud.ALBTargetGroup("estate-app", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda"), Function: fn})
 	cloud.ALBListener("estate-app-http", lb, 80, targets, aws.ALBListenerSpec{})
-	_ = fn
 	return f
 }

@@ -91,6 +91,16 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 	if tg := read(t, ctx, spec.ALBTargetGroup, "estate-app"); tg.Fields["function"] != "estate-app" {
 		t.Errorf("the target group forwards to %v, want the function estate-app", tg.Fields["function"])
 	}
+	// The record in the dns fleet's zone is the app fleet's, and points at
+	// the load balancer.
+	rec := read(t, ctx, spec.Route53Record, "api.estate.example.com:A")
+	if rec.Owner != "estate-app" || rec.Fields["zone"] != zone["zone-id"] || rec.Fields["aliasDnsName"] != strings.ToLower(lb.Attributes["dnsName"]) {
+		t.Errorf("the record is %s's, in zone %v, aliasing %v; want estate-app's, in %s, aliasing %s",
+			rec.Owner, rec.Fields["zone"], rec.Fields["aliasDnsName"], zone["zone-id"], lb.Attributes["dnsName"])
+	}
+	if z := read(t, ctx, spec.Route53Zone, "estate.example.com"); z.Owner != "estate-dns" {
+		t.Errorf("the zone is %s's, want estate-dns's", z.Owner)
+	}
 	if lb.Attributes["vpcId"] != net["vpc-id"] {
 		t.Errorf("the load balancer is in %s, want the network's %s", lb.Attributes["vpcId"], net["vpc-id"])
 	}
@@ -115,6 +125,7 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 		spec.ALB:             {"estate-app"},
 		spec.ALBTargetGroup:  {"estate-app"},
 		spec.ALBListener:     {"estate-app-http"},
+		spec.Route53Record:   {"api.estate.example.com:A"},
 		spec.Route53Zone:     {"estate.example.com"},
 		spec.LambdaFunction:  {"estate-app"},
 		spec.IAMRole:         {"estate-app"},

@@ -40,7 +40,7 @@ func init() {
 	sweep.Only = map[string]map[string]any{"ForAllValues:StringEquals": {"route53:ChangeResourceRecordSetsActions": "DELETE"}}
 	register(entry{
 		kind: spec.Route53Record, service: "route53",
-		actions: []string{"route53:ListHostedZones", "route53:ListHostedZonesByName", "route53:ListTagsForResource",
+		actions: []string{"route53:ListHostedZones", "route53:ListHostedZonesByName", "route53:GetHostedZone", "route53:ListTagsForResource",
 			"route53:ListTagsForResources", "route53:ListResourceRecordSets", "route53:ChangeResourceRecordSets", "route53:GetChange"},
 		scopes: map[string][]ActionScope{
 			"route53:ListResourceRecordSets":   route53Any,
@@ -155,6 +155,27 @@ func parseRecordName(name string) (recordName, error) {
 
 // target decodes and checks a record's target before any call: the name,
 // the zone it must lie in, and values or an alias, never both.
+// wiredZone says whether zone, a record's zone field, is another fleet's
+// zone id wired in: the engine enters such an identity under itself.
+func wiredZone(t providers.Target, zone string) bool {
+	return t.Identities[spec.Address{Provider: spec.AWS, Kind: spec.Route53Zone, Name: zone}] == zone
+}
+
+// inZone refuses a record whose FQDN is not domain or inside it, and the
+// NS record at a zone's apex, which is the zone's own.
+func inZone(name string, n recordName, domain string) error {
+	refuse := func(format string, args ...any) error {
+		return providers.Errorf(providers.InvalidArgument, "aws/route53-record: %s: "+format, append([]any{name}, args...)...)
+	}
+	switch {
+	case n.fqdn != domain && !strings.HasSuffix(n.fqdn, "."+domain):
+		return refuse("%s is not in the zone %s: a record's FQDN is its zone's domain or ends in it", n.fqdn, domain)
+	case n.typ == r53types.RRTypeNs && n.fqdn == domain:
+		return refuse("the NS record at a zone's apex is the zone's own, which Route 53 makes")
+	}
+	return nil
+}
+
 func (d *records) target(t providers.Target) (recordName, providers.Route53RecordInput, error) {
 	n, err := parseRecordName(t.Name)
 	if err != nil {
@@ -168,13 +189,17 @@ func (d *records) target(t providers.Target) (recordName, providers.Route53Recor
 		return providers.Errorf(providers.InvalidArgument, "aws/route53-record: %s: "+format, append([]any{t.Name}, args...)...)
 	}
 	alias := in.HasAliasDnsName() || in.HasAliasZoneID()
-	switch {
-	case !in.HasZone():
+	if !in.HasZone() {
 		return n, in, refuse("the zone is missing")
-	case n.fqdn != in.Zone && !strings.HasSuffix(n.fqdn, "."+in.Zone):
-		return n, in, refuse("%s is not in the zone %s: a record's FQDN is its zone's domain or ends in it", n.fqdn, in.Zone)
-	case n.typ == r53types.RRTypeNs && n.fqdn == in.Zone:
-		return n, in, refuse("the NS record at a zone's apex is the zone's own, which Route 53 makes")
+	}
+	// A zone wired in from another fleet arrives as its id, whose domain
+	// prepare reads before it checks the name against it.
+	if !wiredZone(t, in.Zone) {
+		if err := inZone(t.Name, n, in.Zone); err != nil {
+			return n, in, err
+		}
+	}
+	switch {
 	case alias && in.HasValues():
 		return n, in, refuse("values and an alias are exclusive: a record either holds values or points at its alias target")
 	case alias && (in.AliasDnsName == "" || in.AliasZoneID == ""):
@@ -547,6 +572,15 @@ func (d *records) prepare(ctx context.Context, t providers.Target) (write, error
 		return write{}, providers.Errorf(providers.InvalidArgument, "aws/route53-record: %s: a change needs the fleet its companion names", t.Name)
 	}
 	w := write{n: n, in: in, c: d.clients.get(t.Region), zone: t.Identities[spec.Address{Provider: spec.AWS, Kind: spec.Route53Zone, Name: in.Zone}]}
+	if wiredZone(t, in.Zone) {
+		z, err := w.c.GetHostedZone(ctx, &route53.GetHostedZoneInput{Id: aws.String(in.Zone)})
+		if err != nil {
+			return write{}, fmt.Errorf("aws/route53-record: %s: GetHostedZone %s: %w", t.Name, in.Zone, err)
+		}
+		if err := inZone(t.Name, n, dnsName(aws.ToString(z.HostedZone.Name))); err != nil {
+			return write{}, err
+		}
+	}
 	if w.zone == "" {
 		z, err := oneZone(ctx, w.c, spec.Route53Record, t.Region, in.Zone)
 		if err != nil {

@@ -64,5 +64,13 @@ func app() *fleet.Fleet {
 	}, aws.ALBSpec{})
 	targets := cloud.ALBTargetGroup("estate-app", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda"), Function: fn})
 	cloud.ALBListener("estate-app-http", lb, 80, targets, aws.ALBListenerSpec{})
+
+	// The name in front of it, in the dns fleet's zone, read as its id
+	// through the slot. The record is this fleet's: its companion TXT
+	// record says so, and the zone stays the dns fleet's.
+	cloud.Route53Record("api.estate.example.com:A", fleet.RefFrom[aws.Route53Zone](dns.ZoneID), aws.Route53RecordSpec{
+		AliasDnsName: aws.DnsNameOf(lb),
+		AliasZoneID:  aws.CanonicalHostedZoneIDOf(lb),
+	})
 	return f
 }

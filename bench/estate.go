@@ -124,16 +124,22 @@ func estateDocument(n int, zip string) *spec.Document {
 		add(fmt.Sprintf("aws/route53-record/alb-%d.%s:A", i, estateDomain), map[string]any{"zone": ref(zone),
 			"aliasDnsName": observed(alb, "dnsName"), "aliasZoneId": observed(alb, "canonicalHostedZoneId")})
 	}
-	for i := sh.albs; i < sh.records; i++ {
+	addHostRecords(add, ref(zone), sh.albs, sh.records)
+	return doc
+}
+
+// addHostRecords adds the records from to to (an A or a TXT each, in
+// turn) in the zone zoneRef refers to.
+func addHostRecords(add func(string, map[string]any), zoneRef map[string]any, from, to int) {
+	for i := from; i < to; i++ {
 		if i%2 == 0 {
-			add(fmt.Sprintf("aws/route53-record/host-%02d.%s:A", i, estateDomain), map[string]any{"zone": ref(zone),
+			add(fmt.Sprintf("aws/route53-record/host-%02d.%s:A", i, estateDomain), map[string]any{"zone": zoneRef,
 				"ttl": 300.0, "values": []any{fmt.Sprintf("192.0.2.%d", i)}})
 			continue
 		}
-		add(fmt.Sprintf("aws/route53-record/host-%02d.%s:TXT", i, estateDomain), map[string]any{"zone": ref(zone),
+		add(fmt.Sprintf("aws/route53-record/host-%02d.%s:TXT", i, estateDomain), map[string]any{"zone": zoneRef,
 			"ttl": 300.0, "values": []any{fmt.Sprintf(`"estate host %d"`, i)}})
 	}
-	return doc
 }
 
 // estatePhases are the estate measure's phases, in order, on one emptied

@@ -169,7 +169,6 @@ func bench(o options) error {
 		return err
 	}
 	defer stop()
-
 	rep := &report{started: time.Now(), opts: o, commit: gitCommit()}
 	// moto is slow on each service's first call; one small unmeasured
 	// round warms every service the phases use.

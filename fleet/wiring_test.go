@@ -157,8 +157,12 @@ func TestUseAndWire(t *testing.T) {
 		t.Errorf("env = %v", env)
 	}
 	m, _ := spec.Compile(doc)
-	if got := fmt.Sprint(m.Imports()); got != "[{jobs token false false} {jobs url false false}]" {
-		t.Errorf("imports %s", got)
+	var got []string
+	for _, im := range m.Imports() {
+		got = append(got, im.Slot+"."+im.Export)
+	}
+	if want := []string{"jobs.token", "jobs.url"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("imports %v, want %v", got, want)
 	}
 }
 

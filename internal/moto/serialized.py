@@ -60,6 +60,13 @@
 # SDK retry of one whose answer was lost makes nothing), and one whose
 # settings differ with DuplicateListener.
 #
+# And it keeps one load balancer to a name, as ELBv2 does: moto makes
+# another of the name at each CreateLoadBalancer, with an ARN of its own.
+# ELBv2's create is idempotent: one whose settings are the existing load
+# balancer's answers that load balancer (so an SDK retry of one whose
+# answer was lost makes nothing), and one whose settings differ
+# DuplicateLoadBalancerName.
+#
 # And it refuses an AddPermission whose StatementId the function's policy
 # holds already, with ResourceConflictException (409), as Lambda does:
 # moto appends a second statement of the id, so an SDK retry of a grant
@@ -80,7 +87,7 @@ from moto.resourcegroupstaggingapi.exceptions import ResourceGroupsTaggingAPIErr
 from moto.ec2.models.instances import InstanceBackend
 from moto.awslambda.exceptions import LambdaClientError
 from moto.awslambda.models import LambdaBackend
-from moto.elbv2.exceptions import DuplicateListenerError
+from moto.elbv2.exceptions import DuplicateListenerError, DuplicateLoadBalancerName
 from moto.elbv2.models import ELBv2Backend, FakeAction
 from moto.iam.models import IAMBackend
 from moto.moto_api._internal import mock_random
@@ -297,6 +304,28 @@ def _create_listener_once(self, load_balancer_arn, protocol, port, ssl_policy, c
 
 
 ELBv2Backend.create_listener = _create_listener_once
+
+_create_load_balancer = ELBv2Backend.create_load_balancer
+
+
+def _create_load_balancer_once(self, name, security_groups, subnet_ids, subnet_mappings=None,
+                               scheme="internet-facing", loadbalancer_type=None, ip_address_type="ipv4", tags=None):
+    with _creates:
+        for balancer in self.load_balancers.values():
+            if balancer.name != name:
+                continue
+            mapped = [m["SubnetId"] for m in subnet_mappings or []]
+            if (balancer.scheme == scheme and balancer.type == (loadbalancer_type or "application")
+                    and sorted(s.id for s in balancer.subnets) == sorted(list(subnet_ids or []) + mapped)
+                    and sorted(balancer.security_groups or []) == sorted(security_groups or [])):
+                return balancer
+            raise DuplicateLoadBalancerName()
+        return _create_load_balancer(self, name, security_groups, subnet_ids, subnet_mappings=subnet_mappings,
+                                     scheme=scheme, loadbalancer_type=loadbalancer_type,
+                                     ip_address_type=ip_address_type, tags=tags)
+
+
+ELBv2Backend.create_load_balancer = _create_load_balancer_once
 
 _add_permission = LambdaBackend.add_permission
 

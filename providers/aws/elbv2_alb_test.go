@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbtypes "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
@@ -168,5 +170,46 @@ func TestALBTakesAnotherFleetsSubnetsByIdentity(t *testing.T) {
 	}
 	if n := calls.count("DescribeSubnets"); n != 1 {
 		t.Errorf("DescribeSubnets was called %d times, want once, by id", n)
+	}
+}
+
+// ELBv2 keeps one load balancer to a name: a CreateLoadBalancer that
+// repeats one's settings gets that load balancer (an SDK retry of a lost
+// answer makes nothing), one that differs is DuplicateLoadBalancerName.
+// The harness holds moto to it (the dropped-answer crash test of alb found
+// a second load balancer of the name); the driver relies on it.
+func TestALBNameTakesOneLoadBalancer(t *testing.T) {
+	b, _ := newTestBackend(t)
+	net := makeNet(t, b, "onelb", "10.97.0.0/16", "10.97.1.0/24", "10.97.2.0/24", "10.97.3.0/24")
+	d, _ := b.Driver(spec.ALB)
+	ctx := context.Background()
+	made, err := d.Create(ctx, providers.Target{Name: "once", Region: testRegion, Owner: "fleet",
+		Fields: map[string]any{"subnets": net.zones("ab")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.(*albs).elb.get(testRegion)
+	lbs, err := c.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{LoadBalancerArns: []string{made.Attributes["arn"]}})
+	if err != nil || len(lbs.LoadBalancers) != 1 {
+		t.Fatalf("describe: %v", err)
+	}
+	lb := lbs.LoadBalancers[0]
+	var subnets []string
+	for _, z := range lb.AvailabilityZones {
+		subnets = append(subnets, aws.ToString(z.SubnetId))
+	}
+	again, err := c.CreateLoadBalancer(ctx, &elbv2.CreateLoadBalancerInput{Name: lb.LoadBalancerName, Subnets: subnets,
+		Scheme: lb.Scheme, Type: lb.Type})
+	if err != nil || aws.ToString(again.LoadBalancers[0].LoadBalancerArn) != made.Attributes["arn"] {
+		t.Errorf("the same settings again: %v; want load balancer %s", err, made.Attributes["arn"])
+	}
+	_, err = c.CreateLoadBalancer(ctx, &elbv2.CreateLoadBalancerInput{Name: lb.LoadBalancerName, Subnets: subnets,
+		Scheme: elbtypes.LoadBalancerSchemeEnumInternal, Type: lb.Type})
+	if !isCode(err, "DuplicateLoadBalancerName") {
+		t.Errorf("other settings under the name: %v, want DuplicateLoadBalancerName", err)
+	}
+	all, err := c.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{Names: []string{"once"}})
+	if err != nil || len(all.LoadBalancers) != 1 {
+		t.Errorf("load balancers named once: %v, %v; want one", all, err)
 	}
 }

@@ -399,7 +399,9 @@ func decodeIngress(raw any) (Value, error) {
 	if !ok {
 		return nil, fmt.Errorf(`want {"port": N, "cidr": "a.b.c.d/n"}, got %s`, describe(raw))
 	}
-	for k := range m {
+	// Sorted, so that a rule with two unknown keys names the same one
+	// every time (FuzzValidate found map order in the message).
+	for _, k := range sortedKeys(m) {
 		if k != "port" && k != "cidr" {
 			return nil, fmt.Errorf("unknown key %q (want port and cidr)", k)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/internal/testbin"
 	"github.com/infra-iac/infra/providers"
 	"github.com/infra-iac/infra/providers/memory"
 	"github.com/infra-iac/infra/spec"
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 		"infra": runTestInfra,
 	})
 	moto.StopShared()
+	testbin.Remove()
 	os.Exit(code)
 }
 

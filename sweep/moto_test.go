@@ -39,7 +39,7 @@ import (
 // sweep issue, mostly through the real infra binary, as the scheduled
 // workflow runs it.
 
-func TestMain(m *testing.M) { moto.Main(m) }
+func TestMain(m *testing.M) { moto.Main(m, testbin.Remove) }
 
 // newMoto wipes the shared emulator and returns a backend on it, for making
 // the resources a test sweeps.

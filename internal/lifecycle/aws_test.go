@@ -12,13 +12,14 @@ import (
 
 	"github.com/infra-iac/infra/engine"
 	"github.com/infra-iac/infra/internal/moto"
+	"github.com/infra-iac/infra/internal/testbin"
 	"github.com/infra-iac/infra/providers"
 	awsprovider "github.com/infra-iac/infra/providers/aws"
 	"github.com/infra-iac/infra/spec"
 	"github.com/infra-iac/infra/state"
 )
 
-func TestMain(m *testing.M) { moto.Main(m) }
+func TestMain(m *testing.M) { moto.Main(m, testbin.Remove) }
 
 const prefix = "ci-life-"
 

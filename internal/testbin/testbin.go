@@ -14,15 +14,25 @@ import (
 
 var (
 	once sync.Once
+	dir  string
 	path string
 	err  error
 )
+
+// Remove deletes the binary Infra built, if any. Call it from TestMain
+// after m.Run: each is 150 MB, and left behind they filled the disk of a
+// CI run.
+func Remove() {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
 
 // Infra returns the path of an infra binary built from this checkout.
 func Infra(t testing.TB) string {
 	t.Helper()
 	once.Do(func() {
-		var dir, root string
+		var root string
 		if dir, err = os.MkdirTemp("", "infra-bin"); err != nil {
 			return
 		}

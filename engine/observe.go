@@ -225,10 +225,14 @@ func (e *Engine) observe(ctx context.Context, ls []*listing, sc *scanResult) (*w
 	if err != nil {
 		return nil, err
 	}
-	scanTags := map[spec.Address]tagged{}
+	// Keyed by the physical resource, not the address: the scan reports
+	// a resource under one kind, and a twin kind reading the same thing
+	// (a Lambda function the scan calls compute, read as lambda-function)
+	// takes its tags too.
+	scanTags := map[string]tagged{}
 	for _, t := range sc.owned {
 		if t.Tags != nil {
-			scanTags[t.Address] = t
+			scanTags[physicalKey(t.Address)] = t
 		}
 	}
 	if err := e.readAll(ctx, reads, scanTags, w); err != nil {
@@ -316,7 +320,7 @@ func (e *Engine) list(ctx context.Context, l *listing, listed map[listKey][]prov
 
 // readAll reads each resource at most once: only what a listing found and
 // could not fully answer.
-func (e *Engine) readAll(ctx context.Context, reads []readReq, scanTags map[spec.Address]tagged, w *world) error {
+func (e *Engine) readAll(ctx context.Context, reads []readReq, scanTags map[string]tagged, w *world) error {
 	jobs := make([]job, 0, len(reads))
 	for _, rq := range reads {
 		rq := rq
@@ -327,7 +331,7 @@ func (e *Engine) readAll(ctx context.Context, reads []readReq, scanTags map[spec
 	return e.runBounded(ctx, jobs)
 }
 
-func (e *Engine) read(ctx context.Context, rq readReq, scanTags map[spec.Address]tagged, w *world) error {
+func (e *Engine) read(ctx context.Context, rq readReq, scanTags map[string]tagged, w *world) error {
 	ctx = providers.WithAddress(ctx, rq.addr)
 	if rq.want != nil {
 		ctx = providers.WithWant(ctx, *rq.want)
@@ -340,7 +344,7 @@ func (e *Engine) read(ctx context.Context, rq readReq, scanTags map[spec.Address
 	var found bool
 	if rs.ReadsListed() {
 		var tags map[string]string
-		if t, ok := scanTags[rq.addr]; ok && t.Region == rq.region {
+		if t, ok := scanTags[physicalKey(rq.addr)]; ok && t.Region == rq.region {
 			tags = t.Tags
 		}
 		r, found, err = rs.ReadListed(ctx, rq.listed, tags)

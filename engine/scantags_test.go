@@ -15,6 +15,9 @@ import (
 type scanBackend struct {
 	providers.Backend
 	tags map[string]string // the scan's tags for every resource
+	// scanKind is the kind whose resources the scan reports (queues
+	// when unset), each as reportAs (scanKind when unset).
+	scanKind, reportAs spec.Kind
 	mu   sync.Mutex
 	// reads counts full reads; listed counts ReadListed with scan tags.
 	reads, listed int
@@ -25,14 +28,21 @@ type scanBackend struct {
 var _ providers.Discoverer = (*scanBackend)(nil)
 
 func (b *scanBackend) Owned(ctx context.Context, region string, deep bool) ([]providers.Owned, error) {
-	d, _ := b.Backend.Driver(spec.Queues)
+	k, as := b.scanKind, b.reportAs
+	if k == "" {
+		k = spec.Queues
+	}
+	if as == "" {
+		as = k
+	}
+	d, _ := b.Backend.Driver(k)
 	rs, err := d.List(ctx, region)
 	if err != nil {
 		return nil, err
 	}
 	var out []providers.Owned
 	for _, r := range rs {
-		out = append(out, providers.Owned{Kind: spec.Queues, Name: r.Name, Region: region, Owner: b.tags[spec.OwnershipTagKey], Tags: b.tags})
+		out = append(out, providers.Owned{Kind: as, Name: r.Name, Region: region, Owner: b.tags[spec.OwnershipTagKey], Tags: b.tags})
 	}
 	return out, nil
 }
@@ -139,5 +149,31 @@ func TestMovedTaggedQueueIsReplacedWithoutARegionlessRead(t *testing.T) {
 			t.Errorf("a read was made without a region (reads in %q)", b.regions)
 			break
 		}
+	}
+}
+
+// The tag scan reports a Lambda function under compute, the portable kind
+// whose physical twin lambda-function is. A lambda-function read takes
+// those tags all the same, by the physical resource: without them each
+// function would be asked for its tags again.
+func TestScannedTagsReachTheTwinKind(t *testing.T) {
+	const doc = `{"apiVersion": "infra/v1", "fleet": "shop", "accounts": {"aws": "123456789012"}, "placement": {"aws": "eu-west-3"},
+ "resources": [{"address": "aws/lambda-function/api", "spec": {"image": "123456789012.dkr.ecr.eu-west-3.amazonaws.com/api:1", "role": {"ref": "aws/iam-role/api"}, "tags": {"team": "web"}}},
+  {"address": "aws/iam-role/api", "spec": {"trust": "{\"Version\": \"2012-10-17\", \"Statement\": [{\"Effect\": \"Allow\", \"Principal\": {\"Service\": \"lambda.amazonaws.com\"}, \"Action\": \"sts:AssumeRole\"}]}"}}]}`
+	f := newFixture(t)
+	f.mustApply(doc)
+	b := &scanBackend{Backend: f.cloud.Backend(spec.AWS), tags: map[string]string{"team": "web", spec.OwnershipTagKey: "shop"},
+		scanKind: spec.LambdaFunction, reportAs: spec.Compute}
+	e := New(Options{Backends: map[spec.Provider]providers.Backend{spec.AWS: b}})
+	l, _ := f.store.LoadLedger(context.Background())
+	p, err := e.Plan(context.Background(), model(t, doc), nil, l, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(actionsOf(p)) != 0 {
+		t.Errorf("plan: %v, want nothing to do", actionsOf(p))
+	}
+	if b.listed != 1 || b.reads != 0 {
+		t.Errorf("%d reads with the scan's tags and %d full reads, want 1 and 0", b.listed, b.reads)
 	}
 }

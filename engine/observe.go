@@ -253,45 +253,108 @@ type readReq struct {
 	want *providers.Want
 }
 
-// listAll runs every listing the scan did not already make (listed),
+// lister is one run's listings: the scan's, and those this run made that
+// another kind's listing starts from (providers.ListerFrom).
+type lister struct {
+	scanned map[listKey][]providers.Resource
+	// bases are the listings some listing of this run starts from.
+	bases map[listKey]bool
+	mu    sync.Mutex
+	made  map[listKey][]providers.Resource
+}
+
+func (lr *lister) keep(k listKey, rs []providers.Resource) {
+	if !lr.bases[k] {
+		return
+	}
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	lr.made[k] = rs
+}
+
+// baseOf is the listing from names, when this run has it.
+func (lr *lister) baseOf(from *listKey) ([]providers.Resource, bool) {
+	if from == nil {
+		return nil, false
+	}
+	k := *from
+	if rs, ok := lr.scanned[k]; ok {
+		return providers.InRegion(rs, k.region), true
+	}
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	rs, ok := lr.made[k]
+	return rs, ok
+}
+
+// listAll runs every listing the scan did not already make (scanned),
 // putting into w what a listing fully answers, and returns what must
-// still be read.
-func (e *Engine) listAll(ctx context.Context, ls []*listing, listed map[listKey][]providers.Resource, w *world) ([]readReq, error) {
+// still be read. A listing that starts from another kind's listing in
+// this run (a record's from the zones) runs after every other, and takes
+// it.
+func (e *Engine) listAll(ctx context.Context, ls []*listing, scanned map[listKey][]providers.Resource, w *world) ([]readReq, error) {
+	lr := &lister{scanned: scanned, bases: map[listKey]bool{}, made: map[listKey][]providers.Resource{}}
+	listed := map[listKey]bool{}
+	for _, l := range ls {
+		listed[listKey{provider: l.provider, kind: l.kind, region: l.region}] = true
+	}
 	var mu sync.Mutex
 	var reads []readReq
-	var jobs []job
+	var first, second []job
 	for _, l := range ls {
 		if _, ok := e.opts.Backends[l.provider]; !ok {
 			continue // unreachable: reported by verifyAccounts
 		}
+		rs, err := e.resources(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
+		if err != nil {
+			return nil, err
+		}
+		var from *listKey
+		if k, ok := rs.ListsFrom(); ok && scanned[listKey{provider: l.provider, kind: l.kind, region: l.region}] == nil {
+			if bk := (listKey{provider: l.provider, kind: k, region: l.region}); listed[bk] || scanned[bk] != nil {
+				from = &bk
+				lr.bases[bk] = true
+			}
+		}
 		l := l
-		jobs = append(jobs, job{service: e.service(l.provider, l.kind), do: func(ctx context.Context) error {
-			more, err := e.list(ctx, l, listed, w)
+		j := job{service: e.service(l.provider, l.kind), do: func(ctx context.Context) error {
+			more, err := e.list(ctx, l, rs, from, lr, w)
 			mu.Lock()
 			reads = append(reads, more...)
 			mu.Unlock()
 			return err
-		}})
+		}}
+		if from != nil {
+			second = append(second, j)
+		} else {
+			first = append(first, j)
+		}
 	}
-	if err := e.runBounded(ctx, jobs); err != nil {
-		return nil, err
+	for _, jobs := range [][]job{first, second} {
+		if err := e.runBounded(ctx, jobs); err != nil {
+			return nil, err
+		}
 	}
 	return reads, nil
 }
 
 // list runs one listing, or takes the scan's, keeping only the names it
-// is for.
-func (e *Engine) list(ctx context.Context, l *listing, listed map[listKey][]providers.Resource, w *world) ([]readReq, error) {
-	rs, err := e.resources(spec.Address{Provider: l.provider, Kind: l.kind, Name: "*"})
+// is for. from, when set, is the listing of this run it starts from.
+func (e *Engine) list(ctx context.Context, l *listing, rs *providers.Resources, from *listKey, lr *lister, w *world) ([]readReq, error) {
+	key := listKey{provider: l.provider, kind: l.kind, region: l.region}
+	var found []providers.Resource
+	var err error
+	if scanned, ok := lr.scanned[key]; ok {
+		found = providers.InRegion(scanned, l.region)
+	} else if base, ok := lr.baseOf(from); ok {
+		found, err = rs.ListFrom(ctx, l.region, base)
+	} else {
+		found, err = rs.List(ctx, l.region)
+	}
 	if err != nil {
 		return nil, err
 	}
-	found, ok := listed[listKey{provider: l.provider, kind: l.kind, region: l.region}]
-	if ok {
-		found = providers.InRegion(found, l.region)
-	} else if found, err = rs.List(ctx, l.region); err != nil {
-		return nil, err
-	}
+	lr.keep(key, found)
 	e.emit(Event{Kind: EventObserve, Message: fmt.Sprintf("%s/%s in %s: %d found", l.provider, l.kind, l.region, len(found))})
 	var reads []readReq
 	for _, r := range found {

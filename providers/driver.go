@@ -197,6 +197,21 @@ type ListedReader interface {
 	ReadListed(ctx context.Context, listed Resource, tags map[string]string) (Resource, error)
 }
 
+// ListerFrom is implemented by a driver whose listing starts from another
+// kind's listing: a Route 53 record's from the zones, a listener's from
+// the load balancers. When the engine lists both kinds in one region, it
+// lists that kind first and hands its listing over, so the calls it made
+// are not made again.
+type ListerFrom interface {
+	// ListsFrom is the kind whose listing this kind's starts from.
+	ListsFrom() spec.Kind
+	// ListFrom reports what List reports, given base, that kind's
+	// listing in region, which it must not change. ok is false when
+	// base cannot serve (a resource it reports without what the listing
+	// needs); then the engine calls List.
+	ListFrom(ctx context.Context, region string, base []Resource) (rs []Resource, ok bool, err error)
+}
+
 // Services is implemented by a backend whose kinds share a service's rate
 // limits (EC2 serves both security groups and instances): the engine then
 // bounds concurrent work per service, not only overall. A kind it does not

@@ -99,6 +99,33 @@ func InRegion(rs []Resource, region string) []Resource {
 	return rs
 }
 
+// ListsFrom is the kind whose listing this kind's starts from, when the
+// driver can start from one (ListerFrom).
+func (r *Resources) ListsFrom() (spec.Kind, bool) {
+	lf, ok := r.driver.(ListerFrom)
+	if !ok {
+		return "", false
+	}
+	return lf.ListsFrom(), true
+}
+
+// ListFrom lists as List does, starting from base, the listing of the
+// kind ListsFrom names in region; a driver base cannot serve lists anew.
+func (r *Resources) ListFrom(ctx context.Context, region string, base []Resource) ([]Resource, error) {
+	lf, ok := r.driver.(ListerFrom)
+	if !ok {
+		return r.List(ctx, region)
+	}
+	rs, ok, err := lf.ListFrom(ctx, region, base)
+	switch {
+	case err != nil:
+		return nil, r.fail("", region, "list", err)
+	case !ok:
+		return r.List(ctx, region)
+	}
+	return InRegion(rs, region), nil
+}
+
 // Read returns the named resource, or found=false when it does not exist.
 func (r *Resources) Read(ctx context.Context, region, name string) (res Resource, found bool, err error) {
 	res, err = r.driver.Read(ctx, region, name)

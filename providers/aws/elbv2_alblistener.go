@@ -2,6 +2,7 @@ package aws
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -27,8 +28,9 @@ type albListeners struct {
 }
 
 var (
-	_ providers.Driver   = (*albListeners)(nil)
-	_ providers.Releaser = (*albListeners)(nil)
+	_ providers.Driver     = (*albListeners)(nil)
+	_ providers.Releaser   = (*albListeners)(nil)
+	_ providers.ListerFrom = (*albListeners)(nil)
 )
 
 func init() {
@@ -241,22 +243,40 @@ func forwardsTo(actions []elbtypes.Action) string {
 // listeners' tags a call.
 func (d *albListeners) listeners(ctx context.Context, region string) ([]providers.Resource, error) {
 	c := d.elb.get(region)
-	var all []elbtypes.Listener
+	var arns []string
 	err := eachALB(ctx, c, spec.ALBListener, region, func(lb elbtypes.LoadBalancer) error {
-		p := elbv2.NewDescribeListenersPaginator(c, &elbv2.DescribeListenersInput{LoadBalancerArn: lb.LoadBalancerArn})
-		return eachPage(ctx, p, spec.ALBListener, region, func(page *elbv2.DescribeListenersOutput) error {
+		arns = append(arns, aws.ToString(lb.LoadBalancerArn))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("aws/alb-listener: DescribeLoadBalancers in %s: %w", region, err)
+	}
+	return listenersOf(ctx, c, region, arns)
+}
+
+// listenersOf reads the listeners of the load balancers arns, with their
+// tags. A load balancer deleted since it was listed has none.
+func listenersOf(ctx context.Context, c *elbv2.Client, region string, arns []string) ([]providers.Resource, error) {
+	var all []elbtypes.Listener
+	for _, arn := range arns {
+		p := elbv2.NewDescribeListenersPaginator(c, &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(arn)})
+		err := eachPage(ctx, p, spec.ALBListener, region, func(page *elbv2.DescribeListenersOutput) error {
 			all = append(all, page.Listeners...)
 			return nil
 		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("aws/alb-listener: DescribeListeners in %s: %w", region, err)
+		var gone *elbtypes.LoadBalancerNotFoundException
+		if errors.As(err, &gone) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("aws/alb-listener: DescribeListeners of %s: %w", arn, err)
+		}
 	}
-	arns := make([]string, len(all))
+	lis := make([]string, len(all))
 	for i, l := range all {
-		arns[i] = aws.ToString(l.ListenerArn)
+		lis[i] = aws.ToString(l.ListenerArn)
 	}
-	tags, err := tagsOf(ctx, c, arns)
+	tags, err := tagsOf(ctx, c, lis)
 	if err != nil {
 		return nil, fmt.Errorf("aws/alb-listener: DescribeTags in %s: %w", region, err)
 	}
@@ -267,6 +287,26 @@ func (d *albListeners) listeners(ctx context.Context, region string) ([]provider
 	return out, nil
 }
 
+func (d *albListeners) ListsFrom() spec.Kind { return spec.ALB }
+
+// ListFrom lists the listeners of the load balancers alb's listing found,
+// without describing them again.
+func (d *albListeners) ListFrom(ctx context.Context, region string, albs []providers.Resource) ([]providers.Resource, bool, error) {
+	arns := make([]string, 0, len(albs))
+	for _, lb := range albs {
+		arn := lb.Attributes["arn"]
+		if arn == "" {
+			return nil, false, nil
+		}
+		arns = append(arns, arn)
+	}
+	all, err := listenersOf(ctx, d.elb.get(region), region, arns)
+	if err != nil {
+		return nil, false, err
+	}
+	return namedListeners(all), true, nil
+}
+
 // List reports the listeners that carry a Name tag; one without is not
 // infra's to name.
 func (d *albListeners) List(ctx context.Context, region string) ([]providers.Resource, error) {
@@ -274,6 +314,11 @@ func (d *albListeners) List(ctx context.Context, region string) ([]providers.Res
 	if err != nil {
 		return nil, err
 	}
+	return namedListeners(all), nil
+}
+
+// namedListeners keeps the listeners that carry a Name tag, by name.
+func namedListeners(all []providers.Resource) []providers.Resource {
 	out := all[:0]
 	for _, r := range all {
 		if r.Name != "" {
@@ -281,7 +326,7 @@ func (d *albListeners) List(ctx context.Context, region string) ([]providers.Res
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return out
 }
 
 func (d *albListeners) Read(ctx context.Context, region, name string) (providers.Resource, error) {

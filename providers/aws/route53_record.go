@@ -30,7 +30,10 @@ type records struct {
 	pageSize int32 // ListResourceRecordSets' MaxItems; 0 for the service's default
 }
 
-var _ providers.Driver = (*records)(nil)
+var (
+	_ providers.Driver     = (*records)(nil)
+	_ providers.ListerFrom = (*records)(nil)
+)
 
 func init() {
 	sweep := *route53Sweep
@@ -279,10 +282,42 @@ func (d *records) List(ctx context.Context, region string) ([]providers.Resource
 	if err != nil {
 		return nil, err
 	}
+	held := make([]heldZone, 0, len(zs))
+	for _, z := range zs {
+		id := zoneID(z.Id)
+		held = append(held, heldZone{domain: dnsName(aws.ToString(z.Name)), id: id, owner: owners[id]})
+	}
+	return d.listIn(ctx, c, region, held)
+}
+
+// heldZone is a public zone as a record listing needs it: its domain, id
+// and owner.
+type heldZone struct{ domain, id, owner string }
+
+func (d *records) ListsFrom() spec.Kind { return spec.Route53Zone }
+
+// ListFrom lists the records of the zones route53-zone's listing found,
+// which listed them and their owners already. That listing gives a domain
+// several zones hold no id (route53-zone's List): then it cannot serve.
+func (d *records) ListFrom(ctx context.Context, region string, zones []providers.Resource) ([]providers.Resource, bool, error) {
+	held := make([]heldZone, 0, len(zones))
+	for _, z := range zones {
+		id := z.Attributes["zoneId"]
+		if id == "" {
+			return nil, false, nil
+		}
+		held = append(held, heldZone{domain: z.Name, id: id, owner: z.Owner})
+	}
+	rs, err := d.listIn(ctx, d.clients.get(region), region, held)
+	return rs, err == nil, err
+}
+
+// listIn reports the records of the zones held (see List).
+func (d *records) listIn(ctx context.Context, c *route53.Client, region string, zones []heldZone) ([]providers.Resource, error) {
 	found := map[string][]providers.Resource{}
 	var order []string
-	for _, z := range zs {
-		domain, id := dnsName(aws.ToString(z.Name)), zoneID(z.Id)
+	for _, z := range zones {
+		domain, id := z.domain, z.id
 		// A companion is in its record's zone, before or after it in the
 		// listing's order.
 		companions := map[string]string{}
@@ -308,7 +343,7 @@ func (d *records) List(ctx context.Context, region string) ([]providers.Resource
 		for i, n := range held {
 			owner, marked := companions[companionName(n)]
 			if !marked {
-				owner = owners[id]
+				owner = z.owner
 			}
 			name := n.String()
 			if _, seen := found[name]; !seen {

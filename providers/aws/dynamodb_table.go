@@ -29,8 +29,9 @@ type dynamoTables struct {
 }
 
 var (
-	_ providers.Driver   = (*dynamoTables)(nil)
-	_ providers.Releaser = (*dynamoTables)(nil)
+	_ providers.Driver       = (*dynamoTables)(nil)
+	_ providers.Releaser     = (*dynamoTables)(nil)
+	_ providers.ListedReader = (*dynamoTables)(nil)
 )
 
 func init() {
@@ -180,6 +181,22 @@ func (d *dynamoTables) describe(ctx context.Context, c *dynamodb.Client, name st
 }
 
 func (d *dynamoTables) Read(ctx context.Context, region, name string) (providers.Resource, error) {
+	return d.finish(ctx, region, name, nil)
+}
+
+// ReadListed finishes a table ListTables reported, by name only: the
+// DescribeTable it always needs, the TTL and the point-in-time recovery
+// only when the engine wants them (each a call of its own), and the tags
+// unless the tag scan's are given. One gone since the listing is
+// DescribeTable's ResourceNotFoundException: absent.
+func (d *dynamoTables) ReadListed(ctx context.Context, listed providers.Resource, tags map[string]string) (providers.Resource, error) {
+	return d.finish(ctx, listed.Region, listed.Name, tags)
+}
+
+// finish reads the table called name: its description, the TTL and the
+// point-in-time recovery the engine wants, and its tags (read unless
+// given).
+func (d *dynamoTables) finish(ctx context.Context, region, name string, tags map[string]string) (providers.Resource, error) {
 	c := d.clients.get(region)
 	tb, err := d.describe(ctx, c, name)
 	if err != nil {
@@ -205,27 +222,39 @@ func (d *dynamoTables) Read(ctx context.Context, region, name string) (providers
 	}
 	res.Fields[providers.DynamodbTableDeletionProtection] = aws.ToBool(tb.DeletionProtectionEnabled)
 	res.Fields[providers.DynamodbTableGlobalSecondaryIndexes] = reportedIndexes(tb)
-	if attr, err := d.ttlOf(ctx, c, name); err != nil {
-		return providers.Resource{}, err
-	} else if attr != "" {
-		res.Fields[providers.DynamodbTableTtlAttribute] = attr
+	if providers.WantsField(ctx, providers.DynamodbTableTtlAttribute) {
+		if attr, err := d.ttlOf(ctx, c, name); err != nil {
+			return providers.Resource{}, err
+		} else if attr != "" {
+			res.Fields[providers.DynamodbTableTtlAttribute] = attr
+		}
 	}
-	cb, err := c.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(name)})
-	if err != nil {
-		return providers.Resource{}, fmt.Errorf("aws/dynamodb-table: %s: DescribeContinuousBackups: %w", name, err)
+	if providers.WantsField(ctx, providers.DynamodbTablePointInTimeRecovery) {
+		pitr, err := d.pitrOf(ctx, c, name)
+		if err != nil {
+			return providers.Resource{}, err
+		}
+		res.Fields[providers.DynamodbTablePointInTimeRecovery] = pitr
 	}
-	pitr := false
-	if s := cb.ContinuousBackupsDescription; s != nil && s.PointInTimeRecoveryDescription != nil {
-		pitr = s.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == ddbtypes.PointInTimeRecoveryStatusEnabled
-	}
-	res.Fields[providers.DynamodbTablePointInTimeRecovery] = pitr
-	tags, err := d.tags(ctx, c, name, aws.ToString(tb.TableArn))
-	if err != nil {
-		return providers.Resource{}, err
+	if tags == nil {
+		if tags, err = d.tags(ctx, c, name, aws.ToString(tb.TableArn)); err != nil {
+			return providers.Resource{}, err
+		}
 	}
 	res.Fields[spec.TagsField] = reportedTags(tags)
 	res.Owner = tags[spec.OwnershipTagKey]
 	return res, nil
+}
+
+// pitrOf reports whether the table's point-in-time recovery is on.
+func (d *dynamoTables) pitrOf(ctx context.Context, c *dynamodb.Client, name string) (bool, error) {
+	cb, err := c.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(name)})
+	if err != nil {
+		return false, fmt.Errorf("aws/dynamodb-table: %s: DescribeContinuousBackups: %w", name, err)
+	}
+	s := cb.ContinuousBackupsDescription
+	return s != nil && s.PointInTimeRecoveryDescription != nil &&
+		s.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == ddbtypes.PointInTimeRecoveryStatusEnabled, nil
 }
 
 // ttlOf is the table's TTL attribute: empty when TTL is off or being

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -30,8 +31,9 @@ type lambdaFunctions struct {
 }
 
 var (
-	_ providers.Driver   = (*lambdaFunctions)(nil)
-	_ providers.Releaser = (*lambdaFunctions)(nil)
+	_ providers.Driver       = (*lambdaFunctions)(nil)
+	_ providers.Releaser     = (*lambdaFunctions)(nil)
+	_ providers.ListedReader = (*lambdaFunctions)(nil)
 )
 
 func init() {
@@ -173,13 +175,22 @@ func nameInAccount(ctx context.Context, account accountOf, arn, arnAccount, name
 	return name, nil
 }
 
+// List reports each function with what ListFunctions' configuration
+// carries, which is every field Read reports but the tags (so no owner)
+// and an image function's image (GetFunction's Code alone has it).
 func (d *lambdaFunctions) List(ctx context.Context, region string) ([]providers.Resource, error) {
-	// ListFunctions carries no tags, so no owner: the engine reads each
-	// function it needs.
+	var ferr error
 	rs, err := listFunctions(ctx, d.clients.get(region), spec.LambdaFunction, region, 0, func(f lambdatypes.FunctionConfiguration) providers.Resource {
-		return providers.Resource{Name: aws.ToString(f.FunctionName), Region: region, Fields: map[string]any{},
+		fields, err := d.configFields(ctx, f)
+		if err != nil && ferr == nil {
+			ferr = err
+		}
+		return providers.Resource{Name: aws.ToString(f.FunctionName), Region: region, Fields: fields,
 			Attributes: map[string]string{"arn": aws.ToString(f.FunctionArn)}}
 	})
+	if err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("aws/lambda-function: ListFunctions in %s: %w", region, err)
 	}
@@ -195,9 +206,42 @@ func (d *lambdaFunctions) Read(ctx context.Context, region, name string) (provid
 	if f == nil {
 		return providers.Resource{}, providers.Errorf(providers.NotFound, "aws/lambda-function: %s: no such function in %s", name, region)
 	}
+	fields, err := d.configFields(ctx, *f)
+	if err != nil {
+		return providers.Resource{}, err
+	}
+	if f.PackageType == lambdatypes.PackageTypeImage && out.Code != nil {
+		fields[providers.LambdaFunctionImage] = aws.ToString(out.Code.ImageUri)
+	}
+	fields[spec.TagsField] = reportedTags(out.Tags)
+	return providers.Resource{Name: name, Region: region, Owner: out.Tags[spec.OwnershipTagKey], Fields: fields,
+		Attributes: map[string]string{"arn": aws.ToString(f.FunctionArn)}}, nil
+}
+
+// ReadListed finishes a function List reported. With the tag scan's tags
+// it makes no call, unless it is an image function whose image the engine
+// wants. Without them it reads: GetFunction is one call, as ListTags
+// would be, and has the image too.
+func (d *lambdaFunctions) ReadListed(ctx context.Context, listed providers.Resource, tags map[string]string) (providers.Resource, error) {
+	pt, listedHere := listed.Fields[providers.LambdaFunctionPackageType].(string)
+	if tags == nil || !listedHere || (pt == string(lambdatypes.PackageTypeImage) && providers.WantsField(ctx, providers.LambdaFunctionImage)) {
+		return d.Read(ctx, listed.Region, listed.Name)
+	}
+	res := listed
+	res.Fields = maps.Clone(listed.Fields)
+	res.Fields[spec.TagsField] = reportedTags(tags)
+	res.Owner = tags[spec.OwnershipTagKey]
+	return res, nil
+}
+
+// configFields are the fields a function's configuration (ListFunctions'
+// and GetFunction's) gives, as Read reports them: all but the tags and an
+// image function's image.
+func (d *lambdaFunctions) configFields(ctx context.Context, f lambdatypes.FunctionConfiguration) (map[string]any, error) {
+	name := aws.ToString(f.FunctionName)
 	role, err := d.roleReported(ctx, aws.ToString(f.Role))
 	if err != nil {
-		return providers.Resource{}, fnFail(name, "the account, for the role", err)
+		return nil, fnFail(name, "the account, for the role", err)
 	}
 	env := map[string]any{}
 	if f.Environment != nil {
@@ -209,15 +253,9 @@ func (d *lambdaFunctions) Read(ctx context.Context, region, name string) (provid
 		providers.LambdaFunctionRole:        role,
 		providers.LambdaFunctionPackageType: string(f.PackageType),
 		providers.LambdaFunctionEnv:         env,
-		spec.TagsField:                      reportedTags(out.Tags),
 	}
 	// The zip's path is never reported: the cloud knows its hash only.
-	switch f.PackageType {
-	case lambdatypes.PackageTypeImage:
-		if out.Code != nil {
-			fields[providers.LambdaFunctionImage] = aws.ToString(out.Code.ImageUri)
-		}
-	default:
+	if f.PackageType != lambdatypes.PackageTypeImage {
 		fields[providers.LambdaFunctionCodeSha256] = aws.ToString(f.CodeSha256)
 		fields[providers.LambdaFunctionRuntime] = string(f.Runtime)
 		fields[providers.LambdaFunctionHandler] = aws.ToString(f.Handler)
@@ -231,8 +269,7 @@ func (d *lambdaFunctions) Read(ctx context.Context, region, name string) (provid
 	if len(f.Architectures) == 1 {
 		fields[providers.LambdaFunctionArchitecture] = string(f.Architectures[0])
 	}
-	return providers.Resource{Name: name, Region: region, Owner: out.Tags[spec.OwnershipTagKey], Fields: fields,
-		Attributes: map[string]string{"arn": aws.ToString(f.FunctionArn)}}, nil
+	return fields, nil
 }
 
 func (d *lambdaFunctions) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {

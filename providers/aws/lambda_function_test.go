@@ -353,3 +353,46 @@ func TestLambdaFunctionCreateWhoseAnswerIsLostFindsItsFunction(t *testing.T) {
 		t.Errorf("Create reported the function owned by %q", res.Owner)
 	}
 }
+
+// An image function's listing has all but its image, which GetFunction's
+// Code alone carries: with the tag scan's tags, ReadListed calls
+// GetFunction only when the engine wants the image.
+func TestLambdaFunctionReadListedReadsTheImageOnlyWhenWanted(t *testing.T) {
+	calls := &callCounter{}
+	b, srv := newTestBackend(t, calls.option())
+	lambdaFixture(t, b, srv)
+	d, _ := b.Driver(spec.LambdaFunction)
+	ctx := context.Background()
+	creator(d)(t, providers.Target{Name: "listed-image", Region: testRegion, Owner: "fleet",
+		Fields: map[string]any{"role": fnRoleA, "image": testImage1, "memoryMb": 512.0}})
+	want, err := d.Read(ctx, testRegion, "listed-image")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := d.List(ctx, testRegion)
+	if err != nil || len(listed) != 1 {
+		t.Fatalf("List = %v, %v; want the one function", listed, err)
+	}
+	if _, ok := listed[0].Fields["image"]; ok {
+		t.Errorf("List reported the image %v, which ListFunctions does not carry", listed[0].Fields["image"])
+	}
+	tags := map[string]string{spec.OwnershipTagKey: "fleet"}
+	for _, wanted := range []bool{false, true} {
+		ctx := providers.WithWant(ctx, providers.Want{Fields: map[string]bool{"image": wanted, "memoryMb": true}})
+		before := calls.count("GetFunction")
+		lr, ok := d.(providers.ListedReader)
+		if !ok {
+			t.Fatal("lambda-function has no ReadListed")
+		}
+		got, err := lr.ReadListed(ctx, listed[0], tags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, wantN := calls.count("GetFunction")-before, map[bool]int{false: 0, true: 1}[wanted]; n != wantN {
+			t.Errorf("image wanted %v: %d GetFunction calls, want %d", wanted, n, wantN)
+		}
+		if got.Fields["memoryMb"] != 512.0 || got.Owner != "fleet" || wanted && got.Fields["image"] != want.Fields["image"] {
+			t.Errorf("image wanted %v: ReadListed gave %v (owner %q); Read %v", wanted, got.Fields, got.Owner, want.Fields)
+		}
+	}
+}

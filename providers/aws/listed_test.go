@@ -15,12 +15,14 @@ import (
 // Wanting only the tags, with the scan's, it makes exactly tagsOnly calls:
 // none where the listing (or the scan) answers everything but fields only
 // some declare (a VPC's DNS attributes, a zone's name servers, a load
-// balancer's attributes), DescribeTable alone for a table (its TTL and
-// backups are read only when declared).
+// balancer's attributes, a function's image),
+// DescribeTable alone for a table (its TTL and backups are read only when
+// declared).
 func TestReadListedMatchesRead(t *testing.T) {
 	calls := &callCounter{}
-	b, _ := newTestBackend(t, calls.option())
+	b, srv := newTestBackend(t, calls.option())
 	ctx := context.Background()
+	zipPath, zipSHA := writeZip(t, t.TempDir(), "listed.zip", "def handler(e, c): return 1\n")
 	for _, tc := range []struct {
 		kind   spec.Kind
 		name   string
@@ -32,7 +34,8 @@ func TestReadListedMatchesRead(t *testing.T) {
 		tagsOnly int
 		// untaggedAsRead: without the scan's tags, wanting everything,
 		// ReadListed costs what Read does rather than less: a table's
-		// listing has its names only.
+		// listing has its names only, and a function's GetFunction, its
+		// one call, has the tags.
 		untaggedAsRead bool
 	}{
 		{spec.Queues, "listed-q", map[string]any{"visibilityTimeoutSec": 45.0}, nil, 0, false},
@@ -45,6 +48,9 @@ func TestReadListedMatchesRead(t *testing.T) {
 		}, 0, false},
 		{spec.DynamoDBTable, "listed-table", map[string]any{"hashKey": "pk", "rangeKey": "sk", "rangeKeyType": "N",
 			"ttlAttribute": "expires", "pointInTimeRecovery": true}, nil, 1, true},
+		{spec.LambdaFunction, "listed-fn", map[string]any{"role": fnRoleA, "zip": zipPath, "codeSha256": zipSHA,
+			"runtime": "python3.13", "handler": "app.handler", "memoryMb": 256.0, "timeoutSec": 30.0, "architecture": "arm64",
+			"env": map[string]any{"A": "1"}}, func(t *testing.T, _ map[string]any) { lambdaFixture(t, b, srv) }, 0, true},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			d, _ := b.Driver(tc.kind)

@@ -18,7 +18,7 @@ type scanBackend struct {
 	// scanKind is the kind whose resources the scan reports (queues
 	// when unset), each as reportAs (scanKind when unset).
 	scanKind, reportAs spec.Kind
-	mu   sync.Mutex
+	mu                 sync.Mutex
 	// reads counts full reads; listed counts ReadListed with scan tags.
 	reads, listed int
 	// regions are the regions the full reads were made in.

@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,8 +30,9 @@ type albTargetGroups struct {
 }
 
 var (
-	_ providers.Driver   = (*albTargetGroups)(nil)
-	_ providers.Releaser = (*albTargetGroups)(nil)
+	_ providers.Driver       = (*albTargetGroups)(nil)
+	_ providers.Releaser     = (*albTargetGroups)(nil)
+	_ providers.ListedReader = (*albTargetGroups)(nil)
 )
 
 func init() {
@@ -291,7 +293,8 @@ func (d *albTargetGroups) List(ctx context.Context, region string) ([]providers.
 	out := make([]providers.Resource, 0, len(groups))
 	for _, g := range groups {
 		r := targetGroupResource(region, g, tags[aws.ToString(g.TargetGroupArn)])
-		// A lambda group's function is read by Read (DescribeTargetHealth).
+		// A lambda group's function is left to ReadListed
+		// (DescribeTargetHealth), which reads it only when wanted.
 		r.Complete = g.TargetType != elbtypes.TargetTypeEnumLambda
 		out = append(out, r)
 	}
@@ -328,11 +331,38 @@ func (d *albTargetGroups) Read(ctx context.Context, region, name string) (provid
 	if err != nil {
 		return providers.Resource{}, fmt.Errorf("aws/alb-target-group: %s: DescribeTags: %w", name, err)
 	}
-	r := targetGroupResource(region, g, tags[arn])
-	if g.TargetType == elbtypes.TargetTypeEnumLambda {
-		if err := d.reportFunction(ctx, c, &r); err != nil {
-			return providers.Resource{}, err
-		}
+	return d.finish(ctx, c, targetGroupResource(region, g, tags[arn]))
+}
+
+// ReadListed finishes a group List reported, with the tags of the
+// listing's DescribeTags: as fresh as the tag scan's or fresher (the
+// Tagging API lags), so a stale scan never sends the engine to confirm
+// them; the scan's stand in for a listing without tags. Only a lambda
+// group's function is left, one DescribeTargetHealth, read when the engine
+// wants it; one gone since the listing then answers TargetGroupNotFound:
+// absent.
+func (d *albTargetGroups) ReadListed(ctx context.Context, listed providers.Resource, tags map[string]string) (providers.Resource, error) {
+	_, tagged := listed.Fields[spec.TagsField]
+	if listed.Attributes["arn"] == "" || listed.Fields[providers.ALBTargetGroupTargetType] == nil || !tagged && tags == nil {
+		return d.Read(ctx, listed.Region, listed.Name)
+	}
+	r := listed
+	r.Fields = maps.Clone(listed.Fields)
+	if !tagged {
+		r.Fields[spec.TagsField] = reportedTags(tags)
+		r.Owner = tags[spec.OwnershipTagKey]
+	}
+	return d.finish(ctx, d.elb.get(listed.Region), r)
+}
+
+// finish adds to r, a group as described with its tags, the function
+// registered with it, for a lambda group whose function the engine wants.
+func (d *albTargetGroups) finish(ctx context.Context, c *elbv2.Client, r providers.Resource) (providers.Resource, error) {
+	if r.Fields[providers.ALBTargetGroupTargetType] != string(elbtypes.TargetTypeEnumLambda) || !providers.WantsField(ctx, providers.ALBTargetGroupFunction) {
+		return r, nil
+	}
+	if err := d.reportFunction(ctx, c, &r); err != nil {
+		return providers.Resource{}, err
 	}
 	return r, nil
 }

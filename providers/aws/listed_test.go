@@ -15,7 +15,7 @@ import (
 // Wanting only the tags, with the scan's, it makes exactly tagsOnly calls:
 // none where the listing (or the scan) answers everything but fields only
 // some declare (a VPC's DNS attributes, a zone's name servers, a load
-// balancer's attributes, a function's image),
+// balancer's attributes, a function's image, a lambda group's function),
 // DescribeTable alone for a table (its TTL and backups are read only when
 // declared).
 func TestReadListedMatchesRead(t *testing.T) {
@@ -51,6 +51,9 @@ func TestReadListedMatchesRead(t *testing.T) {
 		{spec.LambdaFunction, "listed-fn", map[string]any{"role": fnRoleA, "zip": zipPath, "codeSha256": zipSHA,
 			"runtime": "python3.13", "handler": "app.handler", "memoryMb": 256.0, "timeoutSec": 30.0, "architecture": "arm64",
 			"env": map[string]any{"A": "1"}}, func(t *testing.T, _ map[string]any) { lambdaFixture(t, b, srv) }, 0, true},
+		{spec.ALBTargetGroup, "listed-tg", map[string]any{"targetType": "lambda", "function": "listed-tg-fn"}, func(t *testing.T, _ map[string]any) {
+			tgFunctions(t, b, srv, "listed-tg-fn")
+		}, 0, false},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			d, _ := b.Driver(tc.kind)

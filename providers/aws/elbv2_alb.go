@@ -38,7 +38,11 @@ func init() {
 			"elasticloadbalancing:DescribeTags", "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups",
 			"elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags",
 			"elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetSubnets",
-			"elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:DeleteLoadBalancer"},
+			"elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:DeleteLoadBalancer",
+			// The driver never calls it: ELB does, with the caller's
+			// rights, to make the account's service-linked role at its
+			// first load balancer (ScopeServiceLinkedRole).
+			"iam:CreateServiceLinkedRole"},
 		scopes: elbScopes(map[string][]ActionScope{
 			"elasticloadbalancing:DescribeLoadBalancers":          {{Scope: ScopeAny}},
 			"elasticloadbalancing:DescribeLoadBalancerAttributes": {{Scope: ScopeAny}},

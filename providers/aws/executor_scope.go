@@ -44,7 +44,19 @@ const (
 	// the ownership tag: every bucket by name, with Why, and the state
 	// bucket denied.
 	ScopeUntaggable Scope = "untaggable"
+	// ScopeServiceLinkedRole creates one service-linked role only:
+	// Elastic Load Balancing's, under its path and for its service name
+	// (iam:AWSServiceName is ServiceLinkedRoleService). ELB creates it at
+	// an account's first load balancer or target group, with the caller's
+	// permissions; no driver calls the action itself. A scope is an
+	// action's, whatever kind lists it, so a second service's role (RDS's)
+	// would be granted to every such kind: none is.
+	ScopeServiceLinkedRole Scope = "service-linked-role"
 )
+
+// ServiceLinkedRoleService is the one service whose service-linked role
+// ScopeServiceLinkedRole may create.
+const ServiceLinkedRoleService = "elasticloadbalancing.amazonaws.com"
 
 // ActionScope is one row of the executor's permissions: an action, on one
 // resource type when the action touches several, and its scope.
@@ -167,6 +179,7 @@ var executorScopes = map[string][]ActionScope{
 	"iam:DeleteLoginProfile":       {{Scope: ScopeOwned}},
 	"iam:DeleteUser":               {{Scope: ScopeOwned}},
 	"iam:PassRole":                 {{Scope: ScopePassRole}},
+	"iam:CreateServiceLinkedRole":  {{Scope: ScopeServiceLinkedRole}},
 
 	"lambda:ListFunctions":               {{Scope: ScopeAny}},
 	"lambda:GetFunction":                 {{Scope: ScopeAny}},

@@ -25,7 +25,9 @@ type entry struct {
 	// service the Tagging API's ARNs of the kind name.
 	service string
 	// actions are the IAM actions the driver calls, and nothing else: the
-	// executor's role is granted those of the kinds it manages.
+	// executor's role is granted those of the kinds it manages. The one
+	// exception is an action AWS authorizes on the caller for a call the
+	// driver makes (ELB's iam:CreateServiceLinkedRole, for alb's create).
 	actions []string
 	// scopes are the executor scopes of the kind's own actions, kept in the
 	// kind's file; an action shared with other kinds (ec2:CreateTags) may

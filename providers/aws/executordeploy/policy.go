@@ -173,7 +173,8 @@ func (in policyInput) fleetStatements(scopes []awsprovider.ActionScope) []policy
 }
 
 var scopeOrder = map[awsprovider.Scope]int{awsprovider.ScopeAny: 0, awsprovider.ScopeCreate: 1, awsprovider.ScopeOwned: 2,
-	awsprovider.ScopeTagging: 3, awsprovider.ScopeSecretValue: 4, awsprovider.ScopePassRole: 5, awsprovider.ScopeUntaggable: 6}
+	awsprovider.ScopeTagging: 3, awsprovider.ScopeSecretValue: 4, awsprovider.ScopePassRole: 5, awsprovider.ScopeUntaggable: 6,
+	awsprovider.ScopeServiceLinkedRole: 7}
 
 // statements are the statements of one scope group.
 func (in policyInput) statements(g scopeGroup, actions []string) []policyStatement {
@@ -206,6 +207,8 @@ func (in policyInput) statements(g scopeGroup, actions []string) []policyStateme
 		return []policyStatement{tagged, pathed}
 	case awsprovider.ScopeUntaggable:
 		return in.untaggable(actions)
+	case awsprovider.ScopeServiceLinkedRole:
+		return []policyStatement{in.serviceLinkedRole(actions)}
 	}
 	return []policyStatement{allow(sid, nil)}
 }
@@ -215,6 +218,18 @@ func (in policyInput) statements(g scopeGroup, actions []string) []policyStateme
 func (in policyInput) untaggable(actions []string) []policyStatement {
 	buckets := []string{fmt.Sprintf("arn:%s:s3:::*", in.Partition)}
 	return []policyStatement{{Sid: "BucketsByName", Effect: "Allow", Action: actions, Resource: buckets}}
+}
+
+// serviceLinkedRole lets ELB create its service-linked role, which it does
+// with the executor's rights at the account's first load balancer: that
+// one role, on its path and for its service name, as AWS documents for
+// allowing one service-linked role. Other services' roles stay refused.
+func (in policyInput) serviceLinkedRole(actions []string) policyStatement {
+	service := awsprovider.ServiceLinkedRoleService
+	name, _, _ := strings.Cut(service, ".")
+	return policyStatement{Sid: "CreateServiceLinkedRoleFor" + camel(name), Effect: "Allow", Action: actions,
+		Resource:  []string{fmt.Sprintf("arn:%s:iam::%s:role/aws-service-role/%s/*", in.Partition, in.Account, service)},
+		Condition: conditions{"StringEquals": {"iam:AWSServiceName": service}}}
 }
 
 // keepTheState denies on the state bucket every bucket change the kinds

@@ -129,6 +129,14 @@ func scopeCases(t *testing.T) []evalCase {
 				add("of a role tagged for shop, to EC2", s, arn, both(owned("shop"), map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}), iamsim.ImplicitlyDenied)
 				add("of an untagged role, to Lambda", s, arn, lambda, iamsim.ImplicitlyDenied)
 				add("of an untagged role under /infra/, to Lambda", s, "arn:aws:iam::"+evalAccount+":role/infra/app", lambda, iamsim.Allowed)
+			case awsprovider.ScopeServiceLinkedRole:
+				elb := "arn:aws:iam::" + evalAccount + ":role/aws-service-role/elasticloadbalancing.amazonaws.com/AWSServiceRoleForElasticLoadBalancing"
+				rds := "arn:aws:iam::" + evalAccount + ":role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS"
+				service := func(name string) map[string]any { return map[string]any{"iam:AWSServiceName": name} }
+				add("for Elastic Load Balancing", s, elb, service("elasticloadbalancing.amazonaws.com"), iamsim.Allowed)
+				add("for RDS, on ELB's path", s, elb, service("rds.amazonaws.com"), iamsim.ImplicitlyDenied)
+				add("for RDS, on its own path", s, rds, service("rds.amazonaws.com"), iamsim.ImplicitlyDenied)
+				add("naming no service, on ELB's path", s, elb, nil, iamsim.ImplicitlyDenied)
 			}
 		}
 	}

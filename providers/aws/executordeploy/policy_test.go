@@ -32,6 +32,9 @@ func TestEveryChangeIsConditionedOrExplained(t *testing.T) {
 			if s.Scope == awsprovider.ScopeUntaggable && !strings.HasPrefix(s.Action, "s3:") {
 				t.Errorf("%s: %s is untaggable, but the policy grants untaggable actions on buckets by name alone", k, s.Action)
 			}
+			if s.Scope == awsprovider.ScopeServiceLinkedRole && s.Action != "iam:CreateServiceLinkedRole" {
+				t.Errorf("%s: %s is scoped %s, but the policy grants that scope as the creation of ELB's service-linked role alone", k, s.Action, s.Scope)
+			}
 			if !awsprovider.Changes(s.Action) && s.Scope != awsprovider.ScopeAny && s.Scope != awsprovider.ScopeSecretValue {
 				t.Errorf("%s: %s reads, yet is scoped %s: a plan must read what is not ours to refuse it", k, s.Action, s.Scope)
 			}
@@ -210,6 +213,8 @@ func scopeTable(t *testing.T) string {
 		awsprovider.ScopeTagging:     "it is tagged for a fleet and the request tags only for a fleet, or it is untagged and the request tags it for a fleet (adoption)",
 		awsprovider.ScopeSecretValue: "the secret is tagged for a fleet",
 		awsprovider.ScopePassRole:    "the role is tagged for a fleet or under `/infra/`, and is passed to Lambda",
+		awsprovider.ScopeServiceLinkedRole: "`iam:AWSServiceName` is `" + awsprovider.ServiceLinkedRoleService + "`: Elastic Load Balancing's own role, " +
+			"which ELB makes with the caller's rights at the first load balancer (no driver calls it)",
 	}
 	var b strings.Builder
 	b.WriteString("| kind | action | on | allowed when |\n|---|---|---|---|\n")
@@ -233,9 +238,15 @@ func scopeTable(t *testing.T) string {
 					cond += " (" + s.Why + ")"
 				}
 			}
+			if cond == "" {
+				t.Errorf("%s: %s is scoped %s, which the table has no words for", k, s.Action, s.Scope)
+			}
 			on := "any"
 			if s.Resource != "" {
 				on = "`" + s.Resource + "`"
+			}
+			if s.Scope == awsprovider.ScopeServiceLinkedRole {
+				on = "`role/aws-service-role/" + awsprovider.ServiceLinkedRoleService + "/*`"
 			}
 			b.WriteString("| " + string(k) + " | `" + s.Action + "` | " + on + " | " + cond + " |\n")
 		}

@@ -117,7 +117,10 @@ func estateDocument(n int, zip string) *spec.Document {
 			"idleTimeoutSec": 30.0, "tags": tags})
 		for j, port := range []float64{80, 8080} {
 			tg := fmt.Sprintf("aws/alb-target-group/estate-alb-%d-tg-%d", i, j)
-			add(tg, map[string]any{"targetType": "lambda", "tags": tags})
+			// Each group holds an app's function, as examples/estate's
+			// does.
+			fn := fmt.Sprintf("aws/lambda-function/estate-app-%02d", (2*i+j)%sh.apps)
+			add(tg, map[string]any{"targetType": "lambda", "function": ref(fn), "tags": tags})
 			add(fmt.Sprintf("aws/alb-listener/estate-alb-%d-%d", i, int(port)), map[string]any{
 				"loadBalancer": ref(alb), "port": port, "protocol": "HTTP", "targetGroup": ref(tg), "tags": tags})
 		}

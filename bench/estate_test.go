@@ -10,7 +10,8 @@ import (
 // The estate scenario is 100 resources at 100, and the no-change plan's
 // minimum has a row for each of its kinds, counting only what the fleet
 // declares: its VPC declares no DNS attribute (no DescribeVpcAttribute),
-// a quarter of its tables a TTL and a quarter point-in-time recovery.
+// a quarter of its tables a TTL and a quarter point-in-time recovery, and
+// each target group its function (a DescribeTargetHealth each).
 // The writes of its kinds are not modelled, so a fresh apply has no
 // minimum rather than a wrong one.
 func TestEstateMinimum(t *testing.T) {
@@ -29,11 +30,11 @@ func TestEstateMinimum(t *testing.T) {
 			t.Errorf("%d %s: no row in the minimum", n, k)
 		}
 	}
-	if c.ttl != 4 || c.pitr != 4 || c.vpcDNS != 0 || c.albAttrs != 2 || len(c.listenerLBs) != 2 || c.zoneRecords["aws/route53-zone/"+estateDomain] != 20 {
+	if c.ttl != 4 || c.pitr != 4 || c.vpcDNS != 0 || c.albAttrs != 2 || c.groupFunctions != 4 || len(c.listenerLBs) != 2 || c.zoneRecords["aws/route53-zone/"+estateDomain] != 20 {
 		t.Errorf("census: %+v", c)
 	}
-	if least, _ := minTotal(rows); least != 108 {
-		t.Errorf("minimum %d, want 108", least)
+	if least, _ := minTotal(rows); least != 112 {
+		t.Errorf("minimum %d, want 112", least)
 	}
 	if _, ok := phaseMinimum("apply (fresh)", fleetPair{doc, doc}); ok {
 		t.Error("a fresh apply of the estate has a minimum, but the writes of its kinds are not modelled")

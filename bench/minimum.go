@@ -58,6 +58,9 @@ type census struct {
 	// deletion protection), which only DescribeLoadBalancerAttributes
 	// reports.
 	albAttrs int
+	// groupFunctions: target groups declaring their function, which only
+	// DescribeTargetHealth reports.
+	groupFunctions int
 	// listenerLBs: the load balancers the fleet's listeners are on,
 	// DescribeListeners being one load balancer's a call.
 	listenerLBs map[string]bool
@@ -134,6 +137,10 @@ func censusOf(doc *spec.Document) census {
 			_, protected := r.Spec["deletionProtection"]
 			if idle || protected {
 				c.albAttrs++
+			}
+		case spec.ALBTargetGroup:
+			if _, ok := r.Spec["function"]; ok {
+				c.groupFunctions++
 			}
 		case spec.ALBListener:
 			c.listenerLBs[refOf(r.Spec["loadBalancer"])] = true
@@ -348,7 +355,8 @@ func estateMin(k spec.Kind, n int, c census) (kindMin, bool) {
 		return kindMin{list: "DescribeLoadBalancers, 400 a page (subnets, groups, scheme); tags from the Tagging API", listCalls: pages(n, 400),
 			reads: fmt.Sprintf("DescribeLoadBalancerAttributes for the %d declaring an attribute", c.albAttrs), readCalls: c.albAttrs}, true
 	case spec.ALBTargetGroup:
-		return kindMin{list: "DescribeTargetGroups, 400 a page (every declared field: type, VPC, protocol, port, health check); tags from the Tagging API; no field is a DescribeTargetGroupAttributes attribute", listCalls: pages(n, 400)}, true
+		return kindMin{list: "DescribeTargetGroups, 400 a page (every declared field: type, VPC, protocol, port, health check); tags from the Tagging API; no field is a DescribeTargetGroupAttributes attribute", listCalls: pages(n, 400),
+			reads: fmt.Sprintf("DescribeTargetHealth for the %d declaring their function (the registered target)", c.groupFunctions), readCalls: c.groupFunctions}, true
 	case spec.ALBListener:
 		calls, what := 0, ""
 		if kinds[spec.ALB] == 0 {

@@ -163,12 +163,14 @@ func retagEC2(ctx context.Context, c *ec2.Client, id string, have, want map[stri
 }
 
 // filterPattern makes name safe as an EC2 filter value: AWS treats * and ?
-// as wildcards (and a backslash as their escape), moto also [ and ]. Each
-// becomes ?, which matches any one character on both; the caller keeps only
-// exact matches.
+// as wildcards (and a backslash as their escape); moto makes the value a
+// regular expression without escaping the rest, so . ( ) [ ] + { } $ ^ |
+// are not themselves there either (a security group's name may hold most
+// of them). Each becomes ?, which matches any one character on AWS (and
+// one or none on moto); the caller keeps only exact matches.
 func filterPattern(name string) string {
 	return strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`*?\[]`, r) {
+		if strings.ContainsRune(`*?\[].()+{}$^|`, r) {
 			return '?'
 		}
 		return r

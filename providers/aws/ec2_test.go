@@ -39,6 +39,10 @@ func TestFilterPattern(t *testing.T) {
 	if got := filterPattern(`web*1?[a]\b`); got != "web?1??a??b" {
 		t.Errorf("filterPattern = %q", got)
 	}
+	// moto reads the rest of a filter value as a regular expression.
+	if got := filterPattern("a.b(c)+{d}$^|e:f"); got != "a?b?c???d????e:f" {
+		t.Errorf("filterPattern = %q", got)
+	}
 }
 
 func TestTagChanges(t *testing.T) {

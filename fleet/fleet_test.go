@@ -611,7 +611,9 @@ func kitchenSink() *fleet.Fleet {
 		MemoryMB: fleet.Set(512), TimeoutSec: fleet.Set(10), Env: fleet.Env{"QUEUE": aws.URLOf(aq)}, Tags: tags,
 	})
 	a.S3Bucket("locked", aws.S3BucketSpec{Versioning: fleet.Set(true), ObjectLock: fleet.Set(true), ForceDestroy: fleet.Set(false), Tags: tags})
-	sg := a.SecurityGroup("web", "web tier", aws.SecurityGroupSpec{Ingress: []aws.Ingress{{Port: 443, CIDR: "0.0.0.0/0"}}, Tags: tags})
+	vpc := a.VPC("net", "10.0.0.0/16", aws.VPCSpec{EnableDnsSupport: fleet.Set(true), EnableDnsHostnames: fleet.Set(true), Tags: tags})
+	// The load balancer's group, in its subnets' VPC.
+	sg := a.SecurityGroup("web", "web tier", aws.SecurityGroupSpec{VPC: vpc, Ingress: []aws.Ingress{{Port: 443, CIDR: "0.0.0.0/0"}}, Tags: tags})
 	a.Instance("box", "latest", aws.T3.Micro(), sg, aws.InstanceSpec{KeyName: fleet.Set("ops"), SubnetID: fleet.Set("subnet-1"), Tags: tags})
 	a.LogGroup("app-api", aws.LogGroupSpec{RetentionDays: fleet.Set(14), Tags: tags})
 	// A table with an index: the field of named items.
@@ -629,7 +631,6 @@ func kitchenSink() *fleet.Fleet {
 	// A load balancer in two zones, with an HTTPS listener: the map of
 	// references, the integer parameter, the optional reference and the
 	// optional expression string.
-	vpc := a.VPC("net", "10.0.0.0/16", aws.VPCSpec{EnableDnsSupport: fleet.Set(true), EnableDnsHostnames: fleet.Set(true), Tags: tags})
 	subnets := map[string]fleet.RefField[aws.Subnet]{}
 	for i, zone := range []string{"eu-west-3a", "eu-west-3b"} {
 		subnets[zone] = a.Subnet("net-"+zone, vpc, fmt.Sprintf("10.0.%d.0/24", i+1), zone, aws.SubnetSpec{MapPublicIPOnLaunch: fleet.Set(true), Tags: tags})

@@ -1646,6 +1646,8 @@ func DecodeSecrets(fields map[string]any) (SecretsInput, error) {
 type SecurityGroupInput struct {
 	// Description is "description" (string).
 	Description string
+	// VPC is "vpc" (a reference, resolved to the referenced resource's name).
+	VPC string
 	// Ingress is "ingress" (list of {"port": N, "cidr": "a.b.c.d/n"}).
 	Ingress []any
 	// Tags is "tags" (object of strings).
@@ -1656,6 +1658,7 @@ type SecurityGroupInput struct {
 // The field names of security-group, as Update's changed list holds them.
 const (
 	SecurityGroupDescription = "description"
+	SecurityGroupVPC         = "vpc"
 	SecurityGroupIngress     = "ingress"
 	SecurityGroupTags        = "tags"
 )
@@ -1663,11 +1666,14 @@ const (
 // HasDescription reports whether the target set "description".
 func (in SecurityGroupInput) HasDescription() bool { return in.set&(1<<0) != 0 }
 
+// HasVPC reports whether the target set "vpc".
+func (in SecurityGroupInput) HasVPC() bool { return in.set&(1<<1) != 0 }
+
 // HasIngress reports whether the target set "ingress".
-func (in SecurityGroupInput) HasIngress() bool { return in.set&(1<<1) != 0 }
+func (in SecurityGroupInput) HasIngress() bool { return in.set&(1<<2) != 0 }
 
 // HasTags reports whether the target set "tags".
-func (in SecurityGroupInput) HasTags() bool { return in.set&(1<<2) != 0 }
+func (in SecurityGroupInput) HasTags() bool { return in.set&(1<<3) != 0 }
 
 // DecodeSecurityGroup reads the fields of a security-group target; a value of the wrong
 // type is an InvalidArgument error naming the field.
@@ -1675,8 +1681,9 @@ func DecodeSecurityGroup(fields map[string]any) (SecurityGroupInput, error) {
 	d := decoder{fields: fields}
 	in := SecurityGroupInput{
 		Description: d.str(0, SecurityGroupDescription),
-		Ingress:     d.list(1, SecurityGroupIngress),
-		Tags:        d.stringMap(2, SecurityGroupTags),
+		VPC:         d.str(1, SecurityGroupVPC),
+		Ingress:     d.list(2, SecurityGroupIngress),
+		Tags:        d.stringMap(3, SecurityGroupTags),
 	}
 	if d.err != nil {
 		return SecurityGroupInput{}, d.err

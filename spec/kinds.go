@@ -428,9 +428,12 @@ var kindTable = []KindInfo{
 	{
 		Kind: SecurityGroup, Providers: []Provider{AWS},
 		Example: map[string]any{"description": "web tier", "ingress": []any{map[string]any{"port": 443.0, "cidr": "10.0.0.0/8"}}, "tags": map[string]any{"team": "web"}},
-		Doc:     "an EC2 security group",
+		Doc:     "an EC2 security group, named by its group name, which is unique only within its VPC",
 		Fields: []Field{
 			{Name: "description", Type: TypeString, Required: true, Replace: true},
+			{Name: "vpc", Type: TypeRef, Replace: true, RefKinds: []Kind{VPC},
+				RegionLocal: true, SameProvider: true, Holds: true, Wired: true,
+				Doc: `the VPC, {"ref": "aws/vpc/…"}; unset, the region's default VPC; EC2 cannot move a group`},
 			{Name: "ingress", Type: TypeIngress, Compare: CompareSet,
 				Doc: "TCP ports open to CIDR blocks"},
 			tags(),
@@ -718,8 +721,9 @@ var kindTable = []KindInfo{
 		Identity:   "arn",
 		Example: map[string]any{"subnets": map[string]any{"eu-west-3a": map[string]any{"ref": "aws/subnet/example"},
 			"eu-west-3b": map[string]any{"ref": "aws/subnet/example-b"}},
-			// No securityGroups: a security-group is made in the default
-			// VPC, and an ALB's groups must be in its subnets'.
+			// No securityGroups: the example security-group sets no vpc,
+			// so it is in the default VPC, and an ALB's groups must be in
+			// its subnets'.
 			"idleTimeoutSec": 120.0, "tags": map[string]any{"team": "web"}},
 	},
 	{

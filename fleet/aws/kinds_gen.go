@@ -414,9 +414,10 @@ func (Secrets) attrID() {}
 
 func (Secrets) attrVersion() {}
 
-// SecurityGroup is the security-group kind on AWS (an EC2 security group). It
-// is the type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this
-// kind; declare one with Cloud.SecurityGroup.
+// SecurityGroup is the security-group kind on AWS (an EC2 security group,
+// named by its group name, which is unique only within its VPC). It is the
+// type argument of fleet.Ref, fleet.Forget and fleet.Exclude for this kind;
+// declare one with Cloud.SecurityGroup.
 type SecurityGroup struct{}
 
 // Provider returns "aws".
@@ -1450,6 +1451,14 @@ func (c *Cloud) Secrets(name string, value fleet.SecretSource, opts fleet.Secret
 // SecurityGroupSpec holds the optional fields of the security-group kind on
 // AWS. The zero value sets nothing, so every field stays unknown.
 type SecurityGroupSpec struct {
+	// VPC is field vpc. The VPC, {"ref": "aws/vpc/…"}; unset, the region's
+	// default VPC; EC2 cannot move a group. A handle on the vpc it uses; the
+	// reference is also an ordering edge. It takes a fleet.Ref, or another
+	// fleet's export of the resource's identity read through a slot, given as
+	// fleet.RefFrom[K](export) with K the handle's kind. It must be in the same
+	// region as this resource. Changing it replaces the resource. Unset, it stays
+	// unknown (never compared) and the cloud picks at create.
+	VPC fleet.RefField[VPC] `infra:"vpc"`
 	// Ingress is field ingress. TCP ports open to CIDR blocks. Order does not
 	// matter. Unset, it stays unknown (never compared) and the cloud picks at
 	// create.
@@ -1461,7 +1470,8 @@ type SecurityGroupSpec struct {
 }
 
 // SecurityGroup declares a resource of kind security-group on AWS (an EC2
-// security group) at address aws/security-group/NAME, in the Cloud's region.
+// security group, named by its group name, which is unique only within its
+// VPC) at address aws/security-group/NAME, in the Cloud's region.
 //
 // Its required fields are parameters:
 //   - description: Changing it replaces the resource.
@@ -1470,6 +1480,7 @@ type SecurityGroupSpec struct {
 func (c *Cloud) SecurityGroup(name string, description string, opts SecurityGroupSpec) fleet.Ref[SecurityGroup] {
 	return declare[SecurityGroup](c, name, []sdk.Field{
 		{Name: "description", Value: description},
+		{Name: "vpc", Value: sdk.OptionalRef(opts.VPC)},
 		{Name: "ingress", Value: ingressValue(opts.Ingress)},
 		{Name: "tags", Value: opts.Tags},
 	})

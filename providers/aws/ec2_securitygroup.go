@@ -17,8 +17,10 @@ import (
 	"github.com/infra-iac/infra/spec"
 )
 
-// securityGroups is the security-group kind: an EC2 security group in the
-// region's default VPC, named by its GroupName (unique within a VPC). Its ingress is a set of TCP
+// securityGroups is the security-group kind: an EC2 security group in its
+// declared VPC or, when it declares none, the region's default VPC, named by
+// its GroupName. A name is unique only within a VPC, so a name two VPCs'
+// groups carry is a Conflict, never a guess. Its ingress is a set of TCP
 // single-port rules open to CIDR blocks; egress is left as EC2 makes it.
 type securityGroups struct {
 	clients *regional[*ec2.Client]
@@ -92,32 +94,44 @@ func checkGroupName(name string) error {
 	return checkEC2Text("name", name)
 }
 
-// List reports the groups of the region's default VPC, where this kind's
-// groups live; a region without one has none.
+// List reports the groups of every VPC of the region, but each VPC's
+// default group, which is never managed. A group's name is unique only
+// within its VPC: a name the groups of several VPCs carry is listed once,
+// incomplete and without an owner, so that its read says which groups
+// they are (a Conflict) rather than the listing choosing one.
 func (d *securityGroups) List(ctx context.Context, region string) ([]providers.Resource, error) {
-	c := d.clients.get(region)
-	vpc, err := defaultVPC(ctx, c)
-	if err != nil || vpc == "" {
-		return nil, err
-	}
-	in := &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{{Name: aws.String("vpc-id"), Values: []string{vpc}}}}
+	in := &ec2.DescribeSecurityGroupsInput{}
 	if d.pageSize > 0 {
 		in.MaxResults = aws.Int32(d.pageSize)
 	}
-	var out []providers.Resource
-	err = eachPage(ctx, ec2.NewDescribeSecurityGroupsPaginator(c, in), spec.SecurityGroup, region, func(page *ec2.DescribeSecurityGroupsOutput) error {
-		for _, g := range page.SecurityGroups {
-			if aws.ToString(g.GroupName) != "default" {
-				out = append(out, groupResource(region, g))
-			}
-		}
-		return nil
-	})
+	all, err := describeGroups(ctx, d.clients.get(region), region, in)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("aws/security-group: DescribeSecurityGroups in %s: %w", region, err)
+	}
+	count := map[string]int{}
+	for _, g := range all {
+		count[aws.ToString(g.GroupName)]++
+	}
+	var out []providers.Resource
+	for _, g := range all {
+		name := aws.ToString(g.GroupName)
+		switch n := count[name]; {
+		case n == 0 || name == "default":
+			continue // listed already, or never managed
+		case n > 1:
+			out = append(out, providers.Resource{Name: name, Region: region})
+			count[name] = 0
+		default:
+			out = append(out, groupResource(region, g))
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+func describeGroups(ctx context.Context, c *ec2.Client, region string, in *ec2.DescribeSecurityGroupsInput) ([]ec2types.SecurityGroup, error) {
+	return ec2Describe(ctx, ec2.NewDescribeSecurityGroupsPaginator(c, in), spec.SecurityGroup, region,
+		func(p *ec2.DescribeSecurityGroupsOutput) []ec2types.SecurityGroup { return p.SecurityGroups })
 }
 
 func (d *securityGroups) Read(ctx context.Context, region, name string) (providers.Resource, error) {
@@ -128,24 +142,47 @@ func (d *securityGroups) Read(ctx context.Context, region, name string) (provide
 	return groupResource(region, g), nil
 }
 
-// find returns the group called name, or a NotFound error.
+// find returns the group called name, in whichever VPC of the region it
+// is: NotFound when none is, a Conflict naming each group and its VPC
+// when groups of several VPCs carry the name. Picking one would let infra
+// change or delete the other.
 func (d *securityGroups) find(ctx context.Context, region, name string) (ec2types.SecurityGroup, error) {
 	if name == "default" {
 		return ec2types.SecurityGroup{}, providers.Errorf(providers.NotFound, "security group %q is never managed", name)
 	}
-	c := d.clients.get(region)
-	groups, err := securityGroupsNamed(ctx, c, name)
+	// A group-name filter, not GroupNames: AWS answers GroupNames from the
+	// default VPC only. The filter takes * and ? as wildcards, which a
+	// name may hold (ec2Charset), so only the exact matches are kept.
+	all, err := describeGroups(ctx, d.clients.get(region), region, &ec2.DescribeSecurityGroupsInput{
+		Filters: []ec2types.Filter{{Name: aws.String("group-name"), Values: []string{filterPattern(name)}}}})
 	if err != nil {
-		return ec2types.SecurityGroup{}, err
+		return ec2types.SecurityGroup{}, fmt.Errorf("aws/security-group: %s: DescribeSecurityGroups: %w", name, err)
 	}
-	g, ok, err := pickGroup(ctx, c, groups, "")
-	if err != nil {
-		return ec2types.SecurityGroup{}, err
+	var found []ec2types.SecurityGroup
+	for _, g := range all {
+		if aws.ToString(g.GroupName) == name {
+			found = append(found, g)
+		}
 	}
-	if !ok {
-		return ec2types.SecurityGroup{}, providers.Errorf(providers.NotFound, "no security group named %q in %s", name, region)
+	switch len(found) {
+	case 0:
+		return ec2types.SecurityGroup{}, providers.Errorf(providers.NotFound, "aws/security-group: %s: no security group of that name in any VPC of %s", name, region)
+	case 1:
+		return found[0], nil
 	}
-	return g, nil
+	return ec2types.SecurityGroup{}, sameGroupName(region, name, found)
+}
+
+// sameGroupName is the Conflict of a name the groups of several VPCs carry,
+// naming each group and its VPC.
+func sameGroupName(region, name string, groups []ec2types.SecurityGroup) error {
+	each := make([]string, len(groups))
+	for i, g := range groups {
+		each[i] = aws.ToString(g.GroupId) + " in " + aws.ToString(g.VpcId)
+	}
+	sort.Strings(each)
+	return providers.Errorf(providers.Conflict, "aws/security-group: %s: %d security groups in %s are named %q (%s); a group's name is unique only within its VPC, "+
+		"so infra cannot tell which is meant: rename or delete all but one", name, len(groups), region, name, strings.Join(each, ", "))
 }
 
 func (d *securityGroups) Create(ctx context.Context, t providers.Target) (providers.Resource, error) {
@@ -168,14 +205,24 @@ func (d *securityGroups) Create(ctx context.Context, t providers.Target) (provid
 		return providers.Resource{}, err
 	}
 	c := d.clients.get(t.Region)
-	// No VpcId: EC2 puts the group in the region's default VPC.
-	out, err := c.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{
+	in := &ec2.CreateSecurityGroupInput{
 		GroupName:   aws.String(t.Name),
 		Description: aws.String(decl.Description),
 		TagSpecifications: []ec2types.TagSpecification{{
 			ResourceType: ec2types.ResourceTypeSecurityGroup, Tags: ec2Tags(tags),
 		}},
-	})
+	}
+	// Without a VpcId, EC2 puts the group in the region's default VPC.
+	var vpc string
+	if decl.HasVPC() {
+		if vpc, err = vpcIDOf(ctx, c, t, decl.VPC); err != nil {
+			return providers.Resource{}, fmt.Errorf("aws/security-group: %s: its vpc %s: %w", t.Name, decl.VPC, err)
+		}
+		in.VpcId = aws.String(vpc)
+	}
+	// The VPC may have been made a moment ago, and EC2 is eventually
+	// consistent.
+	out, err := c.CreateSecurityGroup(ctx, in, untilVisible("InvalidVpcID.NotFound"))
 	if err != nil {
 		return providers.Resource{}, err
 	}
@@ -188,13 +235,14 @@ func (d *securityGroups) Create(ctx context.Context, t providers.Target) (provid
 			return providers.Resource{}, err
 		}
 	}
-	if providers.WantsAttribute(ctx, "vpcId") {
+	if vpc == "" && providers.WantsAttribute(ctx, "vpcId") {
 		// The VPC is EC2's to say (the default one, here), and something
 		// reads it.
 		return d.readID(ctx, t.Region, id)
 	}
-	// What was sent is what the group is: no read back.
-	return groupResource(t.Region, ec2types.SecurityGroup{GroupId: out.GroupId, GroupName: aws.String(t.Name),
+	// What was sent is what the group is: no read back. Without a declared
+	// vpc, the group's VPC is left unreported (unknown, never drift).
+	return groupResource(t.Region, ec2types.SecurityGroup{GroupId: out.GroupId, GroupName: aws.String(t.Name), VpcId: aws.String(vpc),
 		Description: aws.String(decl.Description), IpPermissions: add, Tags: ec2Tags(tags)}), nil
 }
 
@@ -228,8 +276,8 @@ func (d *securityGroups) Update(ctx context.Context, t providers.Target, changed
 			doIngress = true
 		case spec.TagsField:
 			doTags = true
-		case providers.SecurityGroupDescription:
-			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "security group %s: EC2 cannot change a description; it forces replacement", t.Name)
+		case providers.SecurityGroupDescription, providers.SecurityGroupVPC:
+			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "security group %s: EC2 cannot change its %s; it forces replacement", t.Name, f)
 		default:
 			return providers.Resource{}, providers.Errorf(providers.InvalidArgument, "security group %s: unknown field %q", t.Name, f)
 		}
@@ -361,16 +409,24 @@ func (d *securityGroups) Release(ctx context.Context, region, name, owner string
 	return releaseEC2(ctx, d.clients.get(region), aws.ToString(g.GroupId), ec2TagMap(g.Tags), owner)
 }
 
+// groupResource reports a group. Its vpc is the VPC's id, the vpc kind's
+// identity, so a group of a replaced or foreign VPC of the declared name is
+// drift; the default VPC's id too, which is never compared when the
+// document leaves vpc unset (an unset field is unknown).
 func groupResource(region string, g ec2types.SecurityGroup) providers.Resource {
 	tags := ec2TagMap(g.Tags)
+	fields := map[string]any{
+		providers.SecurityGroupDescription: aws.ToString(g.Description),
+		providers.SecurityGroupIngress:     reportedIngress(g.IpPermissions),
+		spec.TagsField:                     reportedTags(tags),
+	}
+	if vpc := aws.ToString(g.VpcId); vpc != "" {
+		fields[providers.SecurityGroupVPC] = vpc
+	}
 	return providers.Resource{
 		Name:   aws.ToString(g.GroupName),
 		Region: region,
-		Fields: map[string]any{
-			"description":  aws.ToString(g.Description),
-			"ingress":      reportedIngress(g.IpPermissions),
-			spec.TagsField: reportedTags(tags),
-		},
+		Fields: fields,
 		Attributes: map[string]string{
 			"groupId": aws.ToString(g.GroupId),
 			"vpcId":   aws.ToString(g.VpcId),

@@ -199,9 +199,9 @@ func (d *albs) subnets(ctx context.Context, t providers.Target, byZone map[strin
 }
 
 // groups resolves the target's security groups to their ids, and checks
-// that each is in vpc, the load balancer's: the security-group kind makes
-// its groups in the region's default VPC, so a load balancer in another
-// VPC cannot use them, which is said here rather than by a refused create.
+// that each is in vpc, the load balancer's: a group of the security-group
+// kind is in its vpc, or the region's default VPC when it declares none, so
+// a group of another VPC is said here rather than by a refused create.
 func (d *albs) groups(ctx context.Context, t providers.Target, labelled map[string]string, vpc string) ([]string, error) {
 	c := d.ec2.get(t.Region)
 	var out, known []string
@@ -220,7 +220,7 @@ func (d *albs) groups(ctx context.Context, t providers.Target, labelled map[stri
 		}
 		if !ok {
 			return nil, providers.Errorf(providers.InvalidArgument, "aws/alb: %s: securityGroups: no security group named %q in %s, the subnets' VPC "+
-				"(the security-group kind makes its groups in the region's default VPC)", t.Name, n, vpc)
+				"(a security-group is in its vpc, the region's default VPC when it declares none)", t.Name, n, vpc)
 		}
 		out = append(out, aws.ToString(g.GroupId))
 	}
@@ -230,7 +230,7 @@ func (d *albs) groups(ctx context.Context, t providers.Target, labelled map[stri
 			for _, g := range page.SecurityGroups {
 				if got := aws.ToString(g.VpcId); got != vpc {
 					return providers.Errorf(providers.InvalidArgument, "aws/alb: %s: securityGroups: %s is in %s, the subnets in %s "+
-						"(the security-group kind makes its groups in the region's default VPC)", t.Name, aws.ToString(g.GroupName), got, vpc)
+						"(a security-group is in its vpc, the region's default VPC when it declares none)", t.Name, aws.ToString(g.GroupName), got, vpc)
 				}
 				out = append(out, aws.ToString(g.GroupId))
 			}

@@ -21,7 +21,7 @@ import (
 )
 
 // The load balancers go in the default VPC, where the security-group
-// kind's groups are.
+// kind's groups are when they declare no vpc.
 func TestALBConformance(t *testing.T) {
 	b, srv := newTestBackend(t)
 	net := makeNet(t, b, "albnet", "", "172.31.200.0/24", "172.31.201.0/24", "172.31.202.0/24")
@@ -68,8 +68,8 @@ func TestALBRefusesBadValuesBeforeAnyCall(t *testing.T) {
 }
 
 // A subnet keyed by another zone than its own, subnets of two VPCs, and a
-// group of the security-group kind (default VPC) with subnets of another
-// VPC are refused before the load balancer is made.
+// group of the security-group kind in the default VPC (it declares no vpc)
+// with subnets of another VPC are refused before the load balancer is made.
 func TestALBRefusesWhatTheSubnetsContradict(t *testing.T) {
 	var calls callCounter
 	b, _ := newTestBackend(t, calls.option())
@@ -83,7 +83,7 @@ func TestALBRefusesWhatTheSubnetsContradict(t *testing.T) {
 		{"web", map[string]any{"subnets": map[string]any{"eu-west-3a": own.subnets["eu-west-3a"], "eu-west-3b": def.subnets["eu-west-3b"]}},
 			"more than one VPC"},
 		{"web", map[string]any{"subnets": own.zones("ab"), "securityGroups": map[string]any{"web": "web"}},
-			"the security-group kind makes its groups in the region's default VPC"},
+			"a security-group is in its vpc, the region's default VPC when it declares none"},
 		{"web", map[string]any{"subnets": map[string]any{"eu-west-3a": "nothing-a", "eu-west-3b": own.subnets["eu-west-3b"]}},
 			`no subnet named "nothing-a"`},
 	})

@@ -104,6 +104,15 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 	if lb.Attributes["vpcId"] != net["vpc-id"] {
 		t.Errorf("the load balancer is in %s, want the network's %s", lb.Attributes["vpcId"], net["vpc-id"])
 	}
+	// Its security group is the app's, in the network's VPC, open on 80.
+	sg := read(t, ctx, spec.SecurityGroup, "estate-app-lb")
+	if sg.Owner != "estate-app" || sg.Fields["vpc"] != net["vpc-id"] || !reflect.DeepEqual(sg.Fields["ingress"], []any{map[string]any{"port": 80.0, "cidr": "0.0.0.0/0"}}) {
+		t.Errorf("the load balancer's group is %s's, in %v, with ingress %v; want estate-app's, in %s, open on 80", sg.Owner, sg.Fields["vpc"], sg.Fields["ingress"], net["vpc-id"])
+	}
+	// Reported under their ids: the labels are the declaration's.
+	if got, want := lb.Fields["securityGroups"], map[string]any{sg.Attributes["groupId"]: sg.Attributes["groupId"]}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the load balancer's security groups are %v, want %v", got, want)
+	}
 
 	for _, doc := range estate {
 		p, err := ops.Plan(ctx, operations.PlanRequest{Document: doc})
@@ -123,6 +132,7 @@ func TestTheEstateAppliesConvergesAndGoes(t *testing.T) {
 		spec.InternetGateway: {"estate-igw"},
 		spec.RouteTable:      {"estate-public"},
 		spec.ALB:             {"estate-app"},
+		spec.SecurityGroup:   {"estate-app-lb"},
 		spec.ALBTargetGroup:  {"estate-app"},
 		spec.ALBListener:     {"estate-app-http"},
 		spec.Route53Record:   {"api.estate.example.com:A"},

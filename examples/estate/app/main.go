@@ -1,5 +1,6 @@
 // Command app is the estate's application fleet: a function on its own
-// role that writes one table. It uses the network fleet's "network" and
+// role that writes one table, behind a load balancer with its security
+// group, and a DNS record. It uses the network fleet's "network" and
 // the dns fleet's "zone", and hands what they publish to the function.
 //
 // Run it from the repository's root, where its zip's path is relative to:
@@ -56,12 +57,20 @@ func app() *fleet.Fleet {
 		},
 	})
 
+	// The load balancer's security group is this fleet's, in the network
+	// fleet's VPC, read as its id through the slot: a load balancer's
+	// groups are in its subnets' VPC. It lets HTTP in from anywhere.
+	web := cloud.SecurityGroup("estate-app-lb", "estate-app load balancer", aws.SecurityGroupSpec{
+		VPC:     fleet.RefFrom[aws.VPC](net.VPCID),
+		Ingress: []aws.Ingress{{Port: 80, CIDR: "0.0.0.0/0"}},
+	})
+
 	// The load balancer stands in the network fleet's subnets, read as
 	// their ids through the slot, and forwards to the function.
 	lb := cloud.ALB("estate-app", map[string]fleet.RefField[aws.Subnet]{
 		"eu-west-3a": fleet.RefFrom[aws.Subnet](net.SubnetA),
 		"eu-west-3b": fleet.RefFrom[aws.Subnet](net.SubnetB),
-	}, aws.ALBSpec{})
+	}, aws.ALBSpec{SecurityGroups: map[string]fleet.RefField[aws.SecurityGroup]{"web": web}})
 	targets := cloud.ALBTargetGroup("estate-app", aws.ALBTargetGroupSpec{TargetType: fleet.Set("lambda"), Function: fn})
 	cloud.ALBListener("estate-app-http", lb, 80, targets, aws.ALBListenerSpec{})
 

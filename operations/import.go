@@ -178,6 +178,12 @@ func declaration(m *spec.Model, f engine.Found, names map[spec.Address]bool, res
 				continue // a create-time field the cloud does not report
 			}
 			d.Notes = append(d.Notes, fmt.Sprintf("%s: not reported by the cloud; left unset, so never compared", field.Name))
+		case field.Type == spec.TypeRef && unnamedIdentity(field, a.Provider, v, names):
+			// A security group's vpc is its VPC's id, which no address
+			// here has; left unset, it is never compared, where a
+			// reference would dangle.
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: the cloud records it by identity, %v, which no resource declared or imported here has; "+
+				"left unset, so never compared, and a create (or a replace) would use the field's default: refer to it to keep it", field.Name, v))
 		case field.Type == spec.TypeRef:
 			name, _ := v.(string)
 			d.Resource.Spec[field.Name] = map[string]any{"ref": refTarget(field, a.Provider, name, names).String()}
@@ -233,6 +239,22 @@ func expressibleRules(v any) ([]any, []string) {
 // refTarget is the address a reported reference names: of the field's
 // kinds, one the fleet declares or the import found under that name, else
 // the first.
+// unnamedIdentity reports whether v, the reported value of optional
+// reference field f, is the identity its referent is recorded by (a VPC's
+// id) rather than the name of a resource declared or imported here.
+func unnamedIdentity(f spec.Field, p spec.Provider, v any, names map[spec.Address]bool) bool {
+	name, _ := v.(string)
+	if f.RequiredFor(p) || names[refTarget(f, p, name, names)] {
+		return false
+	}
+	for _, k := range f.RefKinds {
+		if info, ok := spec.Lookup(k); ok && info.Identity != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func refTarget(f spec.Field, p spec.Provider, name string, names map[spec.Address]bool) spec.Address {
 	for _, k := range f.RefKinds {
 		if a := (spec.Address{Provider: p, Kind: k, Name: name}); names[a] {

@@ -108,6 +108,12 @@ func TestImportRoundTripOfAnEstateMadeByHand(t *testing.T) {
 		t.Errorf("the resolvers group's notes do not name its UDP rule: %v", notes)
 	}
 
+	// The groups are in the default VPC, whose id no address has: vpc is
+	// left unset (that VPC, never compared), not a dangling reference.
+	if web := byAddr["aws/security-group/shop-web"]; web.Resource.Spec["vpc"] != nil || !strings.Contains(strings.Join(web.Notes, " "), "vpc: the cloud records it by identity") {
+		t.Errorf("the web group's vpc is %v, notes %v; want it unset, saying why", web.Resource.Spec["vpc"], web.Notes)
+	}
+
 	doc, err := MergeImport(empty, res.Declarations)
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,16 @@ func init() {
 		actions: []string{"ec2:DescribeVpcs", "ec2:DescribeSecurityGroups", "ec2:DescribeInstances", "ec2:CreateSecurityGroup",
 			"ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress", "ec2:CreateTags", "ec2:DeleteTags",
 			"ec2:DeleteSecurityGroup"},
+		scopes: map[string][]ActionScope{
+			// The group is made tagged; EC2 authorizes the call on its VPC
+			// too, which it only uses. Unlike a subnet's, that VPC cannot
+			// be required to carry a fleet's tag: the default VPC (vpc
+			// unset) is no fleet's, and a wired one is another fleet's.
+			"ec2:CreateSecurityGroup": {
+				{Resource: "security-group/*", Scope: ScopeCreate},
+				{Resource: "vpc/*", Scope: ScopeAny, Why: whyUsed},
+			},
+		},
 		// The ARN holds the group's id; its name needs a describe.
 		arn: func(resource string, _ map[string]string) (string, string, bool) {
 			id, ok := strings.CutPrefix(resource, "security-group/")

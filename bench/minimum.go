@@ -222,7 +222,7 @@ func observeMinimum(c census, reads bool) []minRow {
 		}
 		switch k {
 		case spec.SecurityGroup:
-			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DescribeVpcs (the default VPC) + DescribeSecurityGroups, 1,000 a page (rules, description, tags)", n), calls: 1 + pages(n, 1000)})
+			rows = append(rows, minRow{what: fmt.Sprintf("security-group ×%d: DescribeSecurityGroups of every VPC, 1,000 a page (rules, description, VPC, tags)", n), calls: pages(n, 1000)})
 		case spec.AWSInstance:
 			rows = append(rows, minRow{what: fmt.Sprintf("aws-instance ×%d: DescribeInstances, 1,000 a page", n), calls: pages(n, 1000)})
 		case spec.Queues:
@@ -381,9 +381,6 @@ func emptyMinimum(c census) []minRow {
 		{what: "Tagging API GetResources: one empty page", calls: 1},
 	}
 	return append(rows, perKind(c, func(k spec.Kind, _ int) minRow {
-		if k == spec.SecurityGroup {
-			return minRow{what: "security-group: DescribeVpcs (the default VPC) + DescribeSecurityGroups, one empty page", calls: 2}
-		}
 		return minRow{what: fmt.Sprintf("%s: its listing, one empty page", k), calls: 1}
 	})...)
 }

@@ -42,7 +42,11 @@ func init() {
 			"elasticloadbalancing:CreateTargetGroup", "elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags",
 			"elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:DeleteTargetGroup",
 			"elasticloadbalancing:DescribeTargetHealth", "elasticloadbalancing:RegisterTargets", "elasticloadbalancing:DeregisterTargets",
-			"lambda:GetPolicy", "lambda:AddPermission", "lambda:RemovePermission"},
+			"lambda:GetPolicy", "lambda:AddPermission", "lambda:RemovePermission",
+			// The driver never calls it: ELB does, with the caller's
+			// rights, to make the account's service-linked role at its
+			// first load balancer or target group (ScopeServiceLinkedRole).
+			"iam:CreateServiceLinkedRole"},
 		scopes: elbScopes(map[string][]ActionScope{
 			"elasticloadbalancing:DescribeTargetGroups": {{Scope: ScopeAny}},
 			"elasticloadbalancing:CreateTargetGroup":    {{Scope: ScopeCreate}},

@@ -43,8 +43,9 @@ func shapeOf(n int) estateShape {
 // a record is its zone's fleet's); apps of a table, a policy writing it, a
 // role with that policy and a function on the role from the estate's zip,
 // with the network's and the zone's ids in its environment; load
-// balancers on both subnets, each with two Lambda target groups and a
-// listener forwarding to each. One fleet rather than three: an alb's
+// balancers on both subnets, each with two Lambda target groups (each
+// holding an app's function, as examples/estate's do) and a listener
+// forwarding to each. One fleet rather than three: an alb's
 // subnets and a record's zone must be of its own fleet. Every fourth
 // table declares a TTL attribute and every fourth (others) point-in-time
 // recovery, which no table listing reports.
@@ -117,8 +118,6 @@ func estateDocument(n int, zip string) *spec.Document {
 			"idleTimeoutSec": 30.0, "tags": tags})
 		for j, port := range []float64{80, 8080} {
 			tg := fmt.Sprintf("aws/alb-target-group/estate-alb-%d-tg-%d", i, j)
-			// Each group holds an app's function, as examples/estate's
-			// does.
 			fn := fmt.Sprintf("aws/lambda-function/estate-app-%02d", (2*i+j)%sh.apps)
 			add(tg, map[string]any{"targetType": "lambda", "function": ref(fn), "tags": tags})
 			add(fmt.Sprintf("aws/alb-listener/estate-alb-%d-%d", i, int(port)), map[string]any{

@@ -68,13 +68,15 @@ type census struct {
 	zoneRecords map[string]int
 }
 
+// refOf is the address a reference value names; empty for any other.
+func refOf(v any) string {
+	m, _ := v.(map[string]any)
+	s, _ := m["ref"].(string)
+	return s
+}
+
 func censusOf(doc *spec.Document) census {
 	c := census{kinds: map[spec.Kind]int{}, listenerLBs: map[string]bool{}, zoneRecords: map[string]int{}}
-	refOf := func(v any) string {
-		m, _ := v.(map[string]any)
-		s, _ := m["ref"].(string)
-		return s
-	}
 	for _, r := range doc.Resources {
 		a, err := spec.ParseAddress(r.Address)
 		if err != nil {

@@ -236,9 +236,6 @@ func expressibleRules(v any) ([]any, []string) {
 	return rules, odd
 }
 
-// refTarget is the address a reported reference names: of the field's
-// kinds, one the fleet declares or the import found under that name, else
-// the first.
 // unnamedIdentity reports whether v, the reported value of optional
 // reference field f, is the identity its referent is recorded by (a VPC's
 // id) rather than the name of a resource declared or imported here.
@@ -255,6 +252,9 @@ func unnamedIdentity(f spec.Field, p spec.Provider, v any, names map[spec.Addres
 	return false
 }
 
+// refTarget is the address a reported reference names: of the field's
+// kinds, one the fleet declares or the import found under that name, else
+// the first.
 func refTarget(f spec.Field, p spec.Provider, name string, names map[spec.Address]bool) spec.Address {
 	for _, k := range f.RefKinds {
 		if a := (spec.Address{Provider: p, Kind: k, Name: name}); names[a] {
